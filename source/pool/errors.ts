@@ -1,0 +1,52 @@
+/** The errors of the CT-pool contract, with the texts users see. */
+
+/** What kind of failure an error is; the CLI maps kinds to exit codes. */
+export type PoolErrorKind =
+	| 'usage' // bad input from the caller: exit 2, nothing changed
+	| 'invalid-spec' // a definition that does not parse or validate
+	| 'persistent' // mode: persistent
+	| 'not-found' // no such pool or member
+	| 'no-free' // pool has no free members
+	| 'reserved-identity' // a claim as the reconciler
+	| 'not-holder' // release by an identity that does not hold the claim
+	| 'busy' // the member is being reconciled or held
+	| 'failed'; // a cluster step failed
+
+/** An error that carries its kind and a message naming the problem and the fix. */
+export class PoolError extends Error {
+	readonly kind: PoolErrorKind;
+	constructor(kind: PoolErrorKind, message: string) {
+		super(message);
+		this.name = 'PoolError';
+		this.kind = kind;
+	}
+}
+
+/** The identity reserved for the reconciler. */
+export const RECONCILER_IDENTITY = 'corral-vdi/reconciler';
+
+/** The contract's text for a persistent pool. */
+export const PERSISTENT_MESSAGE =
+	'persistent CT pools are not supported; use a VM pool for persistent desktops';
+
+/** The contract's text when no member is free. */
+export function noFreeMessage(desired: number, claimed: number, unschedulable: number): string {
+	return `pool has no free members (desired ${desired}, claimed ${claimed}, unschedulable ${unschedulable})`;
+}
+
+/** The text for a claim as the reserved identity. */
+export const RESERVED_IDENTITY_MESSAGE = `the identity "${RECONCILER_IDENTITY}" is reserved for the reconciler; claim as a user identity such as alice@example.com`;
+
+/** Why a claim identity is unusable, or null when it is fine. */
+export function identityProblem(identity: string): string | null {
+	if (identity.length === 0)
+		return 'the identity is empty; give the user identity, such as alice@example.com';
+	if (identity === RECONCILER_IDENTITY) return RESERVED_IDENTITY_MESSAGE;
+	if (identity.length > 253)
+		return `the identity is ${identity.length} characters long; use at most 253`;
+	if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(identity))
+		return 'the identity contains control characters; use printable text such as alice@example.com';
+	if (identity.trim() !== identity || /\s/.test(identity))
+		return 'the identity contains white space; use a single word such as alice@example.com';
+	return null;
+}

@@ -1,0 +1,262 @@
+/** Member state, flags and "free", from a member's pod, PVC and Lease. */
+
+import { RECONCILER_IDENTITY } from './errors.js';
+import { leaseExpired, leaseExpiry, leaseHolder } from './lease.js';
+import {
+	MAINTENANCE_ANNOTATION,
+	memberIndex,
+	memberOfLease,
+	memberOfPvc,
+	POOL_LABEL,
+	pvcName,
+	SOURCE_LABEL,
+} from './names.js';
+import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
+
+/** The states of a member, in the contract's order of precedence. */
+export type MemberState =
+	| 'Terminating'
+	| 'Missing'
+	| 'Stopped'
+	| 'Failed'
+	| 'Unschedulable'
+	| 'Ready'
+	| 'Starting';
+
+/** Every state, in rule order. */
+export const MEMBER_STATES: readonly MemberState[] = [
+	'Terminating',
+	'Missing',
+	'Stopped',
+	'Failed',
+	'Unschedulable',
+	'Ready',
+	'Starting',
+];
+
+/** Container waiting reasons that make a member Failed. */
+export const FAILED_WAITING_REASONS: ReadonlySet<string> = new Set([
+	'CrashLoopBackOff',
+	'ErrImagePull',
+	'ImagePullBackOff',
+	'InvalidImageName',
+	'CreateContainerConfigError',
+	'CreateContainerError',
+]);
+
+/** The objects of one member. */
+export interface MemberObjects {
+	name: string;
+	index: number;
+	pod?: PodObject | null;
+	pvc?: PvcObject | null;
+	lease?: LeaseObject | null;
+}
+
+/** What the member rules need to know of the pool. */
+export interface PoolFacts {
+	size: number;
+	/** The pool's current source hash; null when the definition is unreadable (no drift then). */
+	sourceHash: string | null;
+}
+
+/** One member as the status, the CLI and the TUI show it. */
+export interface MemberView {
+	name: string;
+	index: number;
+	state: MemberState;
+	/** The user who holds the claim ('' when none, or when the reconciler holds the Lease). */
+	holder: string;
+	/** The Lease holder as written, the reconciler included. */
+	leaseHolder: string;
+	hasLease: boolean;
+	claimExpired: boolean;
+	/** When the claim was acquired (ms), for a user's claim. */
+	claimedAt: number | null;
+	/** When the Lease expires (ms). */
+	leaseExpiresAt: number | null;
+	maintenance: boolean;
+	maintenanceReason: string;
+	drifted: boolean;
+	aboveSize: boolean;
+	/** The reconciler holds the Lease. */
+	reconciling: boolean;
+	node: string;
+	/** The scheduler message for Unschedulable, the reason for Failed, else ''. */
+	message: string;
+	/** The source hash the member carries ('' when it has neither pod nor PVC). */
+	sourceHash: string;
+	/** When the member's oldest object was created (ms). */
+	createdAt: number | null;
+	free: boolean;
+}
+
+/**
+ * The state of a member and the message that goes with it. A member with neither pod nor
+ * PVC is Missing (only members in 1..size are listed without objects).
+ */
+export function memberState(
+	pod: PodObject | null | undefined,
+	pvc: PvcObject | null | undefined,
+): { state: MemberState; message: string } {
+	if (pod?.metadata.deletionTimestamp || pvc?.metadata.deletionTimestamp)
+		return { state: 'Terminating', message: '' };
+	if (!pod && !pvc) return { state: 'Missing', message: '' };
+	if (!pod) return { state: 'Stopped', message: '' };
+	const failed = failure(pod, pvc);
+	if (failed !== null) return { state: 'Failed', message: failed };
+	const status = pod.status ?? {};
+	const conditions = status.conditions ?? [];
+	if (status.phase === 'Pending' || status.phase === undefined) {
+		const scheduled = conditions.find((c) => c.type === 'PodScheduled');
+		if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable')
+			return { state: 'Unschedulable', message: scheduled.message ?? 'Unschedulable' };
+	}
+	if (
+		status.phase === 'Running' &&
+		conditions.some((c) => c.type === 'Ready' && c.status === 'True')
+	)
+		return { state: 'Ready', message: '' };
+	return { state: 'Starting', message: startingMessage(pod) };
+}
+
+function failure(pod: PodObject, pvc: PvcObject | null | undefined): string | null {
+	const status = pod.status ?? {};
+	if (status.phase === 'Failed' || status.phase === 'Succeeded') {
+		const term = (status.containerStatuses ?? []).find((c) => c.state?.terminated)?.state
+			?.terminated;
+		const why = status.reason ?? term?.reason ?? status.phase;
+		const code = term?.exitCode !== undefined ? ` (exit code ${term.exitCode})` : '';
+		return joinMessage(`${why}${code}`, status.message ?? term?.message);
+	}
+	for (const c of status.containerStatuses ?? []) {
+		const w = c.state?.waiting;
+		if (w?.reason && FAILED_WAITING_REASONS.has(w.reason)) return joinMessage(w.reason, w.message);
+	}
+	if (!pvc) return `data PVC ${pvcName(pod.metadata.name ?? '')} is missing`;
+	if (pvc.status?.phase === 'Lost') return 'data PVC is Lost';
+	return null;
+}
+
+function startingMessage(pod: PodObject): string {
+	for (const c of pod.status?.containerStatuses ?? []) {
+		const w = c.state?.waiting?.reason;
+		if (w) return w;
+	}
+	return '';
+}
+
+function joinMessage(reason: string, message: string | undefined): string {
+	return message ? `${reason}: ${message}` : reason;
+}
+
+/** The member view: state, flags, claim, drift and whether it is free. */
+export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
+	const { state, message } = memberState(m.pod, m.pvc);
+	const lease = m.lease ?? null;
+	const holderAll = leaseHolder(lease);
+	const reconciling = lease !== null && holderAll === RECONCILER_IDENTITY;
+	const userClaim = lease !== null && !reconciling;
+	const annotations = m.pvc?.metadata.annotations ?? {};
+	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
+	const memberHash =
+		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
+	const exists = Boolean(m.pod || m.pvc);
+	const drifted = exists && pool.sourceHash !== null && memberHash !== pool.sourceHash;
+	const aboveSize = m.index > pool.size;
+	const created = [
+		toMillis(m.pvc?.metadata.creationTimestamp),
+		toMillis(m.pod?.metadata.creationTimestamp),
+	].filter((x): x is number => x !== null);
+	const view: MemberView = {
+		name: m.name,
+		index: m.index,
+		state,
+		holder: userClaim ? holderAll : '',
+		leaseHolder: holderAll,
+		hasLease: lease !== null,
+		claimExpired: userClaim && leaseExpired(lease, now),
+		claimedAt: userClaim
+			? (toMillis(lease.spec?.acquireTime) ?? toMillis(lease.metadata.creationTimestamp))
+			: null,
+		leaseExpiresAt: lease ? leaseExpiry(lease) : null,
+		maintenance,
+		maintenanceReason: maintenance ? (annotations[MAINTENANCE_ANNOTATION] ?? '') : '',
+		drifted,
+		aboveSize,
+		reconciling,
+		node: m.pod?.spec?.nodeName ?? '',
+		message,
+		sourceHash: memberHash,
+		createdAt: created.length > 0 ? Math.min(...created) : null,
+		free: false,
+	};
+	view.free = notFreeReason(view) === null;
+	return view;
+}
+
+/**
+ * Why a member is not free, or null when it is: free means no Lease at all, index within
+ * size, no drift, no maintenance, and state Ready, Starting or Stopped.
+ */
+export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
+	if (v.reconciling) return 'the reconciler is working on it';
+	if (v.hasLease) {
+		if (!v.holder) return 'its Lease has no holder';
+		return v.claimExpired
+			? `claimed by ${v.holder} (expired; the claim still protects the desktop: use release --force to recover it)`
+			: `claimed by ${v.holder}`;
+	}
+	if (v.aboveSize) return 'its index is above the pool size; the next reconcile deletes it';
+	if (v.maintenance)
+		return v.maintenanceReason ? `in maintenance: ${v.maintenanceReason}` : 'in maintenance';
+	if (v.drifted) return 'it has drifted from the pool definition; the next reconcile replaces it';
+	if (v.state !== 'Ready' && v.state !== 'Starting' && v.state !== 'Stopped')
+		return `its state is ${v.state}`;
+	return null;
+}
+
+/** Objects of one kind, as listed or watched. */
+export interface PoolObjects {
+	pods: Iterable<PodObject>;
+	pvcs: Iterable<PvcObject>;
+	leases: Iterable<LeaseObject>;
+}
+
+/**
+ * Groups a pool's pods, PVCs and Leases by member: every index from 1 to size, plus every
+ * member above size that still has an object. Objects without the pool label, or whose
+ * name does not parse as a member of the pool, are not members. Sorted by index.
+ */
+export function groupMembers(pool: string, size: number, objects: PoolObjects): MemberObjects[] {
+	const byName = new Map<string, MemberObjects>();
+	const slot = (name: string): MemberObjects | null => {
+		const index = memberIndex(pool, name);
+		if (index === null) return null;
+		let m = byName.get(name);
+		if (!m) {
+			m = { name, index, pod: null, pvc: null, lease: null };
+			byName.set(name, m);
+		}
+		return m;
+	};
+	const ours = (o: { metadata: { labels?: Record<string, string> } }) =>
+		o.metadata.labels?.[POOL_LABEL] === pool;
+	for (const pod of objects.pods) {
+		if (!ours(pod) || !pod.metadata.name) continue;
+		const m = slot(pod.metadata.name);
+		if (m) m.pod = pod;
+	}
+	for (const pvc of objects.pvcs) {
+		const member = ours(pvc) && pvc.metadata.name ? memberOfPvc(pvc.metadata.name) : null;
+		const m = member ? slot(member) : null;
+		if (m) m.pvc = pvc;
+	}
+	for (const lease of objects.leases) {
+		const member = ours(lease) && lease.metadata.name ? memberOfLease(lease.metadata.name) : null;
+		const m = member ? slot(member) : null;
+		if (m) m.lease = lease;
+	}
+	for (let i = 1; i <= size; i++) slot(`${pool}-${i}`);
+	return [...byName.values()].sort((a, b) => a.index - b.index);
+}

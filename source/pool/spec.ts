@@ -1,0 +1,228 @@
+/** The pool definition (`spec`): parse, default, validate, serialise. */
+
+import { PERSISTENT_MESSAGE, PoolError } from './errors.js';
+import { isImageReference } from './image-ref.js';
+import { isDnsSubdomain } from './names.js';
+import { parseQuantity } from './quantity.js';
+
+/** A pool's mode. Only ephemeral is supported. */
+export type PoolMode = 'ephemeral' | 'persistent';
+
+/** A validated pool definition with every default filled in. */
+export interface PoolSpec {
+	image: string;
+	cpu: string;
+	memory: string;
+	disk: string;
+	storageClass: string;
+	privileged: boolean;
+	init: boolean;
+	mode: PoolMode;
+	size: number;
+}
+
+/** The fields a member is built from: a change to any of them is drift. */
+export type SourceFields = Pick<
+	PoolSpec,
+	'image' | 'cpu' | 'memory' | 'disk' | 'storageClass' | 'privileged' | 'init'
+>;
+
+/** The source field names, in the order the hash sorts them. */
+export const SOURCE_FIELDS = [
+	'cpu',
+	'disk',
+	'image',
+	'init',
+	'memory',
+	'privileged',
+	'storageClass',
+] as const satisfies ReadonlyArray<keyof SourceFields>;
+
+/** Defaults of the optional fields. */
+export const SPEC_DEFAULTS = {
+	cpu: '1',
+	memory: '512Mi',
+	disk: '5Gi',
+	storageClass: '',
+	privileged: false,
+	init: false,
+	mode: 'ephemeral',
+} as const;
+
+/** Largest pool size. */
+export const MAX_SIZE = 1000;
+
+const KNOWN_KEYS = new Set<string>([
+	'image',
+	'cpu',
+	'memory',
+	'disk',
+	'storageClass',
+	'privileged',
+	'init',
+	'mode',
+	'size',
+]);
+
+/** Options for validation. */
+export interface ValidateOptions {
+	/** Accept mode: persistent (to read and show such a definition); operations refuse it. */
+	allowPersistent?: boolean;
+}
+
+/**
+ * Every problem with a candidate definition, each naming the field, what is wrong and the
+ * fix. An empty list means the definition is valid. Unknown keys are problems too: a
+ * hand-edited definition with a typo must not be half-understood.
+ */
+export function specProblems(raw: unknown, opts: ValidateOptions = {}): string[] {
+	if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+		return ['the definition is not a JSON object; write it as {"image": "...", "size": N, ...}'];
+	const o = raw as Record<string, unknown>;
+	const problems: string[] = [];
+	for (const key of Object.keys(o)) {
+		if (!KNOWN_KEYS.has(key))
+			problems.push(
+				`unknown field ${JSON.stringify(key.slice(0, 40))}; the fields are ${[...KNOWN_KEYS].join(', ')}`,
+			);
+	}
+	if (o.image === undefined)
+		problems.push('image is missing; set it, for example --image ghcr.io/example/desktop:1');
+	else if (typeof o.image !== 'string' || !isImageReference(o.image))
+		problems.push(
+			`image ${show(o.image)} is not a valid image reference; use a form such as ghcr.io/example/desktop:1`,
+		);
+	for (const [key, example] of [
+		['cpu', '1 or 500m'],
+		['memory', '2Gi'],
+		['disk', '5Gi'],
+	] as const) {
+		const v = o[key];
+		if (v === undefined) continue;
+		const n = typeof v === 'string' ? parseQuantity(v) : null;
+		if (n === null)
+			problems.push(
+				`${key} ${show(v)} is not a Kubernetes quantity; use a value such as ${example}`,
+			);
+		else if (n <= 0)
+			problems.push(`${key} ${show(v)} must be greater than zero; use a value such as ${example}`);
+	}
+	if (o.storageClass !== undefined) {
+		if (
+			typeof o.storageClass !== 'string' ||
+			(o.storageClass !== '' && !isDnsSubdomain(o.storageClass))
+		)
+			problems.push(
+				`storageClass ${show(o.storageClass)} is not a StorageClass name; use a DNS name such as fast-ssd, or leave it empty for the cluster default`,
+			);
+	}
+	for (const key of ['privileged', 'init'] as const) {
+		if (o[key] !== undefined && typeof o[key] !== 'boolean')
+			problems.push(`${key} ${show(o[key])} must be true or false`);
+	}
+	if (o.mode !== undefined) {
+		if (o.mode === 'persistent') {
+			if (!opts.allowPersistent) problems.push(PERSISTENT_MESSAGE);
+		} else if (o.mode !== 'ephemeral')
+			problems.push(
+				`mode ${show(o.mode)} is not a pool mode; the only supported mode is ephemeral`,
+			);
+	}
+	if (o.size === undefined) problems.push('size is missing; set it, for example --size 3');
+	else if (
+		typeof o.size !== 'number' ||
+		!Number.isInteger(o.size) ||
+		o.size < 0 ||
+		o.size > MAX_SIZE
+	)
+		problems.push(`size ${show(o.size)} must be a whole number from 0 to ${MAX_SIZE}`);
+	return problems;
+}
+
+/** Fills in the defaults of a candidate that specProblems accepted. */
+function withDefaults(o: Record<string, unknown>): PoolSpec {
+	return {
+		image: o.image as string,
+		cpu: (o.cpu as string | undefined) ?? SPEC_DEFAULTS.cpu,
+		memory: (o.memory as string | undefined) ?? SPEC_DEFAULTS.memory,
+		disk: (o.disk as string | undefined) ?? SPEC_DEFAULTS.disk,
+		storageClass: (o.storageClass as string | undefined) ?? SPEC_DEFAULTS.storageClass,
+		privileged: (o.privileged as boolean | undefined) ?? SPEC_DEFAULTS.privileged,
+		init: (o.init as boolean | undefined) ?? SPEC_DEFAULTS.init,
+		mode: (o.mode as PoolMode | undefined) ?? SPEC_DEFAULTS.mode,
+		size: o.size as number,
+	};
+}
+
+/**
+ * Validates a candidate definition object and fills in defaults.
+ * Throws PoolError (kind 'persistent' when that is the only problem, else 'invalid-spec').
+ */
+export function validateSpec(raw: unknown, opts: ValidateOptions = {}): PoolSpec {
+	const problems = specProblems(raw, opts);
+	if (problems.length > 0) {
+		const kind =
+			problems.length === 1 && problems[0] === PERSISTENT_MESSAGE ? 'persistent' : 'invalid-spec';
+		throw new PoolError(kind, problems.length === 1 ? problems[0]! : problems.join('; '));
+	}
+	return withDefaults(raw as Record<string, unknown>);
+}
+
+/**
+ * Parses the `spec` text of a definition ConfigMap. A text that is not JSON, or a definition
+ * that does not validate, is a PoolError naming the pool, the problem and the fix.
+ */
+export function parseSpec(
+	text: string | undefined,
+	pool: string,
+	opts: ValidateOptions = {},
+): PoolSpec {
+	if (text === undefined || text.trim() === '')
+		throw new PoolError(
+			'invalid-spec',
+			`pool ${pool}: the definition has no "spec"; run ctpool apply ${pool} --image IMAGE --size N to write one`,
+		);
+	let raw: unknown;
+	try {
+		raw = JSON.parse(text);
+	} catch (e) {
+		throw new PoolError(
+			'invalid-spec',
+			`pool ${pool}: the definition's spec is not valid JSON (${(e as Error).message}); fix it with ctpool apply ${pool} --image IMAGE --size N`,
+		);
+	}
+	try {
+		return validateSpec(raw, opts);
+	} catch (e) {
+		const err = e as PoolError;
+		if (err.kind === 'persistent') throw err;
+		throw new PoolError(
+			'invalid-spec',
+			`pool ${pool}: the definition is invalid: ${err.message}; fix it with ctpool apply ${pool}`,
+		);
+	}
+}
+
+/** The definition as the JSON text stored under `spec`, keys in a fixed order. */
+export function serialiseSpec(spec: PoolSpec): string {
+	const { image, cpu, memory, disk, storageClass, privileged, init, mode, size } = spec;
+	return JSON.stringify({ image, cpu, memory, disk, storageClass, privileged, init, mode, size });
+}
+
+/** The source fields of a definition. */
+export function sourceFields(spec: SourceFields): SourceFields {
+	return {
+		image: spec.image,
+		cpu: spec.cpu,
+		memory: spec.memory,
+		disk: spec.disk,
+		storageClass: spec.storageClass,
+		privileged: spec.privileged,
+		init: spec.init,
+	};
+}
+
+function show(v: unknown): string {
+	const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
+	return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

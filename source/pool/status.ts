@@ -1,0 +1,123 @@
+/** The pool status the reconciler records in the definition ConfigMap. */
+
+import { RECONCILER_IDENTITY } from './errors.js';
+import type { MemberState, MemberView } from './member-state.js';
+
+/** One member row of the status. */
+export interface StatusMember {
+	name: string;
+	index: number;
+	state: MemberState;
+	holder: string;
+	claimExpired: boolean;
+	maintenance: boolean;
+	drifted: boolean;
+	aboveSize: boolean;
+	node: string;
+	message: string;
+}
+
+/** The `status` key of the definition ConfigMap. */
+export interface PoolStatus {
+	observedAt: string;
+	reconciler: string;
+	desired: number;
+	observed: number;
+	ready: number;
+	claimed: number;
+	free: number;
+	unschedulable: number;
+	exhausted: boolean;
+	members: StatusMember[];
+	errors: string[];
+}
+
+/** The counts of a pool, from its member views. */
+export interface PoolCounts {
+	desired: number;
+	observed: number;
+	ready: number;
+	claimed: number;
+	free: number;
+	unschedulable: number;
+	drifted: number;
+	exhausted: boolean;
+}
+
+/** Counts over member views (observed = members with a PVC or pod, above size included). */
+export function countMembers(size: number, views: readonly MemberView[]): PoolCounts {
+	let observed = 0;
+	let ready = 0;
+	let claimed = 0;
+	let free = 0;
+	let unschedulable = 0;
+	let drifted = 0;
+	for (const v of views) {
+		if (v.state !== 'Missing') observed++;
+		if (v.state === 'Ready') ready++;
+		if (v.holder) claimed++;
+		if (v.free) free++;
+		if (v.state === 'Unschedulable') unschedulable++;
+		if (v.drifted) drifted++;
+	}
+	return {
+		desired: size,
+		observed,
+		ready,
+		claimed,
+		free,
+		unschedulable,
+		drifted,
+		exhausted: observed > 0 && free === 0,
+	};
+}
+
+/** The status object for a pool. */
+export function buildStatus(
+	size: number,
+	views: readonly MemberView[],
+	errors: readonly string[],
+	now: number,
+): PoolStatus {
+	const c = countMembers(size, views);
+	return {
+		observedAt: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+		reconciler: RECONCILER_IDENTITY,
+		desired: c.desired,
+		observed: c.observed,
+		ready: c.ready,
+		claimed: c.claimed,
+		free: c.free,
+		unschedulable: c.unschedulable,
+		exhausted: c.exhausted,
+		members: views.map((v) => ({
+			name: v.name,
+			index: v.index,
+			state: v.state,
+			holder: v.holder,
+			claimExpired: v.claimExpired,
+			maintenance: v.maintenance,
+			drifted: v.drifted,
+			aboveSize: v.aboveSize,
+			node: v.node,
+			message: v.message,
+		})),
+		errors: [...errors],
+	};
+}
+
+/** True when two statuses say the same, observedAt aside. */
+export function sameStatus(a: PoolStatus, b: PoolStatus): boolean {
+	return JSON.stringify({ ...a, observedAt: '' }) === JSON.stringify({ ...b, observedAt: '' });
+}
+
+/** Parses a recorded status; null when absent or unreadable (a status is advisory). */
+export function parseStatus(text: string | undefined): PoolStatus | null {
+	if (!text) return null;
+	try {
+		const o = JSON.parse(text) as PoolStatus;
+		return o && typeof o === 'object' && Array.isArray(o.members) ? o : null;
+	} catch {
+		return null;
+	}
+}

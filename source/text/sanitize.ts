@@ -1,0 +1,19 @@
+/** Making strings from the cluster safe to draw on a terminal. */
+
+// C0 and C1 controls, DEL, and the escape sequences they start (CSI, OSC, DCS, APC, PM, SOS).
+const ESCAPE_SEQUENCE =
+	/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[PX^_][^\u001b\u009c]*(?:\u001b\\|\u009c)?|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|\u001b[@-Z\\-_]?/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * A cluster string made inert for the terminal: escape sequences removed, every other
+ * control character (newlines and tabs included) replaced by a space, bidirectional
+ * overrides and zero-width characters dropped. Non-strings become ''.
+ */
+export function sanitize(value: unknown): string {
+	if (typeof value !== 'string')
+		return value === undefined || value === null ? '' : sanitize(String(value));
+	if (!/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/.test(value))
+		return value;
+	return value.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, (c) => (c <= '\u009f' ? ' ' : ''));
+}
