@@ -6,11 +6,12 @@ import {
 	memberState,
 	memberView,
 	notFreeReason,
+	type PoolFacts,
 } from '../../source/pool/index.js';
 import { HASH, lease, NOW, pod, pvc, reconcilerLease } from './fixtures.js';
 
 const pool = { size: 3, sourceHash: HASH };
-const view = (m: Partial<MemberObjects>, facts = pool) =>
+const view = (m: Partial<MemberObjects>, facts: PoolFacts = pool) =>
 	memberView({ name: 'desk-1', index: 1, pod: null, pvc: null, lease: null, ...m }, facts, NOW);
 
 describe('memberState: first rule that matches wins', () => {
