@@ -1,0 +1,297 @@
+/**
+ * Loading the cluster connection the way kubectl does, and API clients whose every call has
+ * a deadline and a `ctpool/<version>` User-Agent.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import {
+	AuthorizationV1Api,
+	type Cluster,
+	type Context,
+	CoordinationV1Api,
+	CoreV1Api,
+	createConfiguration,
+	IsomorphicFetchHttpLibrary,
+	KubeConfig,
+	type RequestContext,
+	type ResponseContext,
+	ServerConfiguration,
+	type User,
+	wrapHttpLibrary,
+} from '@kubernetes/client-node';
+import { PoolError } from '../pool/errors.js';
+import { KubeTimeoutError, redact, registerSecret } from './errors.js';
+
+/** How to reach the cluster: the flags every command takes. */
+export interface KubeOptions {
+	kubeconfig?: string;
+	context?: string;
+	namespace?: string;
+	requestTimeoutMs?: number;
+}
+
+/** A loaded cluster connection with its API clients. */
+export interface Kube {
+	/** client-node KubeConfig, loaded like kubectl (KUBECONFIG list, --kubeconfig, --context). */
+	config: KubeConfig;
+	/** The context in use. */
+	contextName: string;
+	/** The cluster URL, for display. */
+	server: string;
+	/** -n, else 'corral' (the contract's default). */
+	namespace: string;
+	/** Core API (pods, PVCs, ConfigMaps, Services, Events); every call has a deadline. */
+	core: CoreV1Api;
+	/** Leases. */
+	coordination: CoordinationV1Api;
+	/** SelfSubjectAccessReview. */
+	authorization: AuthorizationV1Api;
+	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
+	requestTimeoutMs?: number;
+}
+
+/** The namespace used when -n is not given. */
+export const DEFAULT_NAMESPACE = 'corral';
+
+/** The deadline of an API call when none is given (ms). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+
+const NO_KUBECONFIG =
+	'no kubeconfig found: set KUBECONFIG or pass --kubeconfig FILE, or try ctpool --demo';
+
+let cachedVersion: string | undefined;
+
+/** ctpool's version from package.json ('dev' when it cannot be read). */
+export function ctpoolVersion(): string {
+	if (cachedVersion !== undefined) return cachedVersion;
+	let version = 'dev';
+	try {
+		const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+		if (typeof pkg.version === 'string') version = pkg.version;
+	} catch {
+		// keep 'dev'
+	}
+	cachedVersion = version;
+	return version;
+}
+
+/** The User-Agent of every request, so audit logs can tell ctpool from kubectl. */
+export function userAgent(): string {
+	return `ctpool/${ctpoolVersion()} (node ${process.version}; ${process.platform})`;
+}
+
+/** One kubeconfig file read with client-node; errors become usage errors without file text. */
+function readKubeconfigFile(file: string): KubeConfig {
+	const kc = new KubeConfig();
+	let text: string;
+	try {
+		text = readFileSync(file, 'utf8');
+	} catch (err) {
+		const code = (err as NodeJS.ErrnoException).code;
+		const why =
+			code === 'EACCES'
+				? 'permission denied'
+				: code === 'EISDIR'
+					? 'it is a directory'
+					: (code ?? 'unreadable');
+		throw new PoolError('usage', `cannot read kubeconfig ${file}: ${why}`);
+	}
+	if (text.trim() === '') return kc;
+	try {
+		kc.loadFromFile(file);
+	} catch (err) {
+		// js-yaml's message quotes the file; only keep its reason and line.
+		const e = err as { reason?: string; mark?: { line?: number }; message?: string; name?: string };
+		const why =
+			e.name === 'YAMLException'
+				? `not valid YAML (${e.reason ?? 'syntax error'}${e.mark?.line !== undefined ? ` at line ${e.mark.line + 1}` : ''})`
+				: redact(String(e.message ?? err));
+		throw new PoolError('usage', `cannot load kubeconfig ${file}: ${why}`);
+	}
+	return kc;
+}
+
+/** The files kubectl would read, in precedence order, and where the list came from. */
+function kubeconfigFiles(opts: KubeOptions): { files: string[]; explicit: boolean } {
+	if (opts.kubeconfig) {
+		if (!existsSync(opts.kubeconfig))
+			throw new PoolError(
+				'usage',
+				`kubeconfig ${opts.kubeconfig} not found: check the path given to --kubeconfig`,
+			);
+		return { files: [opts.kubeconfig], explicit: true };
+	}
+	const env = process.env.KUBECONFIG;
+	if (env && env.length > 0) {
+		const files = [...new Set(env.split(delimiter).filter((f) => f.length > 0))];
+		return { files: files.filter((f) => existsSync(f)), explicit: false };
+	}
+	const home = process.env.HOME || homedir();
+	const file = join(home, '.kube', 'config');
+	return { files: existsSync(file) ? [file] : [], explicit: false };
+}
+
+/**
+ * The kubeconfig merged like kubectl: the first file to define a cluster, user or context
+ * name wins, and the first non-empty current-context wins.
+ */
+export function loadKubeConfig(opts: KubeOptions = {}): KubeConfig {
+	const { files } = kubeconfigFiles(opts);
+	if (files.length === 0) throw new PoolError('usage', NO_KUBECONFIG);
+	const clusters = new Map<string, Cluster>();
+	const users = new Map<string, User>();
+	const contexts = new Map<string, Context>();
+	let currentContext = '';
+	for (const file of files) {
+		const kc = readKubeconfigFile(file);
+		for (const c of kc.getClusters() ?? []) if (!clusters.has(c.name)) clusters.set(c.name, c);
+		for (const u of kc.getUsers() ?? []) if (!users.has(u.name)) users.set(u.name, u);
+		for (const c of kc.getContexts() ?? []) if (!contexts.has(c.name)) contexts.set(c.name, c);
+		if (!currentContext && kc.getCurrentContext()) currentContext = kc.getCurrentContext();
+	}
+	const merged = new KubeConfig();
+	merged.loadFromOptions({
+		clusters: [...clusters.values()],
+		users: [...users.values()],
+		contexts: [...contexts.values()],
+		currentContext,
+	});
+	return merged;
+}
+
+function contextList(kc: KubeConfig): string {
+	const names = kc.getContexts().map((c) => c.name);
+	return names.length > 0 ? names.join(', ') : '(none)';
+}
+
+/** Picks and checks the context: --context, else current-context. */
+function selectContext(kc: KubeConfig, wanted: string | undefined): Context {
+	if (kc.getContexts().length === 0)
+		throw new PoolError(
+			'usage',
+			'the kubeconfig has no contexts: add one with kubectl config set-context, or try ctpool --demo',
+		);
+	const name = wanted || kc.getCurrentContext();
+	if (!name)
+		throw new PoolError(
+			'usage',
+			`the kubeconfig sets no current-context: pass --context NAME (the contexts are ${contextList(kc)}) or run kubectl config use-context NAME`,
+		);
+	const ctx = kc.getContextObject(name);
+	if (!ctx) {
+		const how = wanted ? 'pass --context with one of them' : 'run kubectl config use-context NAME';
+		throw new PoolError(
+			'usage',
+			`context "${name}" not found in the kubeconfig; the contexts are ${contextList(kc)} (${how})`,
+		);
+	}
+	if (!ctx.cluster || !kc.getCluster(ctx.cluster))
+		throw new PoolError(
+			'usage',
+			`context "${name}" names cluster "${ctx.cluster ?? ''}", which is not in the kubeconfig`,
+		);
+	kc.setCurrentContext(name);
+	return ctx;
+}
+
+/** Registers the current user's credentials so no error text can show them. */
+function registerCredentials(user: User | null): void {
+	if (!user) return;
+	registerSecret(user.token);
+	registerSecret(user.password);
+	registerSecret(user.keyData);
+	const provider = user.authProvider as { config?: Record<string, unknown> } | undefined;
+	for (const v of Object.values(provider?.config ?? {}))
+		if (typeof v === 'string') registerSecret(v);
+}
+
+/**
+ * An http library that gives every request a deadline (the whole answer, body included) and
+ * ctpool's User-Agent; a passed deadline becomes a KubeTimeoutError.
+ */
+function deadlineHttpApi(timeoutMs: number, agentName: string) {
+	const inner = new IsomorphicFetchHttpLibrary();
+	return wrapHttpLibrary({
+		async send(request: RequestContext): Promise<ResponseContext> {
+			request.setHeaderParam('User-Agent', agentName);
+			const deadline = AbortSignal.timeout(timeoutMs);
+			const own = request.getSignal();
+			request.setSignal(own ? AbortSignal.any([own, deadline]) : deadline);
+			const what = `${request.getHttpMethod()} ${new URL(request.getUrl()).pathname}`;
+			const mapError = (err: unknown): never => {
+				if (deadline.aborted && !own?.aborted) throw new KubeTimeoutError(timeoutMs, what);
+				throw err;
+			};
+			try {
+				const response = await inner.send(request).toPromise();
+				const body = response.body;
+				response.body = {
+					text: () => body.text().catch(mapError),
+					binary: () => body.binary().catch(mapError),
+				};
+				return response;
+			} catch (err) {
+				return mapError(err);
+			}
+		},
+	});
+}
+
+/** Makes an API client of the current context whose calls have a deadline and a User-Agent. */
+export function makeClient<T>(
+	kc: KubeConfig,
+	api: new (config: ReturnType<typeof createConfiguration>) => T,
+	timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+): T {
+	const cluster = kc.getCurrentCluster();
+	if (!cluster) throw new PoolError('usage', 'the kubeconfig context names no cluster');
+	const configuration = createConfiguration({
+		baseServer: new ServerConfiguration(cluster.server, {}),
+		authMethods: { default: kc },
+		httpApi: deadlineHttpApi(timeoutMs, userAgent()),
+	});
+	return new api(configuration);
+}
+
+/**
+ * Loads the cluster connection like kubectl: --kubeconfig FILE, else the KUBECONFIG list
+ * (merged, first wins), else ~/.kube/config; --context, else current-context; namespace -n,
+ * else 'corral'. Throws PoolError('usage') naming the problem and the fix.
+ */
+export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
+	const kc = loadKubeConfig(opts);
+	const ctx = selectContext(kc, opts.context);
+	const cluster = kc.getCurrentCluster();
+	if (!cluster?.server)
+		throw new PoolError(
+			'usage',
+			`cluster "${ctx.cluster}" of context "${ctx.name}" has no server: set one with kubectl config set-cluster`,
+		);
+	let server: URL;
+	try {
+		server = new URL(cluster.server);
+	} catch {
+		throw new PoolError(
+			'usage',
+			`cluster "${ctx.cluster}" has an invalid server URL; fix it with kubectl config set-cluster`,
+		);
+	}
+	if (server.protocol === 'http:' && !cluster.skipTLSVerify) {
+		// kubectl talks plain http without further ado; client-node refuses unless told that
+		// there is no TLS to verify. There is none, so say so.
+		(cluster as { skipTLSVerify: boolean }).skipTLSVerify = true;
+	}
+	registerCredentials(kc.getCurrentUser());
+	const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	return {
+		config: kc,
+		contextName: ctx.name,
+		server: cluster.server,
+		namespace: opts.namespace || DEFAULT_NAMESPACE,
+		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
+		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
+		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),
+		requestTimeoutMs,
+	};
+}
