@@ -1,0 +1,174 @@
+/** Defaulting on create, as the API server's defaulters and admission plugins fill objects in. */
+
+import type { SimObject } from './store-api.js';
+
+/** What defaulting needs from the cluster. */
+export interface DefaultsContext {
+	/** Grace period a pod gets when its spec names none (s). */
+	defaultGraceSeconds: number;
+	/** The name of the default StorageClass, if any. */
+	defaultStorageClass(): string | undefined;
+	/** A fresh cluster IP for a Service. */
+	allocateClusterIP(): string;
+}
+
+type Rec = Record<string, unknown>;
+
+function rec(v: unknown): Rec {
+	return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {};
+}
+
+function fill(target: Rec, key: string, value: unknown): void {
+	if (target[key] === undefined) target[key] = value;
+}
+
+function pullPolicy(image: unknown): string {
+	if (typeof image !== 'string') return 'IfNotPresent';
+	const afterSlash = image.slice(image.lastIndexOf('/') + 1);
+	if (image.includes('@')) return 'IfNotPresent';
+	const tag = afterSlash.includes(':') ? afterSlash.slice(afterSlash.indexOf(':') + 1) : '';
+	return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+/** The QoS class of a pod spec: Guaranteed, Burstable or BestEffort. */
+export function qosClass(spec: unknown): string {
+	const containers = (rec(spec).containers as unknown[] | undefined) ?? [];
+	let any = false;
+	let guaranteed = containers.length > 0;
+	for (const c of containers) {
+		const res = rec(rec(c).resources);
+		const req = rec(res.requests);
+		const lim = rec(res.limits);
+		if (Object.keys(req).length > 0 || Object.keys(lim).length > 0) any = true;
+		for (const r of ['cpu', 'memory']) {
+			const l = lim[r];
+			const q = req[r] ?? l;
+			if (l === undefined || q !== l) guaranteed = false;
+		}
+	}
+	if (!any) return 'BestEffort';
+	return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function defaultPod(obj: SimObject, ctx: DefaultsContext): void {
+	const spec = rec(obj.spec);
+	obj.spec = spec;
+	fill(spec, 'restartPolicy', 'Always');
+	fill(spec, 'terminationGracePeriodSeconds', ctx.defaultGraceSeconds);
+	fill(spec, 'dnsPolicy', 'ClusterFirst');
+	fill(spec, 'securityContext', {});
+	fill(spec, 'schedulerName', 'default-scheduler');
+	fill(spec, 'enableServiceLinks', true);
+	fill(spec, 'priority', 0);
+	fill(spec, 'preemptionPolicy', 'PreemptLowerPriority');
+	fill(spec, 'tolerations', [
+		{
+			key: 'node.kubernetes.io/not-ready',
+			operator: 'Exists',
+			effect: 'NoExecute',
+			tolerationSeconds: 300,
+		},
+		{
+			key: 'node.kubernetes.io/unreachable',
+			operator: 'Exists',
+			effect: 'NoExecute',
+			tolerationSeconds: 300,
+		},
+	]);
+	for (const c of (spec.containers as unknown[] | undefined) ?? []) {
+		const cr = rec(c);
+		fill(cr, 'imagePullPolicy', pullPolicy(cr.image));
+		fill(cr, 'resources', {});
+		fill(cr, 'terminationMessagePath', '/dev/termination-log');
+		fill(cr, 'terminationMessagePolicy', 'File');
+		const ports = cr.ports as unknown[] | undefined;
+		for (const p of ports ?? []) fill(rec(p), 'protocol', 'TCP');
+	}
+	const status = rec(obj.status);
+	obj.status = status;
+	fill(status, 'phase', 'Pending');
+	fill(status, 'qosClass', qosClass(spec));
+}
+
+function defaultPvc(obj: SimObject, ctx: DefaultsContext): void {
+	const spec = rec(obj.spec);
+	obj.spec = spec;
+	fill(spec, 'volumeMode', 'Filesystem');
+	if (spec.storageClassName === undefined) {
+		const sc = ctx.defaultStorageClass();
+		if (sc) spec.storageClassName = sc;
+	}
+	const status = rec(obj.status);
+	obj.status = status;
+	fill(status, 'phase', 'Pending');
+}
+
+function defaultService(obj: SimObject, ctx: DefaultsContext): void {
+	const spec = rec(obj.spec);
+	obj.spec = spec;
+	fill(spec, 'type', 'ClusterIP');
+	fill(spec, 'sessionAffinity', 'None');
+	if (spec.type !== 'ExternalName') {
+		fill(spec, 'clusterIP', ctx.allocateClusterIP());
+		fill(spec, 'clusterIPs', [spec.clusterIP]);
+		fill(spec, 'ipFamilies', ['IPv4']);
+		fill(spec, 'ipFamilyPolicy', 'SingleStack');
+		fill(spec, 'internalTrafficPolicy', 'Cluster');
+	}
+	for (const p of (spec.ports as unknown[] | undefined) ?? []) {
+		const pr = rec(p);
+		fill(pr, 'protocol', 'TCP');
+		fill(pr, 'targetPort', pr.port);
+	}
+	fill(obj, 'status', { loadBalancer: {} });
+}
+
+function defaultNamespace(obj: SimObject): void {
+	obj.metadata.labels = {
+		...(obj.metadata.labels ?? {}),
+		'kubernetes.io/metadata.name': obj.metadata.name,
+	};
+	const spec = rec(obj.spec);
+	obj.spec = spec;
+	fill(spec, 'finalizers', ['kubernetes']);
+	const status = rec(obj.status);
+	obj.status = status;
+	fill(status, 'phase', 'Active');
+}
+
+/** Fills in what the API server defaults on create. Only sets fields that are absent. */
+export function applyDefaults(resource: string, obj: SimObject, ctx: DefaultsContext): void {
+	switch (resource) {
+		case 'pods':
+			defaultPod(obj, ctx);
+			break;
+		case 'persistentvolumeclaims':
+			defaultPvc(obj, ctx);
+			break;
+		case 'services':
+			defaultService(obj, ctx);
+			break;
+		case 'namespaces':
+			defaultNamespace(obj);
+			break;
+	}
+}
+
+/**
+ * The status a create through the API starts with: the server ignores a client's status
+ * for resources with a status subresource.
+ */
+export function initialStatus(resource: string): Rec | undefined {
+	switch (resource) {
+		case 'pods':
+			return { phase: 'Pending' };
+		case 'persistentvolumeclaims':
+			return { phase: 'Pending' };
+		case 'namespaces':
+			return { phase: 'Active' };
+		case 'services':
+			return { loadBalancer: {} };
+		default:
+			return undefined;
+	}
+}
