@@ -1,0 +1,300 @@
+/**
+ * claim: give a member to an identity. The identity's own member when it holds one (an
+ * expired claim is renewed); otherwise the first free member, won by creating its Lease.
+ */
+
+import { isNotFound } from '../kube/errors.js';
+import { plainObject } from '../kube/objects.js';
+import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
+import { CLAIM_SECONDS } from '../pool/lease.js';
+import {
+	groupMembers,
+	type MemberObjects,
+	type MemberView,
+	memberView,
+	type PoolFacts,
+} from '../pool/member-state.js';
+import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
+import type { LeaseObject, PvcObject } from '../pool/objects.js';
+import { sourceHash } from '../pool/source-hash.js';
+import { type PoolSpec, sourceFields } from '../pool/spec.js';
+import { countMembers } from '../pool/status.js';
+import { sanitize } from '../text/sanitize.js';
+import { checkPoolName, clusterError, failureText } from './cluster-error.js';
+import { type EngineContext, emitEvent } from './context.js';
+import { readDefinition } from './definition.js';
+import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { createLease, deleteLease, replaceLease } from './member-lease.js';
+import { pvcSource } from './member-objects.js';
+import { createPod } from './member-ops.js';
+import { mergePatchOptions } from './merge-patch.js';
+import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+
+/** What a claim gave. */
+export interface ClaimResult {
+	member: string;
+	/** The identity's expired claim was renewed. */
+	renewed: boolean;
+	/** The identity already held this member. */
+	existing: boolean;
+	/** The member had no pod and one was created. */
+	started: boolean;
+}
+
+/** After this many lost races in a row, the Leases are listed again to skip taken members. */
+const LOSSES_BEFORE_REFRESH = 3;
+
+const STATE_RANK: Record<string, number> = { Ready: 0, Starting: 1, Stopped: 2 };
+
+/** Throws the PoolError for an unusable claim identity. */
+export function checkIdentity(identity: string): void {
+	const problem = identityProblem(identity);
+	if (problem)
+		throw new PoolError(identity === RECONCILER_IDENTITY ? 'reserved-identity' : 'usage', problem);
+}
+
+/** Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free. */
+export async function claim(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+): Promise<ClaimResult> {
+	checkPoolName(pool);
+	checkIdentity(identity);
+	const { spec } = await readDefinition(ctx, pool);
+	emitEvent(ctx, {
+		pool,
+		action: 'claim',
+		outcome: 'start',
+		message: `claim in ${pool} for ${identity}`,
+	});
+	try {
+		const result = await claimIn(ctx, pool, spec, identity);
+		emitEvent(ctx, {
+			pool,
+			member: result.member,
+			action: 'claim',
+			outcome: 'ok',
+			message: result.existing
+				? `${identity} already holds ${result.member}${result.renewed ? ' (expired claim renewed)' : ''}`
+				: `${result.member} claimed by ${identity}`,
+		});
+		return result;
+	} catch (err) {
+		emitEvent(ctx, { pool, action: 'claim', outcome: 'error', message: failureText(err) });
+		throw err;
+	} finally {
+		await flushKubeEvents(ctx);
+	}
+}
+
+async function claimIn(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	identity: string,
+): Promise<ClaimResult> {
+	const facts: PoolFacts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+	const objects = await listPoolObjects(ctx, pool);
+	const now = ctx.now();
+	const members = groupMembers(pool, spec.size, objects);
+	const views = members.map((m) => memberView(m, facts, now));
+	const own = views.find((v) => v.holder === identity);
+	if (own) return keepOwn(ctx, pool, spec, identity, own, members);
+
+	const candidates = views
+		.filter((v) => v.free)
+		.sort((a, b) => (STATE_RANK[a.state] ?? 9) - (STATE_RANK[b.state] ?? 9) || a.index - b.index);
+	const taken = new Set<string>();
+	let losses = 0;
+	let tried = 0;
+	for (const view of candidates) {
+		if (taken.has(view.name)) continue;
+		tried++;
+		const lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS);
+		if (!lease) {
+			taken.add(view.name);
+			if (++losses >= LOSSES_BEFORE_REFRESH) {
+				losses = 0;
+				for (const l of await listLeases(ctx, pool)) {
+					const member = l.metadata.labels?.[MEMBER_LABEL];
+					if (member) taken.add(member);
+				}
+			}
+			continue;
+		}
+		const won = await settle(ctx, pool, spec, identity, view, lease);
+		if (won) return won;
+		taken.add(view.name);
+	}
+	// None free: the counts as they are now (the Leases listed again when races were lost).
+	const finalObjects: ListedObjects =
+		tried > 0 ? { ...objects, leases: await listLeases(ctx, pool) } : objects;
+	const c = countMembers(
+		spec.size,
+		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
+	);
+	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+}
+
+async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
+	try {
+		const list = await ctx.kube.coordination.listNamespacedLease({
+			namespace: ctx.namespace,
+			labelSelector: poolSelector(pool),
+		});
+		return list.items.map((o) => plainObject<LeaseObject>(o));
+	} catch (err) {
+		throw clusterError(err, {
+			verb: 'list',
+			resource: 'leases.coordination.k8s.io',
+			namespace: ctx.namespace,
+		});
+	}
+}
+
+/** Writes the display copy of the holder on the PVC; resolves with the PVC, or null when it is gone. */
+async function annotateHolder(
+	ctx: EngineContext,
+	member: string,
+	holder: string | null,
+): Promise<PvcObject | null> {
+	try {
+		const pvc = await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+			{
+				name: pvcName(member),
+				namespace: ctx.namespace,
+				body: { metadata: { annotations: { [ASSIGNED_TO_ANNOTATION]: holder } } },
+			},
+			mergePatchOptions(),
+		);
+		return plainObject<PvcObject>(pvc);
+	} catch (err) {
+		if (isNotFound(err)) return null;
+		throw clusterError(err, {
+			verb: 'patch',
+			resource: 'persistentvolumeclaims',
+			namespace: ctx.namespace,
+			name: pvcName(member),
+		});
+	}
+}
+
+/**
+ * Creates the pod of a claimed Stopped member from the source on its PVC (the current source
+ * when the PVC could not be read); resolves whether a pod was created.
+ */
+async function startStopped(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	member: string,
+	pvc: PvcObject | undefined,
+): Promise<boolean> {
+	if (pvc?.metadata.deletionTimestamp) return false;
+	try {
+		const src = (pvc && pvcSource(pvc.metadata.annotations)) ?? sourceFields(spec);
+		const started = await createPod(ctx, pool, member, src);
+		if (started)
+			recordKubeEvent(ctx, member, 'Started', `${ctx.actor} started ${member} for its claim`);
+		return started;
+	} catch (err) {
+		// The claim stands; the next reconcile starts a claimed member without a pod.
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'start',
+			outcome: 'error',
+			message: `${member} is claimed but its pod could not be created (the next reconcile starts it): ${failureText(err)}`,
+		});
+		return false;
+	}
+}
+
+/**
+ * After winning a member's Lease: mark the PVC, start the pod when it has none. A member
+ * whose PVC vanished or is being deleted meanwhile is given back (its Lease deleted): null.
+ */
+async function settle(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	identity: string,
+	view: MemberView,
+	lease: LeaseObject,
+): Promise<ClaimResult | null> {
+	const member = view.name;
+	let pvc: PvcObject | null | undefined;
+	try {
+		pvc = await annotateHolder(ctx, member, identity);
+	} catch (err) {
+		// The Lease is the authority; the annotation is only a display copy.
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'error',
+			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
+		});
+		pvc = undefined;
+	}
+	if (pvc === null || pvc?.metadata.deletionTimestamp) {
+		// Its PVC vanished or is being deleted since the list: give it back, try the next one.
+		await deleteLease(ctx, lease).catch(() => false);
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'info',
+			message: `${member} was removed meanwhile; trying the next free member`,
+		});
+		return null;
+	}
+	const started =
+		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc) : false;
+	recordKubeEvent(
+		ctx,
+		member,
+		'Claimed',
+		`${member} claimed by ${identity}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
+	);
+	return { member, renewed: false, existing: false, started };
+}
+
+/** The identity already holds a member: renew an expired claim, start it when it has no pod. */
+async function keepOwn(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	identity: string,
+	view: MemberView,
+	members: MemberObjects[],
+): Promise<ClaimResult> {
+	const member = view.name;
+	const objects = members.find((m) => m.name === member)!;
+	let renewed = false;
+	if (view.claimExpired && objects.lease) {
+		const lease = await replaceLease(ctx, objects.lease, {
+			holder: identity,
+			durationSeconds: CLAIM_SECONDS,
+			transfer: false,
+		});
+		if (!lease)
+			throw new PoolError(
+				'busy',
+				`the claim of ${sanitize(identity)} on ${member} changed while renewing it; run claim again`,
+			);
+		renewed = true;
+		recordKubeEvent(
+			ctx,
+			member,
+			'Renewed',
+			`expired claim of ${identity} on ${member} renewed${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
+		);
+	}
+	const started =
+		view.state === 'Stopped'
+			? await startStopped(ctx, pool, spec, member, objects.pvc ?? undefined)
+			: false;
+	return { member, renewed, existing: true, started };
+}

@@ -1,0 +1,81 @@
+/** The context every engine operation runs in: clients, namespace, actor, clock, event sink. */
+
+import type { Kube } from '../kube/config.js';
+
+/** One step of an operation, as the CLI prints it and the TUI logs it. */
+export interface EngineEvent {
+	/** When it happened (ms, from the context's clock). */
+	time: number;
+	/** Who acted: the identity running the operation. */
+	actor: string;
+	pool: string;
+	member?: string;
+	/** What was done: reconcile, create, start, replace, delete, claim, release, apply, ... */
+	action: string;
+	outcome: 'start' | 'ok' | 'error' | 'info';
+	message: string;
+}
+
+/** Everything an operation needs: the same for the CLI, the TUI and the tests. */
+export interface EngineContext {
+	kube: Kube;
+	namespace: string;
+	/** The identity acting (for events and Kubernetes Events); not a claim identity. */
+	actor: string;
+	/** The clock (ms since the epoch); tests inject one. */
+	now(): number;
+	/** Receives every step of every operation. */
+	emit(e: EngineEvent): void;
+	/** How long to wait for one delete (pod, Service, PVC) to finish. */
+	deleteTimeoutMs: number;
+	/** How many members one operation works on at the same time. */
+	concurrency: number;
+	/** Aborts long waits and stops starting new steps. */
+	signal?: AbortSignal;
+}
+
+/** The default wait for one delete: the seed's two minutes. */
+export const DEFAULT_DELETE_TIMEOUT_MS = 120_000;
+/** The default number of members worked on at once. */
+export const DEFAULT_CONCURRENCY = 8;
+/** The actor when none is given. */
+export const DEFAULT_ACTOR = 'ctpool';
+
+/** A context over a loaded cluster connection, with defaults for everything not given. */
+export function createEngineContext(
+	kube: Kube,
+	opts: Partial<Omit<EngineContext, 'kube'>> = {},
+): EngineContext {
+	const ctx: EngineContext = {
+		kube,
+		namespace: opts.namespace ?? kube.namespace,
+		actor: opts.actor && opts.actor.length > 0 ? opts.actor : DEFAULT_ACTOR,
+		now: opts.now ?? (() => Date.now()),
+		emit: opts.emit ?? (() => {}),
+		deleteTimeoutMs: opts.deleteTimeoutMs ?? DEFAULT_DELETE_TIMEOUT_MS,
+		concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),
+	};
+	if (opts.signal) ctx.signal = opts.signal;
+	return ctx;
+}
+
+/** Sends one event through the context's sink; a throwing sink never breaks an operation. */
+export function emitEvent(
+	ctx: EngineContext,
+	e: Omit<EngineEvent, 'time' | 'actor'> & { time?: number },
+): void {
+	try {
+		const event: EngineEvent = {
+			time: e.time ?? ctx.now(),
+			actor: ctx.actor,
+			pool: e.pool,
+			action: e.action,
+			outcome: e.outcome,
+			message: e.message,
+		};
+		if (e.member !== undefined) event.member = e.member;
+		ctx.emit(event);
+	} catch {
+		// an event sink's failure is not the operation's
+	}
+}

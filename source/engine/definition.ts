@@ -1,0 +1,66 @@
+/** Reading and writing a pool's definition ConfigMap. */
+
+import { isNotFound } from '../kube/errors.js';
+import { plainObject } from '../kube/objects.js';
+import { PoolError } from '../pool/errors.js';
+import { configMapName, POOL_LABEL, SPEC_KEY } from '../pool/names.js';
+import type { ConfigMapObject } from '../pool/objects.js';
+import { type PoolSpec, parseSpec, type ValidateOptions } from '../pool/spec.js';
+import { clusterError } from './cluster-error.js';
+import type { EngineContext } from './context.js';
+
+/** A definition ConfigMap and the spec it holds. */
+export interface Definition {
+	configMap: ConfigMapObject;
+	spec: PoolSpec;
+}
+
+/** The text telling how to create a pool that does not exist. */
+export function notFoundMessage(pool: string, namespace: string): string {
+	return `pool ${pool} not found in namespace ${namespace} (no ConfigMap ${configMapName(pool)}); create it with ctpool apply ${pool} --image IMAGE --size N, or pick the namespace with -n`;
+}
+
+/** The definition ConfigMap of a pool, or null when there is none. */
+export async function readDefinitionMap(
+	ctx: EngineContext,
+	pool: string,
+): Promise<ConfigMapObject | null> {
+	const name = configMapName(pool);
+	try {
+		const cm = await ctx.kube.core.readNamespacedConfigMap({ name, namespace: ctx.namespace });
+		return plainObject<ConfigMapObject>(cm);
+	} catch (err) {
+		if (isNotFound(err)) return null;
+		throw clusterError(err, {
+			verb: 'get',
+			resource: 'configmaps',
+			namespace: ctx.namespace,
+			name,
+		});
+	}
+}
+
+/**
+ * The definition of a pool, validated. Throws PoolError: not-found without a ConfigMap,
+ * invalid-spec for a spec that does not parse or validate, persistent for mode: persistent
+ * (unless opts.allowPersistent).
+ */
+export async function readDefinition(
+	ctx: EngineContext,
+	pool: string,
+	opts: ValidateOptions = {},
+): Promise<Definition> {
+	const configMap = await readDefinitionMap(ctx, pool);
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
+	return { configMap, spec: parseSpec(configMap.data?.[SPEC_KEY], pool, opts) };
+}
+
+/** The ConfigMap object for a new definition. */
+export function definitionConfigMap(pool: string, namespace: string, specText: string) {
+	return {
+		apiVersion: 'v1',
+		kind: 'ConfigMap',
+		metadata: { name: configMapName(pool), namespace, labels: { [POOL_LABEL]: pool } },
+		data: { [SPEC_KEY]: specText },
+	};
+}

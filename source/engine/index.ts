@@ -1,0 +1,23 @@
+/** The pool engine: every operation the CLI, the TUI and the tests run against a cluster. */
+export { apply, writeDefinition } from './apply.js';
+export { type ClaimResult, checkIdentity, claim } from './claim.js';
+export {
+	createEngineContext,
+	DEFAULT_ACTOR,
+	DEFAULT_CONCURRENCY,
+	DEFAULT_DELETE_TIMEOUT_MS,
+	type EngineContext,
+	type EngineEvent,
+} from './context.js';
+export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
+export { deletePool } from './delete-pool.js';
+export { setMaintenance } from './maintenance.js';
+export { buildPod, buildPvc, memberLabels } from './member-objects.js';
+export { planStep, type ReconcileStep } from './member-step.js';
+export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';
+export {
+	type ReconcileAction,
+	type ReconcileResult,
+	reconcile,
+} from './reconcile.js';
+export { checkMember, type ReleaseOptions, type ReleaseResult, release } from './release.js';

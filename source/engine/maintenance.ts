@@ -1,0 +1,58 @@
+/** maintenance: mark a member (never free, never replaced or deleted by reconcile) or unmark it. */
+
+import { isNotFound } from '../kube/errors.js';
+import { PoolError } from '../pool/errors.js';
+import { MAINTENANCE_ANNOTATION, pvcName } from '../pool/names.js';
+import { checkPoolName, clusterError } from './cluster-error.js';
+import { type EngineContext, emitEvent } from './context.js';
+import { readDefinition } from './definition.js';
+import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { mergePatchOptions } from './merge-patch.js';
+import { checkMember } from './release.js';
+
+/**
+ * Sets (on) or removes (off) the maintenance annotation on the member's PVC; its value is the
+ * reason. Throws PoolError('not-found') when the member has no PVC.
+ */
+export async function setMaintenance(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	on: boolean,
+	reason?: string,
+): Promise<void> {
+	checkPoolName(pool);
+	checkMember(pool, member);
+	await readDefinition(ctx, pool, { allowPersistent: true });
+	const name = pvcName(member);
+	try {
+		await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+			{
+				name,
+				namespace: ctx.namespace,
+				body: {
+					metadata: { annotations: { [MAINTENANCE_ANNOTATION]: on ? (reason ?? '') : null } },
+				},
+			},
+			mergePatchOptions(),
+		);
+	} catch (err) {
+		if (isNotFound(err))
+			throw new PoolError(
+				'not-found',
+				`${member} has no PVC ${name} in namespace ${ctx.namespace}: the member does not exist now, so there is nothing to mark`,
+			);
+		throw clusterError(err, {
+			verb: 'patch',
+			resource: 'persistentvolumeclaims',
+			namespace: ctx.namespace,
+			name,
+		});
+	}
+	const message = on
+		? `${member} put in maintenance by ${ctx.actor}${reason ? `: ${reason}` : ''}`
+		: `${member} taken out of maintenance by ${ctx.actor}`;
+	recordKubeEvent(ctx, member, 'Maintenance', message);
+	await flushKubeEvents(ctx);
+	emitEvent(ctx, { pool, member, action: 'maintenance', outcome: 'ok', message });
+}

@@ -1,0 +1,212 @@
+/**
+ * A member's Lease: create is the atomic claim (the first writer wins), every change is a
+ * replace carrying metadata.resourceVersion (compare-and-swap), every delete carries a
+ * resourceVersion precondition.
+ */
+
+import type { V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
+import { plainObject } from '../kube/objects.js';
+import { RECONCILER_IDENTITY } from '../pool/errors.js';
+import {
+	formatMicroTime,
+	heldByReconciler,
+	leaseExpired,
+	RECONCILER_SECONDS,
+} from '../pool/lease.js';
+import { leaseName, MEMBER_LABEL, POOL_LABEL } from '../pool/names.js';
+import type { LeaseObject } from '../pool/objects.js';
+import { clusterError } from './cluster-error.js';
+import type { EngineContext } from './context.js';
+
+const LEASE_RESOURCE = 'leases.coordination.k8s.io';
+
+/** A Lease time for the API: six fractional digits (serialised as the string it is). */
+function microTime(ms: number): V1MicroTime {
+	return formatMicroTime(ms) as unknown as V1MicroTime;
+}
+
+/** The Lease object of a member held by holder from now on. */
+function leaseBody(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	holder: string,
+	durationSeconds: number,
+	transitions: number,
+): V1Lease {
+	const now = ctx.now();
+	return {
+		apiVersion: 'coordination.k8s.io/v1',
+		kind: 'Lease',
+		metadata: {
+			name: leaseName(member),
+			namespace: ctx.namespace,
+			labels: { [POOL_LABEL]: pool, [MEMBER_LABEL]: member },
+		},
+		spec: {
+			holderIdentity: holder,
+			acquireTime: microTime(now),
+			renewTime: microTime(now),
+			leaseDurationSeconds: durationSeconds,
+			leaseTransitions: transitions,
+		},
+	};
+}
+
+/**
+ * Creates the member's Lease for holder: the atomic step of a claim. Resolves with the
+ * Lease, or null when another writer created it first (409 AlreadyExists).
+ */
+export async function createLease(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	holder: string,
+	durationSeconds: number,
+): Promise<LeaseObject | null> {
+	const body = leaseBody(ctx, pool, member, holder, durationSeconds, 0);
+	try {
+		const created = await ctx.kube.coordination.createNamespacedLease({
+			namespace: ctx.namespace,
+			body,
+		});
+		return plainObject<LeaseObject>(created);
+	} catch (err) {
+		if (isAlreadyExists(err)) return null;
+		throw clusterError(err, {
+			verb: 'create',
+			resource: LEASE_RESOURCE,
+			namespace: ctx.namespace,
+			name: leaseName(member),
+		});
+	}
+}
+
+/** How a replace changes the Lease. */
+export interface LeaseChange {
+	holder: string;
+	durationSeconds: number;
+	/** A new holder: acquireTime = now and leaseTransitions + 1; otherwise only renewTime = now. */
+	transfer: boolean;
+}
+
+/**
+ * Replaces the Lease with a compare-and-swap on the resourceVersion it was read at.
+ * Resolves with the new Lease, or null when it changed or vanished meanwhile (409, 404).
+ */
+export async function replaceLease(
+	ctx: EngineContext,
+	current: LeaseObject,
+	change: LeaseChange,
+): Promise<LeaseObject | null> {
+	const name = current.metadata.name ?? '';
+	const now = microTime(ctx.now());
+	const spec = current.spec ?? {};
+	const body: V1Lease = {
+		apiVersion: 'coordination.k8s.io/v1',
+		kind: 'Lease',
+		metadata: {
+			name,
+			namespace: ctx.namespace,
+			resourceVersion: current.metadata.resourceVersion ?? '',
+			labels: { ...(current.metadata.labels ?? {}) },
+		},
+		spec: {
+			holderIdentity: change.holder,
+			acquireTime: change.transfer
+				? now
+				: ((spec.acquireTime as unknown as V1MicroTime | undefined) ?? now),
+			renewTime: now,
+			leaseDurationSeconds: change.durationSeconds,
+			leaseTransitions: (spec.leaseTransitions ?? 0) + (change.transfer ? 1 : 0),
+		},
+	};
+	if (current.metadata.annotations)
+		body.metadata!.annotations = { ...current.metadata.annotations };
+	try {
+		const replaced = await ctx.kube.coordination.replaceNamespacedLease({
+			name,
+			namespace: ctx.namespace,
+			body,
+		});
+		return plainObject<LeaseObject>(replaced);
+	} catch (err) {
+		if (isConflict(err) || isNotFound(err)) return null;
+		throw clusterError(err, {
+			verb: 'update',
+			resource: LEASE_RESOURCE,
+			namespace: ctx.namespace,
+			name,
+		});
+	}
+}
+
+/**
+ * Deletes a Lease with a resourceVersion precondition. Resolves true when it is gone (404
+ * included), false when it changed since it was read (409: someone else's now).
+ */
+export async function deleteLease(ctx: EngineContext, lease: LeaseObject): Promise<boolean> {
+	const name = lease.metadata.name ?? '';
+	const preconditions: { resourceVersion: string; uid?: string } = {
+		resourceVersion: lease.metadata.resourceVersion ?? '',
+	};
+	if (lease.metadata.uid) preconditions.uid = lease.metadata.uid;
+	try {
+		await ctx.kube.coordination.deleteNamespacedLease({
+			name,
+			namespace: ctx.namespace,
+			body: { preconditions },
+		});
+		return true;
+	} catch (err) {
+		if (isNotFound(err)) return true;
+		if (isConflict(err)) return false;
+		throw clusterError(err, {
+			verb: 'delete',
+			resource: LEASE_RESOURCE,
+			namespace: ctx.namespace,
+			name,
+		});
+	}
+}
+
+/** Reads a member's Lease; null when it has none. */
+export async function readLease(ctx: EngineContext, member: string): Promise<LeaseObject | null> {
+	const name = leaseName(member);
+	try {
+		const lease = await ctx.kube.coordination.readNamespacedLease({
+			name,
+			namespace: ctx.namespace,
+		});
+		return plainObject<LeaseObject>(lease);
+	} catch (err) {
+		if (isNotFound(err)) return null;
+		throw clusterError(err, {
+			verb: 'get',
+			resource: LEASE_RESOURCE,
+			namespace: ctx.namespace,
+			name,
+		});
+	}
+}
+
+/**
+ * Takes the member's Lease as the reconciler: creates it when the member has none, takes
+ * over an expired reconciler Lease with a CAS update. Resolves null when it cannot: a user
+ * holds it (expired or not: hands off), a live reconciler holds it, or another writer won.
+ */
+export async function takeReconcilerLease(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	current: LeaseObject | null,
+): Promise<LeaseObject | null> {
+	if (!current) return createLease(ctx, pool, member, RECONCILER_IDENTITY, RECONCILER_SECONDS);
+	if (!heldByReconciler(current) || !leaseExpired(current, ctx.now())) return null;
+	return replaceLease(ctx, current, {
+		holder: RECONCILER_IDENTITY,
+		durationSeconds: RECONCILER_SECONDS,
+		transfer: true,
+	});
+}

@@ -1,0 +1,81 @@
+/** readPool and listPools: the live state of pools, computed from the cluster; changes nothing. */
+
+import { plainObject } from '../kube/objects.js';
+import { PoolError } from '../pool/errors.js';
+import { groupMembers, type MemberView, memberView, type PoolFacts } from '../pool/member-state.js';
+import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
+import type { ConfigMapObject } from '../pool/objects.js';
+import { sourceHash } from '../pool/source-hash.js';
+import { type PoolSpec, parseSpec, sourceFields } from '../pool/spec.js';
+import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../pool/status.js';
+import { checkPoolName, clusterError } from './cluster-error.js';
+import type { EngineContext } from './context.js';
+import { notFoundMessage, readDefinitionMap } from './definition.js';
+import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+
+/** A pool as it is now: its definition (or why it is unreadable), members and counts. */
+export interface PoolSnapshot {
+	pool: string;
+	/** The definition; null when it does not parse or validate (see specError). */
+	spec: PoolSpec | null;
+	specError: string | null;
+	members: MemberView[];
+	counts: PoolCounts;
+	/** The status the last reconcile recorded (null when none or unreadable). */
+	recorded: PoolStatus | null;
+}
+
+/** The snapshot of one pool from its ConfigMap and its objects (pure). */
+export function snapshotOf(
+	pool: string,
+	configMap: ConfigMapObject,
+	objects: ListedObjects,
+	now: number,
+): PoolSnapshot {
+	let spec: PoolSpec | null = null;
+	let specError: string | null = null;
+	try {
+		spec = parseSpec(configMap.data?.[SPEC_KEY], pool, { allowPersistent: true });
+	} catch (err) {
+		specError = (err as Error).message;
+	}
+	const recorded = parseStatus(configMap.data?.[STATUS_KEY]);
+	const size = spec?.size ?? recorded?.desired ?? 0;
+	const facts: PoolFacts = { size, sourceHash: spec ? sourceHash(sourceFields(spec)) : null };
+	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
+	return { pool, spec, specError, members, counts: countMembers(size, members), recorded };
+}
+
+/** The live state of one pool. Throws PoolError('not-found') when it has no definition. */
+export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSnapshot> {
+	checkPoolName(pool);
+	const [configMap, objects] = await Promise.all([
+		readDefinitionMap(ctx, pool),
+		listPoolObjects(ctx, pool),
+	]);
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
+	return snapshotOf(pool, configMap, objects, ctx.now());
+}
+
+/** The live state of every pool in the namespace (four list requests in all), by name. */
+export async function listPools(ctx: EngineContext): Promise<PoolSnapshot[]> {
+	const namespace = ctx.namespace;
+	const [maps, objects] = await Promise.all([
+		ctx.kube.core
+			.listNamespacedConfigMap({ namespace, labelSelector: poolSelector() })
+			.catch((err) => {
+				throw clusterError(err, { verb: 'list', resource: 'configmaps', namespace });
+			}),
+		listPoolObjects(ctx),
+	]);
+	const now = ctx.now();
+	const out: PoolSnapshot[] = [];
+	for (const item of maps.items) {
+		const configMap = plainObject<ConfigMapObject>(item);
+		const name = configMap.metadata.name ?? '';
+		const pool = configMap.metadata.labels?.[POOL_LABEL] ?? '';
+		if (poolOfConfigMap(name) !== pool) continue;
+		out.push(snapshotOf(pool, configMap, objects, now));
+	}
+	return out.sort((a, b) => a.pool.localeCompare(b.pool));
+}

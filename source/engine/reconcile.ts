@@ -1,0 +1,383 @@
+/**
+ * reconcile: read the definition, members and Leases; create, start, replace and delete
+ * members under the reconciler's Lease; record the status when it changed. Idempotent, and
+ * safe to run twice at once.
+ */
+
+import { isNotFound } from '../kube/errors.js';
+import { heldByReconciler, leaseHolder } from '../pool/lease.js';
+import {
+	groupMembers,
+	type MemberObjects,
+	type MemberView,
+	memberView,
+	type PoolFacts,
+} from '../pool/member-state.js';
+import { configMapName, STATUS_KEY } from '../pool/names.js';
+import { describeDrift, sourceHash } from '../pool/source-hash.js';
+import type { PoolSpec } from '../pool/spec.js';
+import { sourceFields } from '../pool/spec.js';
+import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
+import { mapLimit } from './bounded-map.js';
+import { checkPoolName, failureText } from './cluster-error.js';
+import { type EngineContext, emitEvent } from './context.js';
+import { type Definition, readDefinition } from './definition.js';
+import { flushKubeEvents, type KubeEventReason, recordKubeEvent } from './kube-event.js';
+import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
+import { pvcSource } from './member-objects.js';
+import { createMember, destroyMember, readMember, startMember } from './member-ops.js';
+import { claimedByUser, planStep, type ReconcileStep, replaceReason } from './member-step.js';
+import { mergePatchOptions } from './merge-patch.js';
+import { listPoolObjects } from './pool-objects.js';
+
+/** One step reconcile took on a member. */
+export interface ReconcileAction {
+	member: string;
+	step: ReconcileStep;
+	ok: boolean;
+	error?: string;
+}
+
+/** What a reconcile did and saw. It failed when errors is not empty. */
+export interface ReconcileResult {
+	pool: string;
+	/** The status as observed at the end (recorded when it changed). */
+	status: PoolStatus;
+	actions: ReconcileAction[];
+	/** One line per failed step: `create desk-3: <reason>`. */
+	errors: string[];
+	/** Whether the status was written to the ConfigMap. */
+	statusWritten: boolean;
+}
+
+const STEP_ORDER: Record<ReconcileStep, number> = { create: 0, start: 1, replace: 2, delete: 3 };
+
+const EVENT_REASON: Record<ReconcileStep, KubeEventReason> = {
+	create: 'Created',
+	start: 'Started',
+	replace: 'Replaced',
+	delete: 'Deleted',
+};
+
+/** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
+export async function reconcile(ctx: EngineContext, pool: string): Promise<ReconcileResult> {
+	checkPoolName(pool);
+	const definition = await readDefinition(ctx, pool);
+	return reconcileDefinition(ctx, pool, definition);
+}
+
+interface Plan {
+	objects: MemberObjects;
+	view: MemberView;
+	step: ReconcileStep;
+}
+
+/** Reconciles a pool against a definition already read (apply and delete use this). */
+export async function reconcileDefinition(
+	ctx: EngineContext,
+	pool: string,
+	definition: Definition,
+): Promise<ReconcileResult> {
+	const { spec } = definition;
+	const facts: PoolFacts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+	emitEvent(ctx, {
+		pool,
+		action: 'reconcile',
+		outcome: 'start',
+		message: `reconciling pool ${pool} (size ${spec.size})`,
+	});
+	let objects = await listPoolObjects(ctx, pool);
+	const startNow = ctx.now();
+	const plans: Plan[] = [];
+	for (const m of groupMembers(pool, spec.size, objects)) {
+		const view = memberView(m, facts, startNow);
+		const step = planStep(view, startNow);
+		if (step) plans.push({ objects: m, view, step });
+	}
+	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
+		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan),
+	);
+	const actions = outcomes.filter((a): a is ReconcileAction => a !== null);
+	const errors = actions
+		.filter((a) => !a.ok)
+		.sort((a, b) => indexOf(plans, a.member) - indexOf(plans, b.member))
+		.map((a) => `${a.step} ${a.member}: ${a.error ?? 'failed'}`);
+
+	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
+	const endNow = ctx.now();
+	const views = groupMembers(pool, spec.size, objects).map((m) => memberView(m, facts, endNow));
+	const status = buildStatus(spec.size, views, errors, endNow);
+	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
+	let statusWritten = false;
+	if (!recorded || !sameStatus(recorded, status))
+		statusWritten = await writeStatus(ctx, pool, status);
+	await flushKubeEvents(ctx);
+	emitEvent(ctx, {
+		pool,
+		action: 'reconcile',
+		outcome: errors.length > 0 ? 'error' : 'ok',
+		message:
+			errors.length > 0
+				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
+				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
+	});
+	return { pool, status, actions, errors, statusWritten };
+}
+
+function indexOf(plans: Plan[], member: string): number {
+	return plans.find((p) => p.view.name === member)?.view.index ?? 0;
+}
+
+/** Records the status with a merge patch of the `status` key only (the spec is left alone). */
+async function writeStatus(ctx: EngineContext, pool: string, status: PoolStatus): Promise<boolean> {
+	try {
+		await ctx.kube.core.patchNamespacedConfigMap(
+			{
+				name: configMapName(pool),
+				namespace: ctx.namespace,
+				body: { data: { [STATUS_KEY]: JSON.stringify(status) } },
+			},
+			mergePatchOptions(),
+		);
+		return true;
+	} catch (err) {
+		if (isNotFound(err)) return false;
+		emitEvent(ctx, {
+			pool,
+			action: 'status',
+			outcome: 'error',
+			message: failureText(err, {
+				verb: 'patch',
+				resource: 'configmaps',
+				namespace: ctx.namespace,
+				name: configMapName(pool),
+			}),
+		});
+		return false;
+	}
+}
+
+function runPlan(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	facts: PoolFacts,
+	plan: Plan,
+): Promise<ReconcileAction | null> {
+	if (plan.step === 'start' && claimedByUser(plan.view)) return startClaimed(ctx, pool, plan);
+	return underLease(ctx, pool, spec, facts, plan);
+}
+
+/** What a step does, for messages. */
+function describeStep(step: ReconcileStep, view: MemberView, spec: PoolSpec): string {
+	const member = view.name;
+	switch (step) {
+		case 'create':
+			return `create ${member} from ${spec.image}`;
+		case 'start':
+			return `start ${member}`;
+		case 'replace':
+			return `replace ${member} (${replaceReason(view)}) from ${spec.image}`;
+		case 'delete':
+			return `delete ${member} (index ${view.index} is above the pool size ${spec.size})`;
+	}
+}
+
+/**
+ * A start of a member a user holds: no Lease is taken (the user has it; a start destroys
+ * nothing). The Lease and PVC are read again first: a release in progress (the reconciler
+ * holds the Lease) or a PVC being deleted means leave it.
+ */
+async function startClaimed(
+	ctx: EngineContext,
+	pool: string,
+	plan: Plan,
+): Promise<ReconcileAction | null> {
+	const member = plan.view.name;
+	emitEvent(ctx, {
+		pool,
+		member,
+		action: 'start',
+		outcome: 'start',
+		message: `start ${member} (claimed by ${plan.view.holder})`,
+	});
+	try {
+		const [lease, now] = await Promise.all([readLease(ctx, member), readMember(ctx, member)]);
+		if (
+			!lease ||
+			heldByReconciler(lease) ||
+			leaseHolder(lease) !== plan.view.leaseHolder ||
+			now.pod ||
+			!now.pvc ||
+			now.pvc.metadata.deletionTimestamp
+		) {
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: 'start',
+				outcome: 'info',
+				message: `${member} changed meanwhile; left for the next reconcile`,
+			});
+			return null;
+		}
+		await startMember(ctx, pool, member, now.pvc);
+		recordKubeEvent(
+			ctx,
+			member,
+			'Started',
+			`${ctx.actor} started ${member} (claimed by ${plan.view.holder})`,
+		);
+		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
+		return { member, step: 'start', ok: true };
+	} catch (err) {
+		return failed(ctx, pool, member, 'start', err);
+	}
+}
+
+function failed(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	step: ReconcileStep,
+	err: unknown,
+): ReconcileAction {
+	const error = failureText(err);
+	recordKubeEvent(
+		ctx,
+		member,
+		'ReconcileFailed',
+		`${step} ${member} by ${ctx.actor} failed: ${error}`,
+		'Warning',
+	);
+	emitEvent(ctx, {
+		pool,
+		member,
+		action: step,
+		outcome: 'error',
+		message: `${step} ${member}: ${error}`,
+	});
+	return { member, step, ok: false, error };
+}
+
+/**
+ * A create, start, replace or delete under the reconciler's Lease: take the Lease (a user's
+ * Lease or another live reconciler's means hands off), read the member again and decide
+ * again (the list may be stale), act, and delete the Lease whether the step worked or not.
+ */
+async function underLease(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	facts: PoolFacts,
+	plan: Plan,
+): Promise<ReconcileAction | null> {
+	const member = plan.view.name;
+	let step = plan.step;
+	emitEvent(ctx, {
+		pool,
+		member,
+		action: step,
+		outcome: 'start',
+		message: describeStep(step, plan.view, spec),
+	});
+	let lease: Awaited<ReturnType<typeof takeReconcilerLease>>;
+	try {
+		lease = await takeReconcilerLease(ctx, pool, member, plan.objects.lease ?? null);
+	} catch (err) {
+		return failed(ctx, pool, member, step, err);
+	}
+	if (!lease) {
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: step,
+			outcome: 'info',
+			message: `${member}: its Lease is held by someone else; hands off`,
+		});
+		return null;
+	}
+	let action: ReconcileAction | null = null;
+	try {
+		const now = await readMember(ctx, member);
+		const fresh = memberView(
+			{ name: member, index: plan.view.index, pod: now.pod, pvc: now.pvc, lease: null },
+			facts,
+			ctx.now(),
+		);
+		const again = planStep(fresh, ctx.now());
+		if (!again) {
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: step,
+				outcome: 'info',
+				message: `${member} needs nothing any more (someone else did it)`,
+			});
+		} else {
+			step = again;
+			const what = describeStep(step, fresh, spec);
+			const src = sourceFields(spec);
+			if (step === 'create') await createMember(ctx, pool, member, src);
+			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
+			else {
+				const opts: Parameters<typeof destroyMember>[2] = {};
+				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
+				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
+				await destroyMember(ctx, member, opts);
+				if (step === 'replace') await createMember(ctx, pool, member, src);
+			}
+			recordKubeEvent(
+				ctx,
+				member,
+				EVENT_REASON[step],
+				`${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`,
+			);
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: step,
+				outcome: 'ok',
+				message: doneText(step, member),
+			});
+			action = { member, step, ok: true };
+		}
+	} catch (err) {
+		action = failed(ctx, pool, member, step, err);
+	}
+	try {
+		const removed = await deleteLease(ctx, lease);
+		if (!removed) {
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: step,
+				outcome: 'info',
+				message: `${member}: the reconciler Lease changed hands during the step; left to its new holder`,
+			});
+		}
+	} catch (err) {
+		const why = `its Lease could not be removed (it expires in 10 minutes): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
+		if (action?.ok === false) action.error = `${action.error}; ${why}`;
+		else action = failed(ctx, pool, member, step, new Error(why));
+	}
+	return action;
+}
+
+function doneText(step: ReconcileStep, member: string): string {
+	const verb = { create: 'created', start: 'started', replace: 'replaced', delete: 'deleted' }[
+		step
+	];
+	return `${verb} ${member}`;
+}
+
+/** For a replace, what drifted (`image a -> b`), from the source recorded on the old PVC. */
+function driftNote(
+	step: ReconcileStep,
+	pvc: { metadata: { annotations?: Record<string, string> } } | null,
+	spec: PoolSpec,
+): string {
+	if (step !== 'replace' || !pvc) return '';
+	const changes = describeDrift(pvcSource(pvc.metadata.annotations), sourceFields(spec));
+	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
+}

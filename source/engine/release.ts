@@ -1,0 +1,209 @@
+/**
+ * release: the user is done. The claim is handed to the reconciler (CAS), the member is
+ * destroyed and created again from the current source, and the Lease is deleted.
+ */
+
+import { isNotFound } from '../kube/errors.js';
+import { PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
+import { heldByReconciler, leaseExpired, leaseHolder, RECONCILER_SECONDS } from '../pool/lease.js';
+import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
+import { sourceFields } from '../pool/spec.js';
+import { sanitize } from '../text/sanitize.js';
+import { checkIdentity } from './claim.js';
+import { checkPoolName, failureText } from './cluster-error.js';
+import { type EngineContext, emitEvent } from './context.js';
+import { readDefinition } from './definition.js';
+import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { deleteLease, readLease, replaceLease } from './member-lease.js';
+import { createMember, destroyMember } from './member-ops.js';
+import { mergePatchOptions } from './merge-patch.js';
+
+/** What a release did. */
+export interface ReleaseResult {
+	/** False when the member had no claim (nothing was done). */
+	released: boolean;
+	/** The member was created again (its index is within the pool size). */
+	recreated: boolean;
+	message: string;
+}
+
+/** Options of a release. */
+export interface ReleaseOptions {
+	/** Release a claim that another identity holds (an administrator). */
+	force?: boolean;
+	/** Progress of the long waits, one line at a time. */
+	onProgress?: (message: string) => void;
+}
+
+/** Throws PoolError('usage') unless member names a member of the pool. */
+export function checkMember(pool: string, member: string): number {
+	const index = memberIndex(pool, member);
+	if (index === null)
+		throw new PoolError(
+			'usage',
+			`${JSON.stringify(sanitize(member).slice(0, 80))} is not a member of pool ${pool}; members are named ${memberName(pool, 1)}, ${memberName(pool, 2)}, ...`,
+		);
+	return index;
+}
+
+/**
+ * Releases a member's claim. Without a Lease there is nothing to do. A holder other than
+ * identity is refused unless force. The destroy waits until pod, Service and PVC are gone;
+ * the member is created again when its index is within size; the Lease is deleted at the
+ * end, also when a step failed.
+ */
+export async function release(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	identity: string,
+	opts: ReleaseOptions = {},
+): Promise<ReleaseResult> {
+	checkPoolName(pool);
+	const index = checkMember(pool, member);
+	checkIdentity(identity);
+	const { spec } = await readDefinition(ctx, pool);
+	const lease = await readLease(ctx, member);
+	if (!lease) {
+		const message = `${member} has no claim; nothing to do`;
+		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
+		return { released: false, recreated: false, message };
+	}
+	const holder = leaseHolder(lease);
+	const shown = sanitize(holder);
+	if (heldByReconciler(lease)) {
+		if (!leaseExpired(lease, ctx.now()))
+			throw new PoolError(
+				'busy',
+				`${member} is being reconciled right now (${RECONCILER_IDENTITY} holds its Lease); try again in a moment`,
+			);
+		if (!opts.force)
+			throw new PoolError(
+				'not-holder',
+				`${member} is held by a reconciler that stopped mid-step (its Lease has expired); the next reconcile takes it over, or release it with --force`,
+			);
+	} else if (holder !== identity && !opts.force) {
+		throw new PoolError(
+			'not-holder',
+			`${member} is claimed by ${shown}, not by ${sanitize(identity)}; only the holder can release it, or an administrator with --force`,
+		);
+	}
+	emitEvent(ctx, {
+		pool,
+		member,
+		action: 'release',
+		outcome: 'start',
+		message: `releasing ${member} (claimed by ${shown})${holder !== identity ? ' with --force' : ''}`,
+	});
+	const held = await replaceLease(ctx, lease, {
+		holder: RECONCILER_IDENTITY,
+		durationSeconds: RECONCILER_SECONDS,
+		transfer: true,
+	});
+	if (!held)
+		throw new PoolError(
+			'busy',
+			`the claim on ${member} changed while releasing it; run release again`,
+		);
+	recordKubeEvent(
+		ctx,
+		member,
+		'Released',
+		`${member} released from ${holder || '(no holder)'} by ${identity}${holder !== identity ? ' (--force)' : ''}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
+	);
+
+	let destroyError = '';
+	let recreateError = '';
+	let recreated = false;
+	try {
+		const destroyOpts: Parameters<typeof destroyMember>[2] = {};
+		if (opts.onProgress) destroyOpts.onProgress = opts.onProgress;
+		await destroyMember(ctx, member, destroyOpts);
+	} catch (err) {
+		destroyError = failureText(err);
+	}
+	if (destroyError) {
+		await quarantine(ctx, pool, member, identity, destroyError);
+	} else if (index <= spec.size) {
+		opts.onProgress?.(`creating ${member} again from ${spec.image}`);
+		try {
+			await createMember(ctx, pool, member, sourceFields(spec));
+			recreated = true;
+		} catch (err) {
+			recreateError = failureText(err);
+		}
+	}
+	let leaseError = '';
+	try {
+		if (!(await deleteLease(ctx, held)))
+			leaseError = 'its Lease changed hands meanwhile and was left to its new holder';
+	} catch (err) {
+		leaseError = `its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over): ${failureText(err)}`;
+	}
+	if (destroyError || recreateError)
+		recordKubeEvent(
+			ctx,
+			member,
+			'ReleaseFailed',
+			`release of ${member} by ${identity}: ${destroyError || recreateError}`,
+			'Warning',
+		);
+	else if (recreated)
+		recordKubeEvent(
+			ctx,
+			member,
+			'Created',
+			`${ctx.actor}: created ${member} again from ${spec.image} after its release`,
+		);
+	await flushKubeEvents(ctx);
+
+	const extra = leaseError ? `; ${leaseError}` : '';
+	let failure = '';
+	if (destroyError)
+		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)}, then run ctpool maintenance ${pool} ${member} off${extra}`;
+	else if (recreateError)
+		failure = `released ${member}, but creating it again failed: ${recreateError}; the next reconcile creates it${extra}`;
+	else if (leaseError) failure = `released ${member}, but ${leaseError}`;
+	if (failure) {
+		emitEvent(ctx, { pool, member, action: 'release', outcome: 'error', message: failure });
+		throw new PoolError('failed', failure);
+	}
+	const message = recreated
+		? `released ${member} (claimed by ${shown}); it was destroyed and created again from ${spec.image}`
+		: `released ${member} (claimed by ${shown}); it was destroyed and not created again (index ${index} is above the pool size ${spec.size})`;
+	emitEvent(ctx, { pool, member, action: 'release', outcome: 'ok', message });
+	return { released: true, recreated, message };
+}
+
+/**
+ * A member whose destroy failed may still hold the previous user's data: put it in
+ * maintenance so that it is never free, and the next user never gets the old desktop.
+ */
+async function quarantine(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	identity: string,
+	why: string,
+): Promise<void> {
+	const reason = `release by ${identity} failed (${why.slice(0, 200)}); the previous user's data may remain`;
+	try {
+		await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+			{
+				name: pvcName(member),
+				namespace: ctx.namespace,
+				body: { metadata: { annotations: { [MAINTENANCE_ANNOTATION]: reason } } },
+			},
+			mergePatchOptions(),
+		);
+	} catch (err) {
+		if (!isNotFound(err))
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: 'release',
+				outcome: 'error',
+				message: `${member} could not be put in maintenance: ${failureText(err)}`,
+			});
+	}
+}
