@@ -144,7 +144,11 @@ export function apiFailure(err: unknown): ApiFailure | null {
 	const sysCode = sys ?? (typeof cause?.code === 'string' ? cause.code : undefined);
 	if (sysCode && NETWORK_REASONS[sysCode]) {
 		const [reason, text] = NETWORK_REASONS[sysCode];
-		return { code: 0, reason, message: `cannot reach the cluster: ${text}${where(e)}` };
+		const lead =
+			reason === 'ConnectionReset'
+				? 'lost the connection to the cluster'
+				: 'cannot reach the cluster';
+		return { code: 0, reason, message: `${lead}: ${text}${where(e)}` };
 	}
 	if (e.name === 'AbortError' || sysCode === 'ABORT_ERR')
 		return { code: 0, reason: 'Aborted', message: 'the request was cancelled' };
@@ -221,6 +225,8 @@ function describeRaw(err: unknown, what?: ErrorSubject): string {
 		return 'unauthorized: the cluster rejected the credentials (log in again or fix the user in the kubeconfig)';
 	const prefix = what ? `${subjectText(what)}: ` : '';
 	if (f.code === 0) return `${prefix}${f.message}`;
+	if (f.code >= 500)
+		return `${prefix}server error (HTTP ${f.code}${f.message ? `: ${f.message}` : ''})`;
 	if (f.message) return `${prefix}${f.message}`;
 	return `${prefix}${f.reason} (HTTP ${f.code})`;
 }
