@@ -185,13 +185,24 @@ export function methodNotAllowed(): SimError {
 	);
 }
 
-/** 415 UnsupportedMediaType for a patch type the server does not take. */
-export function unsupportedMediaType(contentType: string): SimError {
+/** 415 UnsupportedMediaType: the body's content type is not one the server reads. */
+export function unsupportedMediaType(
+	contentType: string,
+	accepted = 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+): SimError {
 	return new SimError(
 		415,
 		'UnsupportedMediaType',
-		`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`,
-		{},
+		`the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+		{
+			causes: [
+				{
+					reason: 'UnexpectedHeader',
+					message: `unsupported content type ${JSON.stringify(contentType)}`,
+					field: 'Content-Type',
+				},
+			],
+		},
 	);
 }
 
