@@ -74,8 +74,9 @@ export async function getJson<T = unknown>(
 	timeoutMs: number,
 	signal?: AbortSignal,
 ): Promise<T> {
-	const deadline = AbortSignal.timeout(timeoutMs);
-	const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
+	const deadline = new AbortController();
+	const timer = setTimeout(() => deadline.abort(), timeoutMs);
+	const both = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
 	try {
 		const { res } = await open(kc, apiUrl(kc, path, query), both);
 		const text = await readAll(res);
@@ -83,8 +84,11 @@ export async function getJson<T = unknown>(
 		if (code < 200 || code > 299) throw new KubeHttpError(code, text);
 		return JSON.parse(text) as T;
 	} catch (err) {
-		if (deadline.aborted && !signal?.aborted) throw new KubeTimeoutError(timeoutMs, `GET ${path}`);
+		if (deadline.signal.aborted && !signal?.aborted)
+			throw new KubeTimeoutError(timeoutMs, `GET ${path}`);
 		throw err;
+	} finally {
+		clearTimeout(timer);
 	}
 }
 

@@ -215,20 +215,28 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 	return wrapHttpLibrary({
 		async send(request: RequestContext): Promise<ResponseContext> {
 			request.setHeaderParam('User-Agent', agentName);
-			const deadline = AbortSignal.timeout(timeoutMs);
+			const deadline = new AbortController();
+			// Unref'd: a forgotten body never keeps the process alive; cleared once read.
+			const timer = setTimeout(() => deadline.abort(), timeoutMs);
+			timer.unref();
 			const own = request.getSignal();
-			request.setSignal(own ? AbortSignal.any([own, deadline]) : deadline);
+			request.setSignal(own ? AbortSignal.any([own, deadline.signal]) : deadline.signal);
 			const what = `${request.getHttpMethod()} ${new URL(request.getUrl()).pathname}`;
 			const mapError = (err: unknown): never => {
-				if (deadline.aborted && !own?.aborted) throw new KubeTimeoutError(timeoutMs, what);
+				clearTimeout(timer);
+				if (deadline.signal.aborted && !own?.aborted) throw new KubeTimeoutError(timeoutMs, what);
 				throw err;
+			};
+			const done = <T>(value: T): T => {
+				clearTimeout(timer);
+				return value;
 			};
 			try {
 				const response = await inner.send(request).toPromise();
 				const body = response.body;
 				response.body = {
-					text: () => body.text().catch(mapError),
-					binary: () => body.binary().catch(mapError),
+					text: () => body.text().then(done, mapError),
+					binary: () => body.binary().then(done, mapError),
 				};
 				return response;
 			} catch (err) {

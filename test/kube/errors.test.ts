@@ -1,5 +1,6 @@
 import { ApiException } from '@kubernetes/client-node';
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
+import { loadKube } from '../../source/kube/config.js';
 import {
 	apiFailure,
 	describeError,
@@ -11,6 +12,7 @@ import {
 	registerSecret,
 } from '../../source/kube/errors.js';
 import { PoolError } from '../../source/pool/errors.js';
+import { type SimCluster, startSimCluster } from '../../source/sim/index.js';
 
 function status(code: number, reason: string, message: string, details?: unknown): string {
 	return JSON.stringify({
@@ -146,5 +148,38 @@ describe('redact', () => {
 		expect(
 			redact('opaque 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 x'),
 		).toBe('opaque [redacted] x');
+	});
+});
+
+describe('against the simulated cluster', () => {
+	let sim: SimCluster | undefined;
+	afterEach(async () => {
+		await sim?.close();
+		sim = undefined;
+	});
+
+	test('the token in a request path never shows in an error text', async () => {
+		sim = await startSimCluster({ config: { timeScale: 0.01 } });
+		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
+		const token = sim.token;
+		const notFound = await kube.core
+			.readNamespacedPod({ name: token, namespace: 'corral' })
+			.catch((e: unknown) => e);
+		expect(isNotFound(notFound)).toBe(true);
+		expect(describeError(notFound)).toMatch(/^pods "\[redacted\]" not found$/);
+		expect(JSON.stringify(apiFailure(notFound))).not.toContain(token);
+		expect(
+			describeError(notFound, { verb: 'get', resource: 'pods', namespace: token, name: token }),
+		).not.toContain(token);
+
+		sim.config.deny = ['get pods'];
+		const forbidden = await kube.core
+			.readNamespacedPod({ name: token, namespace: 'corral' })
+			.catch((e: unknown) => e);
+		expect(apiFailure(forbidden)?.code).toBe(403);
+		expect(describeError(forbidden)).not.toContain(token);
+		expect(describeError(forbidden, { verb: 'get', resource: 'pods', namespace: 'corral' })).toBe(
+			'forbidden: cannot get pods in namespace corral (ask for the "get" permission on pods)',
+		);
 	});
 });
