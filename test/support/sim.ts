@@ -1,0 +1,165 @@
+/**
+ * Test helpers around the simulated cluster: start one at test pace with its kubeconfig in
+ * a temp dir, wait for conditions, and build client-node clients through the kubeconfig.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll } from 'vitest';
+import { type SimCluster, type StartSimOptions, startSimCluster } from '../../source/sim/index.js';
+
+/** A simulated cluster started for a test, with its temp dir. */
+export interface TestSim {
+	cluster: SimCluster;
+	/** The kubeconfig file (in `dir`). */
+	kubeconfigPath: string;
+	/** A temp dir owned by this sim (removed by cleanup): put kubectl caches and scratch files here. */
+	dir: string;
+	/** Closes the cluster and removes the temp dir. */
+	cleanup(): Promise<void>;
+}
+
+/**
+ * Starts a simulated cluster for tests: timeScale 0.01 (controllers act in milliseconds),
+ * bookmarks every 200 ms, and the kubeconfig written into a fresh temp dir.
+ */
+export async function startTestSim(opts: StartSimOptions = {}): Promise<TestSim> {
+	const dir = await mkdtemp(join(tmpdir(), 'ctpool-test-sim-'));
+	const kubeconfigPath = opts.kubeconfigPath ?? join(dir, 'kubeconfig');
+	let cluster: SimCluster;
+	try {
+		cluster = await startSimCluster({
+			bookmarkIntervalMs: 200,
+			...opts,
+			kubeconfigPath,
+			config: { timeScale: 0.01, ...opts.config },
+		});
+	} catch (err) {
+		await rm(dir, { recursive: true, force: true });
+		throw err;
+	}
+	let cleaned: Promise<void> | undefined;
+	return {
+		cluster,
+		kubeconfigPath,
+		dir,
+		cleanup() {
+			cleaned ??= (async () => {
+				await cluster.close();
+				await rm(dir, { recursive: true, force: true });
+			})();
+			return cleaned;
+		},
+	};
+}
+
+/**
+ * Starts a simulated cluster before the tests of the current file (or describe block) and
+ * cleans it up after them. Read `.cluster` / `.sim` inside tests, not at collection time.
+ */
+export function withSim(opts: StartSimOptions = {}): {
+	readonly sim: TestSim;
+	readonly cluster: SimCluster;
+	readonly kubeconfigPath: string;
+} {
+	let sim: TestSim | undefined;
+	beforeAll(async () => {
+		sim = await startTestSim(opts);
+	});
+	afterAll(async () => {
+		await sim?.cleanup();
+	});
+	const need = (): TestSim => {
+		if (!sim) throw new Error('withSim: the cluster is not started yet (use it inside a test)');
+		return sim;
+	};
+	return {
+		get sim() {
+			return need();
+		},
+		get cluster() {
+			return need().cluster;
+		},
+		get kubeconfigPath() {
+			return need().kubeconfigPath;
+		},
+	};
+}
+
+/** A client-node KubeConfig loaded from the sim's kubeconfig file (imports client-node lazily). */
+export async function kubeConfigFor(sim: { kubeconfigPath: string }): Promise<KubeConfig> {
+	const { KubeConfig } = await import('@kubernetes/client-node');
+	const kc = new KubeConfig();
+	kc.loadFromFile(sim.kubeconfigPath);
+	return kc;
+}
+
+/** Options of waitFor. */
+export interface WaitOptions {
+	/** Give up after this long (ms, default 15,000). */
+	timeoutMs?: number;
+	/** Poll this often (ms, default 20). */
+	intervalMs?: number;
+	/** Named in the timeout error. */
+	what?: string;
+}
+
+/**
+ * Polls until `check` returns a truthy value (or a promise of one) and returns it; throws
+ * after the timeout with the last error or value seen.
+ */
+export async function waitFor<T>(
+	check: () => T | Promise<T>,
+	opts: WaitOptions = {},
+): Promise<NonNullable<T>> {
+	const timeout = opts.timeoutMs ?? 15_000;
+	const interval = opts.intervalMs ?? 20;
+	const deadline = Date.now() + timeout;
+	let last: unknown;
+	for (;;) {
+		try {
+			const v = await check();
+			if (v) return v as NonNullable<T>;
+			last = v;
+		} catch (err) {
+			last = err;
+		}
+		if (Date.now() > deadline) {
+			const detail = last instanceof Error ? last.message : JSON.stringify(last);
+			throw new Error(
+				`timed out after ${timeout} ms waiting for ${opts.what ?? 'a condition'} (last: ${detail})`,
+			);
+		}
+		await new Promise((r) => setTimeout(r, interval));
+	}
+}
+
+/** Raw HTTP against the sim with its token (for what client-node does not expose). */
+export async function simFetch(
+	cluster: SimCluster,
+	path: string,
+	init: {
+		method?: string;
+		headers?: Record<string, string>;
+		body?: string;
+		token?: string | null;
+	} = {},
+): Promise<{ status: number; headers: Headers; text: string; json: () => unknown }> {
+	const headers: Record<string, string> = { ...(init.headers ?? {}) };
+	const token = init.token === undefined ? cluster.token : init.token;
+	if (token !== null) headers.Authorization = `Bearer ${token}`;
+	const res = await fetch(`${cluster.url}${path}`, {
+		method: init.method ?? 'GET',
+		headers,
+		...(init.body !== undefined ? { body: init.body } : {}),
+	});
+	const text = await res.text();
+	return {
+		status: res.status,
+		headers: res.headers,
+		text,
+		json: () => JSON.parse(text) as unknown,
+	};
+}
