@@ -47,7 +47,10 @@ export interface PoolWatchOptions {
 	backoffMs?: { initial: number; max: number };
 }
 
-/** Where a pool watch delivers. Calls never overlap and never come after stop(). */
+/**
+ * Where a pool watch delivers. Calls never overlap and never come after stop(). A sink that
+ * throws is a bug: its error is rethrown outside the watch (uncaught), and the watch goes on.
+ */
 export interface PoolWatchSink {
 	/** A batch of changes, in order; objects are plain JSON and must not be mutated. */
 	onBatch(changes: WatchChange[]): void;

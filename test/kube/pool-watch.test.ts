@@ -199,6 +199,11 @@ describe('startPoolWatch', () => {
 			object: { metadata: { name: 'corral-vdi-ctpool-desk' } },
 		});
 
+		// Every request said it was ctpool (audit logs tell it from kubectl).
+		const requests = sim!.audit.requests();
+		expect(requests.filter((r) => r.verb === 'list').length).toBeGreaterThanOrEqual(4);
+		expect(requests.every((r) => r.who === 'ctpool')).toBe(true);
+
 		// The other pool's ConfigMap never arrived.
 		expect(rec.changes.some((c) => c.op !== 'reset' && c.object.metadata.name === 'other')).toBe(
 			false,
@@ -255,6 +260,19 @@ describe('startPoolWatch', () => {
 		// Resumed from the last resourceVersion: no relist, nothing delivered twice.
 		expect(rec.resets('configmaps')).toBe(1);
 		expect(new Set(rec.deliveries).size).toBe(rec.deliveries.length);
+	});
+
+	test('a watch the server ends on time is resumed from the last resourceVersion', async () => {
+		const { sim, kube, rec } = await setup();
+		start(kube, rec, { kinds: ['configmaps'], timeoutSeconds: 1 });
+		await until('synced', () => synced(rec));
+		const watchesBefore = () =>
+			sim.audit.requests().filter((r) => r.verb === 'watch' && r.resource === 'configmaps').length;
+		await until('two watches ended by the server', () => watchesBefore() >= 3, 20_000);
+		sim.store.create('configmaps', configMap('later'));
+		await until('later', () => rec.objects.configmaps.has('later'));
+		expect(rec.resets('configmaps')).toBe(1);
+		expect(rec.states.every((s) => s.phase === 'synced')).toBe(true);
 	});
 
 	test('410 Expired relists and the reset removes what vanished meanwhile', async () => {
