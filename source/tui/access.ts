@@ -1,0 +1,112 @@
+/**
+ * Which mutating keys the identity may use, checked with SelfSubjectAccessReview. A key the
+ * identity lacks a right for is shown disabled with the missing permission.
+ */
+
+import type { Kube } from '../kube/config.js';
+import { forbiddenText } from '../kube/errors.js';
+import { Command } from './keys.js';
+
+/** One right an operation needs. */
+export interface AccessNeed {
+	verb: string;
+	resource: string;
+	group?: string;
+	subresource?: string;
+}
+
+const LEASES = { resource: 'leases', group: 'coordination.k8s.io' };
+
+/** The rights each mutating command needs, from what the engine and kubectl call. */
+export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
+	[Command.Claim]: [
+		{ verb: 'create', ...LEASES },
+		{ verb: 'update', ...LEASES },
+		{ verb: 'patch', resource: 'persistentvolumeclaims' },
+		{ verb: 'create', resource: 'pods' },
+	],
+	[Command.Release]: [
+		{ verb: 'update', ...LEASES },
+		{ verb: 'delete', ...LEASES },
+		{ verb: 'delete', resource: 'pods' },
+		{ verb: 'delete', resource: 'persistentvolumeclaims' },
+		{ verb: 'delete', resource: 'services' },
+		{ verb: 'create', resource: 'persistentvolumeclaims' },
+		{ verb: 'create', resource: 'pods' },
+	],
+	[Command.Reconcile]: [
+		{ verb: 'create', resource: 'pods' },
+		{ verb: 'delete', resource: 'pods' },
+		{ verb: 'create', resource: 'persistentvolumeclaims' },
+		{ verb: 'delete', resource: 'persistentvolumeclaims' },
+		{ verb: 'create', ...LEASES },
+		{ verb: 'delete', ...LEASES },
+		{ verb: 'patch', resource: 'configmaps' },
+	],
+	[Command.Maintenance]: [{ verb: 'patch', resource: 'persistentvolumeclaims' }],
+	[Command.Console]: [{ verb: 'create', resource: 'pods', subresource: 'exec' }],
+};
+COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
+
+function needKey(n: AccessNeed): string {
+	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;
+}
+
+/** Asks the cluster whether the identity may do one thing; null when the answer is unknown. */
+export async function mayI(
+	kube: Kube,
+	namespace: string,
+	need: AccessNeed,
+): Promise<boolean | null> {
+	try {
+		const review = await kube.authorization.createSelfSubjectAccessReview({
+			body: {
+				apiVersion: 'authorization.k8s.io/v1',
+				kind: 'SelfSubjectAccessReview',
+				spec: {
+					resourceAttributes: {
+						namespace,
+						verb: need.verb,
+						resource: need.resource,
+						...(need.group ? { group: need.group } : {}),
+						...(need.subresource ? { subresource: need.subresource } : {}),
+					},
+				},
+			},
+		});
+		return review.status?.allowed === true;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The commands the identity may not use, each with the first missing permission. A check
+ * that cannot be made (the review API unreachable or refused) denies nothing: the
+ * operation itself then reports what the cluster says.
+ */
+export async function deniedCommands(
+	kube: Kube,
+	namespace: string,
+): Promise<Partial<Record<Command, string>>> {
+	const needs = new Map<string, AccessNeed>();
+	for (const list of Object.values(COMMAND_NEEDS))
+		for (const n of list ?? []) needs.set(needKey(n), n);
+	const answers = new Map<string, boolean | null>();
+	await Promise.all(
+		[...needs].map(async ([key, need]) => {
+			answers.set(key, await mayI(kube, namespace, need));
+		}),
+	);
+	const denied: Partial<Record<Command, string>> = {};
+	for (const [command, list] of Object.entries(COMMAND_NEEDS) as Array<[Command, AccessNeed[]]>) {
+		const missing = list.find((n) => answers.get(needKey(n)) === false);
+		if (missing)
+			denied[command] = forbiddenText({
+				verb: missing.verb,
+				resource: `${missing.resource}${missing.subresource ? `/${missing.subresource}` : ''}`,
+				namespace,
+			});
+	}
+	return denied;
+}

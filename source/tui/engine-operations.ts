@@ -1,0 +1,207 @@
+/** The console's operations over the engine: each runs in the background and reports into the store. */
+
+import { userInfo } from 'node:os';
+import {
+	claim,
+	createEngineContext,
+	type EngineContext,
+	type EngineEvent,
+	reconcile,
+	release,
+	setMaintenance,
+} from '../engine/index.js';
+import type { Kube } from '../kube/config.js';
+import { describeError } from '../kube/errors.js';
+import { memberEvents } from './member-events.js';
+import type { ConsoleOperations } from './operations.js';
+import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
+import type { ConsoleStore } from './store.js';
+
+/** The identity the console acts as when none is given: `<user>@ctpool`. */
+export function defaultActor(): string {
+	try {
+		const name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '');
+		return name ? `${name}@ctpool` : 'ctpool';
+	} catch {
+		return 'ctpool';
+	}
+}
+
+/** Options of the engine-backed operations. */
+export interface EngineOperationsOptions {
+	store: ConsoleStore;
+	kube: Kube;
+	namespace: string;
+	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
+	actor: string;
+	/** Overrides of the engine context (tests shorten the delete wait). */
+	engine?: Partial<Omit<EngineContext, 'kube'>>;
+	loopIntervalMs?: number;
+}
+
+/** The operations, plus the loop they drive and a way to stop everything. */
+export interface EngineOperations extends ConsoleOperations {
+	loop: ReconcileLoop;
+	/** Stops the loop and aborts the waits of running operations. */
+	close(): void;
+}
+
+/** Creates the console's operations over the engine. */
+export function createEngineOperations(opts: EngineOperationsOptions): EngineOperations {
+	const { store, kube, namespace, actor } = opts;
+	const abort = new AbortController();
+
+	/** A context whose events go to the log, remembering whether one was an error. */
+	const context = () => {
+		const seen = { error: false };
+		const ctx = createEngineContext(kube, {
+			namespace,
+			actor,
+			signal: abort.signal,
+			...opts.engine,
+			emit: (e: EngineEvent) => {
+				if (e.outcome === 'error') seen.error = true;
+				store.getState().logEvent(e);
+			},
+		});
+		return { ctx, seen };
+	};
+
+	/** Runs a user action with the spinner; its outcome goes to the status line and the log. */
+	const act = (
+		label: string,
+		where: { pool: string; member?: string; action: string },
+		fn: (ctx: EngineContext, progress: (m: string) => void) => Promise<string>,
+	) => {
+		const s = store.getState();
+		if (s.busy) {
+			s.setStatus(`wait: ${s.busy.label} is running`, 'error');
+			return;
+		}
+		s.setBusy({ label });
+		const { ctx, seen } = context();
+		void (async () => {
+			try {
+				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
+				store.getState().setStatus(message, 'ok');
+			} catch (err) {
+				const message = describeError(err);
+				store.getState().setStatus(message, 'error');
+				if (!seen.error)
+					store.getState().logEvent({
+						time: Date.now(),
+						actor,
+						pool: where.pool,
+						...(where.member ? { member: where.member } : {}),
+						action: where.action,
+						outcome: 'error',
+						message,
+					});
+			} finally {
+				store.getState().setBusy(null);
+			}
+		})();
+	};
+
+	const reconcileWith = async (ctx: EngineContext, pool: string): Promise<string> => {
+		const result = await reconcile(ctx, pool);
+		const steps = result.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
+		const did = steps.length > 0 ? steps.join(', ') : 'nothing to do';
+		if (result.errors.length > 0)
+			throw new Error(
+				`reconcile ${pool}: ${result.errors.length} failed: ${result.errors.join('; ')}`,
+			);
+		return `reconciled ${pool}: ${did}`;
+	};
+
+	const loop = createReconcileLoop({
+		store,
+		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
+		reconcileOnce: async (pool) => {
+			const { ctx, seen } = context();
+			try {
+				await reconcileWith(ctx, pool);
+			} catch (err) {
+				if (seen.error) return;
+				const message = describeError(err);
+				store.getState().logEvent({
+					time: Date.now(),
+					actor,
+					pool,
+					action: 'reconcile',
+					outcome: 'error',
+					message,
+				});
+			}
+		},
+	});
+
+	return {
+		loop,
+		claim(pool, identity) {
+			act(`claiming in ${pool} for ${identity}`, { pool, action: 'claim' }, async (ctx) => {
+				const r = await claim(ctx, pool, identity);
+				store.getState().selectMember(r.member);
+				return r.existing
+					? `${identity} already holds ${r.member}${r.renewed ? ' (expired claim renewed)' : ''}`
+					: `${r.member} claimed by ${identity}${r.started ? ' (starting it)' : ''}`;
+			});
+		},
+		release(pool, member) {
+			act(`releasing ${member}`, { pool, member, action: 'release' }, async (ctx, progress) => {
+				const r = await release(ctx, pool, member, actor, { force: true, onProgress: progress });
+				return r.message;
+			});
+		},
+		reconcile(pool) {
+			act(`reconciling ${pool}`, { pool, action: 'reconcile' }, (ctx) => reconcileWith(ctx, pool));
+		},
+		toggleLoop(pool) {
+			if (loop.pool()) {
+				loop.stop();
+				store.getState().setStatus('live reconcile loop off');
+			} else if (pool) {
+				loop.start(pool);
+				store
+					.getState()
+					.setStatus(
+						`live reconcile loop on for ${pool}: every ${Math.round(store.getState().loop.intervalMs / 1000)}s and after each change`,
+					);
+			}
+		},
+		maintenance(pool, member, on) {
+			act(
+				`${on ? 'setting' : 'clearing'} maintenance on ${member}`,
+				{ pool, member, action: 'maintenance' },
+				async (ctx) => {
+					await setMaintenance(
+						ctx,
+						pool,
+						member,
+						on,
+						on ? `set by ${actor} in the console` : undefined,
+					);
+					return on ? `${member} is in maintenance` : `${member} is out of maintenance`;
+				},
+			);
+		},
+		loadEvents(member) {
+			const set = store.getState().setDetails;
+			set({ member, loading: true, events: [], error: null });
+			void memberEvents(kube, namespace, member).then(
+				(events) => {
+					if (store.getState().details?.member === member)
+						set({ member, loading: false, events, error: null });
+				},
+				(err) => {
+					if (store.getState().details?.member === member)
+						set({ member, loading: false, events: [], error: describeError(err) });
+				},
+			);
+		},
+		close() {
+			loop.stop();
+			abort.abort();
+		},
+	};
+}

@@ -1,0 +1,181 @@
+/** What each key does, given the state: prompts first, then the command the key is bound to. */
+
+import type { Key } from 'ink';
+import { identityProblem } from '../pool/index.js';
+import { sanitize } from '../text/sanitize.js';
+import { blockedReason, targetPool } from './availability.js';
+import { bindingOf, Command, commandOf } from './keys.js';
+import type { ConsoleOperations } from './operations.js';
+import { type ConsoleStore, selectedRow } from './store.js';
+
+/** What the key handler acts through. */
+export interface KeyContext {
+	store: ConsoleStore;
+	ops: ConsoleOperations;
+	/** Unmounts the app (the runner then reads the store's request). */
+	exit(): void;
+	/** Rows in a page of the table. */
+	pageSize(): number;
+}
+
+function isPrintable(input: string, key: Key): boolean {
+	return (
+		input.length > 0 &&
+		!key.ctrl &&
+		!key.meta &&
+		!key.return &&
+		!key.escape &&
+		!key.tab &&
+		!/[\u0000-\u001f\u007f]/.test(input)
+	);
+}
+
+function editText(value: string, input: string, key: Key): string | null {
+	if (key.backspace || key.delete) return value.slice(0, -1);
+	if (isPrintable(input, key)) return value + sanitize(input);
+	return null;
+}
+
+function quit(ctx: KeyContext): void {
+	ctx.store.getState().setRequest({ kind: 'quit' });
+	ctx.exit();
+}
+
+/** Handles one key press. */
+export function handleKey(input: string, key: Key, ctx: KeyContext): void {
+	const s = ctx.store.getState();
+	if (key.ctrl && input === 'c') {
+		quit(ctx);
+		return;
+	}
+	const prompt = s.prompt;
+	if (prompt) {
+		if (prompt.kind === 'filter') {
+			if (key.escape) {
+				s.setFilter('');
+				s.setPrompt(null);
+			} else if (key.return) s.setPrompt(null);
+			else {
+				const value = editText(prompt.value, input, key);
+				if (value !== null) {
+					s.setPrompt({ kind: 'filter', value });
+					s.setFilter(value);
+				}
+			}
+			return;
+		}
+		if (prompt.kind === 'claim') {
+			if (key.escape) {
+				s.setPrompt(null);
+				s.setStatus('claim cancelled');
+			} else if (key.return) {
+				const identity = prompt.value.trim();
+				const problem = identityProblem(identity);
+				const pool = targetPool(s);
+				if (problem) s.setPrompt({ ...prompt, error: problem });
+				else if (pool) {
+					s.setPrompt(null);
+					ctx.ops.claim(pool, identity);
+				}
+			} else {
+				const value = editText(prompt.value, input, key);
+				if (value !== null) s.setPrompt({ kind: 'claim', value, error: null });
+			}
+			return;
+		}
+		// the release confirm: y accepts, n or Esc cancels, anything else is ignored
+		if (input === 'y' || input === 'Y') {
+			s.setPrompt(null);
+			const pool = targetPool(s);
+			if (pool) ctx.ops.release(pool, prompt.member);
+		} else if (input === 'n' || input === 'N' || key.escape) {
+			s.setPrompt(null);
+			s.setStatus(`release of ${prompt.member} cancelled`);
+		}
+		return;
+	}
+
+	const command = commandOf(input, key);
+	if (!command) return;
+	if (s.screen === 'help') {
+		if (command === Command.Back || command === Command.Help) s.setScreen(s.helpReturn);
+		else if (command === Command.Quit) quit(ctx);
+		return;
+	}
+	const blocked = blockedReason(s, command);
+	if (blocked) {
+		s.setStatus(`${bindingOf(command).hint}: ${blocked}`, 'error');
+		return;
+	}
+	const row = selectedRow(s);
+	const pool = targetPool(s);
+	switch (command) {
+		case Command.Up:
+			s.move(-1);
+			return;
+		case Command.Down:
+			s.move(1);
+			return;
+		case Command.PageUp:
+			s.move(-Math.max(1, ctx.pageSize()));
+			return;
+		case Command.PageDown:
+			s.move(Math.max(1, ctx.pageSize()));
+			return;
+		case Command.Top:
+			s.moveTo('top');
+			return;
+		case Command.Bottom:
+			s.moveTo('bottom');
+			return;
+		case Command.Open:
+			if (s.screen === 'pools') {
+				if (pool) s.openPool(pool);
+			} else if (s.screen === 'members' && row) {
+				s.selectMember(row.name);
+				s.setScreen('details');
+				ctx.ops.loadEvents(row.name);
+			}
+			return;
+		case Command.Back:
+			if (s.screen === 'details') s.setScreen('members');
+			else if (s.screen === 'members') {
+				if (s.filter) s.setFilter('');
+				else s.setScreen('pools');
+			}
+			return;
+		case Command.Filter:
+			s.setPrompt({ kind: 'filter', value: s.filter });
+			return;
+		case Command.Claim:
+			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });
+			return;
+		case Command.Release:
+			if (row) s.setPrompt({ kind: 'release', member: row.name, holder: row.leaseHolder });
+			return;
+		case Command.Reconcile:
+			if (pool) ctx.ops.reconcile(pool);
+			return;
+		case Command.Loop:
+			ctx.ops.toggleLoop(pool);
+			return;
+		case Command.Maintenance:
+			if (row && pool) ctx.ops.maintenance(pool, row.name, !row.maintenance);
+			return;
+		case Command.Console:
+			if (row) {
+				s.setRequest({ kind: 'console', member: row.name });
+				ctx.exit();
+			}
+			return;
+		case Command.Log:
+			s.toggleLog();
+			return;
+		case Command.Help:
+			s.setScreen('help');
+			return;
+		case Command.Quit:
+			quit(ctx);
+			return;
+	}
+}

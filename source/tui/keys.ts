@@ -1,0 +1,194 @@
+/** The console's commands and the keys bound to them. */
+
+import type { Key } from 'ink';
+
+/** Every command the console knows. */
+export const Command = {
+	Up: 'up',
+	Down: 'down',
+	Top: 'top',
+	Bottom: 'bottom',
+	PageUp: 'page-up',
+	PageDown: 'page-down',
+	Open: 'open',
+	Back: 'back',
+	Filter: 'filter',
+	Claim: 'claim',
+	Release: 'release',
+	Reconcile: 'reconcile',
+	Loop: 'loop',
+	Maintenance: 'maintenance',
+	Console: 'console',
+	Log: 'log',
+	Help: 'help',
+	Quit: 'quit',
+} as const;
+
+/** A command. */
+export type Command = (typeof Command)[keyof typeof Command];
+
+/** A key binding as the help screen lists it. */
+export interface KeyBinding {
+	command: Command;
+	/** The keys, as shown to the user. */
+	keys: string;
+	/** The short label for the key hint line. */
+	hint: string;
+	/** What the command does. */
+	description: string;
+	/** The command changes the cluster (gone in read-only mode). */
+	mutating: boolean;
+}
+
+/** Every binding, in the order help lists them. */
+export const KEY_BINDINGS: readonly KeyBinding[] = [
+	{ command: Command.Up, keys: '↑ k', hint: 'up', description: 'move up', mutating: false },
+	{ command: Command.Down, keys: '↓ j', hint: 'down', description: 'move down', mutating: false },
+	{ command: Command.Top, keys: 'g', hint: 'top', description: 'first row', mutating: false },
+	{ command: Command.Bottom, keys: 'G', hint: 'bottom', description: 'last row', mutating: false },
+	{
+		command: Command.PageUp,
+		keys: 'PgUp',
+		hint: 'page up',
+		description: 'page up',
+		mutating: false,
+	},
+	{
+		command: Command.PageDown,
+		keys: 'PgDn',
+		hint: 'page down',
+		description: 'page down',
+		mutating: false,
+	},
+	{
+		command: Command.Open,
+		keys: 'Enter',
+		hint: 'open',
+		description: 'open the pool, or the member details',
+		mutating: false,
+	},
+	{
+		command: Command.Back,
+		keys: 'Esc',
+		hint: 'back',
+		description: 'back, or cancel a prompt',
+		mutating: false,
+	},
+	{
+		command: Command.Filter,
+		keys: '/',
+		hint: 'filter',
+		description: 'filter rows by name, state or holder',
+		mutating: false,
+	},
+	{
+		command: Command.Claim,
+		keys: 'c',
+		hint: 'claim',
+		description: 'claim a free member for an identity',
+		mutating: true,
+	},
+	{
+		command: Command.Release,
+		keys: 'x',
+		hint: 'release',
+		description: 'release --force the selected member (destroys its data)',
+		mutating: true,
+	},
+	{
+		command: Command.Reconcile,
+		keys: 'r',
+		hint: 'reconcile',
+		description: 'reconcile the pool now',
+		mutating: true,
+	},
+	{
+		command: Command.Loop,
+		keys: 'a',
+		hint: 'loop',
+		description: 'live reconcile loop on/off (interval and watch-triggered)',
+		mutating: true,
+	},
+	{
+		command: Command.Maintenance,
+		keys: 'm',
+		hint: 'maint',
+		description: 'maintenance on/off for the selected member',
+		mutating: true,
+	},
+	{
+		command: Command.Console,
+		keys: 's',
+		hint: 'console',
+		description: 'open a shell in the selected member (kubectl exec)',
+		mutating: true,
+	},
+	{
+		command: Command.Log,
+		keys: 'l',
+		hint: 'log',
+		description: 'show or hide the activity log',
+		mutating: false,
+	},
+	{ command: Command.Help, keys: '?', hint: 'help', description: 'this help', mutating: false },
+	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
+];
+
+/** The binding of a command. */
+export function bindingOf(command: Command): KeyBinding {
+	const b = KEY_BINDINGS.find((k) => k.command === command);
+	if (!b) throw new Error(`no binding for ${command}`);
+	return b;
+}
+
+/** The commands that change the cluster. */
+export const MUTATING_COMMANDS: readonly Command[] = KEY_BINDINGS.filter((b) => b.mutating).map(
+	(b) => b.command,
+);
+
+/** The command a key press means, or null. */
+export function commandOf(input: string, key: Key): Command | null {
+	if (key.ctrl && input === 'c') return Command.Quit;
+	// Ink marks a lone Esc as meta too
+	if (key.escape) return Command.Back;
+	if (key.upArrow) return Command.Up;
+	if (key.downArrow) return Command.Down;
+	if (key.pageUp) return Command.PageUp;
+	if (key.pageDown) return Command.PageDown;
+	if (key.home) return Command.Top;
+	if (key.end) return Command.Bottom;
+	if (key.return) return Command.Open;
+	if (key.ctrl || key.meta) return null;
+	switch (input) {
+		case 'k':
+			return Command.Up;
+		case 'j':
+			return Command.Down;
+		case 'g':
+			return Command.Top;
+		case 'G':
+			return Command.Bottom;
+		case '/':
+			return Command.Filter;
+		case 'c':
+			return Command.Claim;
+		case 'x':
+			return Command.Release;
+		case 'r':
+			return Command.Reconcile;
+		case 'a':
+			return Command.Loop;
+		case 'm':
+			return Command.Maintenance;
+		case 's':
+			return Command.Console;
+		case 'l':
+			return Command.Log;
+		case '?':
+			return Command.Help;
+		case 'q':
+			return Command.Quit;
+		default:
+			return null;
+	}
+}

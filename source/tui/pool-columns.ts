@@ -1,0 +1,88 @@
+/** The columns of the pools table and what each shows of a pool. */
+
+import { toMillis } from '../pool/index.js';
+import { ageSince } from './age.js';
+import type { Cell } from './member-columns.js';
+import type { PoolDerivation } from './pool-derivation.js';
+import type { ColumnSpec } from './table-layout.js';
+
+/** The pool columns. */
+export type PoolColumn =
+	| 'name'
+	| 'image'
+	| 'size'
+	| 'ready'
+	| 'claimed'
+	| 'free'
+	| 'unschedulable'
+	| 'drifted'
+	| 'exhausted'
+	| 'reconcile';
+
+/** The pool columns, in display order. */
+export function poolColumns(nameWidth: number): ColumnSpec<PoolColumn>[] {
+	const name = Math.max(4, Math.min(nameWidth, 40));
+	return [
+		{ key: 'name', title: 'POOL', min: name, max: name, priority: 0 },
+		{ key: 'image', title: 'IMAGE', min: 12, want: 24, ample: 32, max: 48, priority: 3 },
+		{ key: 'size', title: 'SIZE/OBS', min: 8, max: 9, priority: 0, align: 'right' },
+		{ key: 'ready', title: 'READY', min: 5, max: 5, priority: 1, align: 'right' },
+		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 7, priority: 1, align: 'right' },
+		{ key: 'free', title: 'FREE', min: 5, max: 5, priority: 0, align: 'right' },
+		{ key: 'unschedulable', title: 'UNSCHED', min: 7, max: 7, priority: 2, align: 'right' },
+		{ key: 'drifted', title: 'DRIFTED', min: 7, max: 7, priority: 2, align: 'right' },
+		{ key: 'exhausted', title: 'EXHAUSTED', min: 9, max: 9, priority: 1 },
+		{
+			key: 'reconcile',
+			title: 'LAST RECONCILE',
+			min: 14,
+			want: 24,
+			ample: 60,
+			max: Number.POSITIVE_INFINITY,
+			priority: 4,
+		},
+	];
+}
+
+/** The last reconcile as the recorded status tells it. */
+export function lastReconcile(p: PoolDerivation, now: number): Cell {
+	if (p.specError) return { text: p.specError, tone: 'error' };
+	if (!p.defined) return { text: 'no definition (members only)', tone: 'warn' };
+	const r = p.recorded;
+	if (!r) return { text: 'never', tone: 'muted' };
+	const ago = ageSince(toMillis(r.observedAt), now);
+	const when = ago ? `${ago} ago` : r.observedAt;
+	if (r.errors.length > 0)
+		return {
+			text: `${when}: ${r.errors.length} error${r.errors.length > 1 ? 's' : ''}: ${r.errors[0]}`,
+			tone: 'error',
+		};
+	return { text: `${when}: ok`, tone: undefined };
+}
+
+/** What a pool shows in a column (not yet sanitised or fitted). */
+export function poolCell(column: PoolColumn, p: PoolDerivation, now: number): Cell {
+	const c = p.counts;
+	switch (column) {
+		case 'name':
+			return { text: p.pool };
+		case 'image':
+			return { text: p.spec?.image ?? '?' };
+		case 'size':
+			return { text: `${p.spec ? p.spec.size : '?'}/${c.observed}` };
+		case 'ready':
+			return { text: String(c.ready) };
+		case 'claimed':
+			return { text: String(c.claimed) };
+		case 'free':
+			return { text: String(c.free), tone: c.free === 0 && c.observed > 0 ? 'error' : undefined };
+		case 'unschedulable':
+			return { text: String(c.unschedulable), tone: c.unschedulable > 0 ? 'warn' : undefined };
+		case 'drifted':
+			return { text: String(c.drifted), tone: c.drifted > 0 ? 'warn' : undefined };
+		case 'exhausted':
+			return c.exhausted ? { text: 'EXHAUSTED', tone: 'error' } : { text: 'no', tone: 'muted' };
+		case 'reconcile':
+			return lastReconcile(p, now);
+	}
+}

@@ -1,0 +1,141 @@
+/**
+ * What the console shows of one pool, derived from the watched objects through the pool
+ * model. Re-derivation is incremental: only the members whose objects changed are derived
+ * again; a change of the definition derives the whole pool again.
+ */
+
+import {
+	countMembers,
+	groupMembers,
+	type MemberObjects,
+	memberIndex,
+	type PoolCounts,
+	type PoolSpec,
+	type PoolStatus,
+	parseSpec,
+	parseStatus,
+	SPEC_KEY,
+	STATUS_KEY,
+	sourceFields,
+	sourceHash,
+} from '../pool/index.js';
+import { type MemberRow, memberRow } from './member-row.js';
+import type { ObjectIndex } from './object-index.js';
+
+/** One pool as the console shows it. */
+export interface PoolDerivation {
+	pool: string;
+	/** The definition ConfigMap exists. */
+	defined: boolean;
+	spec: PoolSpec | null;
+	/** Why the definition is unreadable (null when it is fine or absent). */
+	specError: string | null;
+	sourceHash: string | null;
+	/** The status the last reconcile recorded. */
+	recorded: PoolStatus | null;
+	/** Members in index order. */
+	rows: readonly MemberRow[];
+	counts: PoolCounts;
+}
+
+function readDefinition(
+	index: ObjectIndex,
+	pool: string,
+): Pick<PoolDerivation, 'defined' | 'spec' | 'specError' | 'sourceHash' | 'recorded'> {
+	const cm = index.configMap(pool);
+	if (!cm) return { defined: false, spec: null, specError: null, sourceHash: null, recorded: null };
+	const recorded = parseStatus(cm.data?.[STATUS_KEY]);
+	try {
+		const spec = parseSpec(cm.data?.[SPEC_KEY], pool, { allowPersistent: true });
+		return {
+			defined: true,
+			spec,
+			specError: null,
+			sourceHash: sourceHash(sourceFields(spec)),
+			recorded,
+		};
+	} catch (e) {
+		return {
+			defined: true,
+			spec: null,
+			specError: e instanceof Error ? e.message : String(e),
+			sourceHash: null,
+			recorded,
+		};
+	}
+}
+
+/** Derives a whole pool from the index. */
+export function derivePool(index: ObjectIndex, pool: string, now: number): PoolDerivation {
+	const def = readDefinition(index, pool);
+	const objects = index.poolObjects(pool);
+	const grouped = groupMembers(pool, def.spec?.size ?? 0, objects);
+	const rows = grouped.map((m) => memberRow(m, def, now));
+	return { pool, ...def, rows, counts: countMembers(def.spec?.size ?? 0, rows) };
+}
+
+/** The grouped objects of one member, or null when it is no member now. */
+function memberObjectsOf(
+	index: ObjectIndex,
+	pool: string,
+	member: string,
+	size: number,
+): MemberObjects | null {
+	const { pod, pvc, lease } = index.memberObjects(member);
+	const grouped = groupMembers(pool, 0, {
+		pods: pod ? [pod] : [],
+		pvcs: pvc ? [pvc] : [],
+		leases: lease ? [lease] : [],
+	});
+	const found = grouped.find((m) => m.name === member);
+	if (found) return found;
+	const n = memberIndex(pool, member);
+	if (n !== null && n <= size) return { name: member, index: n, pod: null, pvc: null, lease: null };
+	return null;
+}
+
+/**
+ * Derives the named members again and returns the updated pool (the same object when
+ * nothing it shows changed).
+ */
+export function rederiveMembers(
+	index: ObjectIndex,
+	prev: PoolDerivation,
+	members: Iterable<string>,
+	now: number,
+): PoolDerivation {
+	const size = prev.spec?.size ?? 0;
+	const byName = new Map<string, MemberRow | null>();
+	for (const name of members) {
+		const objects = memberObjectsOf(index, prev.pool, name, size);
+		byName.set(name, objects ? memberRow(objects, prev, now) : null);
+	}
+	if (byName.size === 0) return prev;
+	const rows: MemberRow[] = [];
+	for (const row of prev.rows) {
+		if (!byName.has(row.name)) {
+			rows.push(row);
+			continue;
+		}
+		const next = byName.get(row.name);
+		byName.delete(row.name);
+		if (next) rows.push(next);
+	}
+	let added = false;
+	for (const next of byName.values()) {
+		if (!next) continue;
+		rows.push(next);
+		added = true;
+	}
+	if (added) rows.sort((a, b) => a.index - b.index);
+	return { ...prev, rows, counts: countMembers(size, rows) };
+}
+
+/** The members whose claim expired between two clock ticks (their rows must change). */
+export function newlyExpired(p: PoolDerivation, now: number): string[] {
+	const out: string[] = [];
+	for (const row of p.rows)
+		if (row.holder && !row.claimExpired && row.leaseExpiresAt !== null && row.leaseExpiresAt <= now)
+			out.push(row.name);
+	return out;
+}

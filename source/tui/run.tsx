@@ -1,0 +1,223 @@
+/**
+ * runTui: the live console over a cluster. It keeps the store, the watch, the clock and the
+ * reconcile loop for the whole session, and mounts the Ink app on top; the app unmounts to
+ * hand the terminal to a `kubectl exec` console and mounts again from the same store.
+ */
+
+import { render } from 'ink';
+import type { EngineContext } from '../engine/context.js';
+import type { Kube } from '../kube/config.js';
+import { describeError } from '../kube/errors.js';
+import { startPoolWatch } from '../kube/pool-watch.js';
+import { deniedCommands } from './access.js';
+import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
+import {
+	createEngineOperations,
+	defaultActor,
+	type EngineOperations,
+} from './engine-operations.js';
+import { type ConsoleStore, createConsoleStore } from './store.js';
+import { colourDisabled, createTheme } from './theme.js';
+import { App } from './views/App.js';
+
+/** Options of runTui (the CLI's contract). */
+export interface TuiOptions {
+	kube: Kube;
+	/** The pool to open; none opens the pools screen. */
+	pool?: string;
+	/** Prefills the claim prompt and names who acts. */
+	identity?: string;
+	/** No key that changes the cluster. */
+	readOnly?: boolean;
+	noColor?: boolean;
+	/** The kubeconfig file the console's kubectl is given (as passed to --kubeconfig). */
+	kubeconfig?: string;
+}
+
+/** Options of a console session: runTui's, plus what the demo and the tests add. */
+export interface ConsoleSessionOptions extends TuiOptions {
+	/** A line for the header (the demo shows where its kubeconfig is). */
+	note?: string;
+	/** Start with the live reconcile loop on. */
+	loop?: boolean;
+	loopIntervalMs?: number;
+	/** Overrides of the engine context. */
+	engine?: Partial<Omit<EngineContext, 'kube'>>;
+	stdin?: NodeJS.ReadStream;
+	stdout?: NodeJS.WriteStream;
+	/** Called once the store is live; the returned function is called when the session ends. */
+	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
+}
+
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+/** Opens the live console; resolves with the exit code once the user quits. */
+export function runTui(opts: TuiOptions): Promise<number> {
+	return runConsoleSession(opts);
+}
+
+/** Runs a console session (runTui and the demo). */
+export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<number> {
+	const stdin = opts.stdin ?? process.stdin;
+	const stdout = opts.stdout ?? process.stdout;
+	if (!stdin.isTTY || !stdout.isTTY) {
+		process.stderr.write(
+			'ctpool: the live console needs a terminal (stdin and stdout must be a TTY); for plain output use ctpool status\n',
+		);
+		return 2;
+	}
+	const { kube } = opts;
+	const namespace = kube.namespace;
+	const actor = opts.identity || defaultActor();
+	const store = createConsoleStore({
+		session: {
+			namespace,
+			context: kube.contextName,
+			server: kube.server,
+			identity: opts.identity ?? '',
+			actor,
+			readOnly: opts.readOnly ?? false,
+			note: opts.note ?? '',
+		},
+		pool: opts.pool ?? null,
+		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+	});
+	const theme = createTheme(colourDisabled(opts.noColor));
+	const ops = createEngineOperations({
+		store,
+		kube,
+		namespace,
+		actor,
+		...(opts.engine ? { engine: opts.engine } : {}),
+		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+	});
+	const watch = startPoolWatch(
+		kube,
+		{ namespace },
+		{
+			onBatch: (changes) => store.getState().applyBatch(changes),
+			onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
+		},
+	);
+	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
+	if (!opts.readOnly)
+		void deniedCommands(kube, namespace).then(
+			(denied) => store.getState().setDenied(denied),
+			() => {},
+		);
+	if (opts.loop && opts.pool && !opts.readOnly) ops.loop.start(opts.pool);
+	const stopExtra = opts.onStart?.(store, ops);
+
+	let inAltScreen = false;
+	const enterScreen = () => {
+		stdout.write(ENTER_ALT_SCREEN);
+		inAltScreen = true;
+	};
+	const leaveScreen = () => {
+		if (!inAltScreen) return;
+		stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+		inAltScreen = false;
+	};
+	// a crash or kill still gives the terminal back
+	const onExit = () => {
+		if (inAltScreen) stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+		if (stdin.isTTY) stdin.setRawMode?.(false);
+	};
+	process.on('exit', onExit);
+	let unmount: (() => void) | null = null;
+	const onSignal = () => {
+		store.getState().setRequest({ kind: 'quit' });
+		unmount?.();
+	};
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onSignal);
+
+	let code = 0;
+	try {
+		enterScreen();
+		for (;;) {
+			store.getState().setRequest(null);
+			const instance = render(<App store={store} ops={ops} theme={theme} />, {
+				stdin,
+				stdout,
+				stderr: process.stderr,
+				exitOnCtrlC: false,
+				patchConsole: true,
+				maxFps: 20,
+				incrementalRendering: true,
+			});
+			unmount = () => instance.unmount();
+			await instance.waitUntilExit();
+			unmount = null;
+			const request = store.getState().request;
+			if (request?.kind !== 'console') break;
+			await handOver(store, request.member, opts, { stdin, stdout, leaveScreen, enterScreen });
+		}
+	} catch (err) {
+		code = 1;
+		leaveScreen();
+		process.stderr.write(`ctpool: the console stopped: ${describeError(err)}\n`);
+	} finally {
+		leaveScreen();
+		process.off('exit', onExit);
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onSignal);
+		clearInterval(clock);
+		ops.close();
+		watch.stop();
+		try {
+			await stopExtra?.();
+		} catch {
+			// the session ends either way
+		}
+	}
+	return code;
+}
+
+/** Gives the terminal to `kubectl exec -it` on a member and takes it back. */
+async function handOver(
+	store: ConsoleStore,
+	member: string,
+	opts: ConsoleSessionOptions,
+	term: {
+		stdin: NodeJS.ReadStream;
+		stdout: NodeJS.WriteStream;
+		leaveScreen(): void;
+		enterScreen(): void;
+	},
+): Promise<void> {
+	const s = store.getState();
+	const pool = s.pool ? s.pools[s.pool] : undefined;
+	const privileged = pool?.spec?.privileged ?? false;
+	await stopInput(term.stdin);
+	term.leaveScreen();
+	term.stdout.write(
+		`ctpool: console on ${member} (kubectl exec${privileged ? ', chroot into its root file system' : ''}); exit or Ctrl-D returns to ctpool\r\n`,
+	);
+	const outcome = await runKubectlConsole(
+		{
+			member,
+			namespace: opts.kube.namespace,
+			context: opts.kube.contextName,
+			...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+			privileged,
+		},
+		{ stdin: term.stdin, stdout: term.stdout },
+	);
+	drainInput(term.stdin);
+	term.enterScreen();
+	const { ok, message } = describeConsoleOutcome(member, outcome);
+	const after = store.getState();
+	after.logEvent({
+		time: Date.now(),
+		actor: after.session.actor,
+		pool: after.pool ?? '',
+		member,
+		action: 'console',
+		outcome: ok ? 'info' : 'error',
+		message,
+	});
+	after.setStatus(message, ok ? 'info' : 'error');
+}

@@ -1,0 +1,408 @@
+/**
+ * The console's state: a vanilla zustand store that lives outside React, so the app can
+ * unmount for a console session and mount again with nothing lost. It is fed only by the
+ * watches (applyBatch, setConnection), the clock (tick) and the user's actions.
+ */
+
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { EngineEvent } from '../engine/context.js';
+import type { ConnectionState, WatchChange, WatchKind } from '../kube/pool-watch.js';
+import type { Command } from './keys.js';
+import { filterRows } from './member-filter.js';
+import type { MemberRow } from './member-row.js';
+import { ObjectIndex } from './object-index.js';
+import {
+	derivePool,
+	newlyExpired,
+	type PoolDerivation,
+	rederiveMembers,
+} from './pool-derivation.js';
+
+/** The screens. */
+export type Screen = 'pools' | 'members' | 'details' | 'help';
+
+/** An open prompt: the claim identity, the release confirm, or the filter being typed. */
+export type Prompt =
+	| { kind: 'claim'; value: string; error: string | null }
+	| { kind: 'release'; member: string; holder: string }
+	| { kind: 'filter'; value: string };
+
+/** One line of the activity log. */
+export interface LogEntry extends EngineEvent {
+	id: number;
+}
+
+/** A long action in progress. */
+export interface Busy {
+	label: string;
+	startedAt: number;
+	/** Progress reported by the action. */
+	detail: string;
+}
+
+/** The last outcome shown in the status line. */
+export interface StatusMessage {
+	text: string;
+	level: 'info' | 'ok' | 'error';
+	time: number;
+}
+
+/** One recent Event of a member, for the details screen. */
+export interface EventLine {
+	time: number | null;
+	type: string;
+	reason: string;
+	object: string;
+	message: string;
+	count: number;
+}
+
+/** The events of the member the details screen shows. */
+export interface DetailsEvents {
+	member: string;
+	loading: boolean;
+	events: EventLine[];
+	error: string | null;
+}
+
+/** What the console runs against; fixed for the session. */
+export interface ConsoleSession {
+	namespace: string;
+	context: string;
+	server: string;
+	/** The identity the claim prompt is prefilled with ('' when none was given). */
+	identity: string;
+	/** Who the console acts as in the log. */
+	actor: string;
+	readOnly: boolean;
+	/** A line shown in the header, e.g. where the demo wrote its kubeconfig. */
+	note: string;
+}
+
+/** What the runner must do once the app unmounts. */
+export type ConsoleRequest = { kind: 'quit' } | { kind: 'console'; member: string };
+
+/** The live reconcile loop. */
+export interface LoopState {
+	on: boolean;
+	running: boolean;
+	intervalMs: number;
+	lastRun: number | null;
+}
+
+/** The whole state. */
+export interface ConsoleState {
+	session: ConsoleSession;
+	now: number;
+	connection: ConnectionState;
+	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
+	/** Increases with every applied batch. */
+	revision: number;
+	poolNames: readonly string[];
+	pools: Readonly<Record<string, PoolDerivation>>;
+	screen: Screen;
+	/** The screen help returns to. */
+	helpReturn: Screen;
+	/** The open pool (null on the pools screen before one is opened). */
+	pool: string | null;
+	/** The pool selected on the pools screen. */
+	selectedPool: string | null;
+	/** The selected member, by name. */
+	selected: string | null;
+	/** Where the selection was, to fall back on when its member goes away. */
+	selectedIndex: number;
+	filter: string;
+	prompt: Prompt | null;
+	showLog: boolean;
+	log: readonly LogEntry[];
+	loop: LoopState;
+	busy: Busy | null;
+	status: StatusMessage | null;
+	/** Commands the identity lacks RBAC rights for, with the reason. */
+	denied: Partial<Record<Command, string>>;
+	details: DetailsEvents | null;
+	request: ConsoleRequest | null;
+}
+
+/** The store's actions. */
+export interface ConsoleActions {
+	/** Applies one watch batch in one update; derives only the members it touched. */
+	applyBatch(changes: readonly WatchChange[]): void;
+	/** Records the watch connection state. */
+	setConnection(
+		overall: ConnectionState,
+		byKind?: Partial<Record<WatchKind, ConnectionState>>,
+	): void;
+	/** Advances the clock (ages, expiry, elapsed time). */
+	tick(now: number): void;
+	/** Appends an engine event (or a console note) to the activity log. */
+	logEvent(e: EngineEvent): void;
+	/** Shows a message in the status line. */
+	setStatus(text: string, level?: StatusMessage['level']): void;
+	/** Starts or ends a long action. */
+	setBusy(busy: { label: string; detail?: string } | null): void;
+	/** Updates the progress of the long action. */
+	setBusyDetail(detail: string): void;
+	/** Moves the selection by delta rows (clamped) on the current screen. */
+	move(delta: number): void;
+	/** Selects the first (-Infinity) or last (Infinity) row. */
+	moveTo(edge: 'top' | 'bottom'): void;
+	/** Selects a member by name. */
+	selectMember(name: string): void;
+	/** Opens a pool on the members screen. */
+	openPool(pool: string): void;
+	/** Switches screens. */
+	setScreen(screen: Screen): void;
+	/** Opens or replaces the prompt (null closes it). */
+	setPrompt(prompt: Prompt | null): void;
+	/** Sets the filter text. */
+	setFilter(filter: string): void;
+	/** Shows or hides the activity log. */
+	toggleLog(): void;
+	/** Updates the live loop. */
+	setLoop(loop: Partial<LoopState>): void;
+	/** Records the RBAC denials. */
+	setDenied(denied: Partial<Record<Command, string>>): void;
+	/** Records the events of the member on the details screen. */
+	setDetails(details: DetailsEvents | null): void;
+	/** Asks the runner to quit or to hand the terminal to a console. */
+	setRequest(request: ConsoleRequest | null): void;
+	/** The objects of a member, for the details screen. */
+	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
+}
+
+/** The store: state and actions. */
+export type ConsoleStore = StoreApi<ConsoleState & ConsoleActions>;
+
+/** Options of a new store. */
+export interface ConsoleStoreOptions {
+	session: Partial<ConsoleSession> & { namespace: string };
+	/** The pool to open; none opens the pools screen. */
+	pool?: string | null;
+	now?: number;
+	/** Largest number of log entries kept. */
+	logLimit?: number;
+	loopIntervalMs?: number;
+}
+
+let nextLogId = 1;
+
+/** Creates a console store. */
+export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
+	const index = new ObjectIndex();
+	const logLimit = opts.logLimit ?? 500;
+	const now0 = opts.now ?? Date.now();
+	const session: ConsoleSession = {
+		context: '',
+		server: '',
+		identity: '',
+		actor: 'ctpool',
+		readOnly: false,
+		note: '',
+		...opts.session,
+	};
+	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
+		session,
+		now: now0,
+		connection: { phase: 'connecting', since: now0 },
+		connectionByKind: {},
+		revision: 0,
+		poolNames: [],
+		pools: {},
+		screen: opts.pool ? 'members' : 'pools',
+		helpReturn: opts.pool ? 'members' : 'pools',
+		pool: opts.pool ?? null,
+		selectedPool: opts.pool ?? null,
+		selected: null,
+		selectedIndex: 0,
+		filter: '',
+		prompt: null,
+		showLog: false,
+		log: [],
+		loop: { on: false, running: false, intervalMs: opts.loopIntervalMs ?? 15_000, lastRun: null },
+		busy: null,
+		status: null,
+		denied: {},
+		details: null,
+		request: null,
+
+		applyBatch(changes) {
+			if (changes.length === 0) return;
+			const dirty = index.apply(changes);
+			const state = get();
+			const pools: Record<string, PoolDerivation> = { ...state.pools };
+			let poolSetChanged = false;
+			for (const [pool, members] of dirty) {
+				const prev = pools[pool];
+				if (!prev || members === 'all') {
+					pools[pool] = derivePool(index, pool, state.now);
+					if (!prev) poolSetChanged = true;
+				} else pools[pool] = rederiveMembers(index, prev, members, state.now);
+			}
+			let poolNames = state.poolNames;
+			if (poolSetChanged || changes.some((c) => c.kind === 'configmaps' || c.op !== 'upsert')) {
+				const names = index.poolNames();
+				for (const name of Object.keys(pools)) if (!names.includes(name)) delete pools[name];
+				if (names.join('\n') !== poolNames.join('\n')) poolNames = names;
+			}
+			set({ pools, poolNames, revision: state.revision + 1 });
+		},
+
+		setConnection(overall, byKind) {
+			set({ connection: overall, ...(byKind ? { connectionByKind: byKind } : {}) });
+		},
+
+		tick(now) {
+			const state = get();
+			let pools: Record<string, PoolDerivation> | null = null;
+			for (const [name, p] of Object.entries(state.pools)) {
+				const expired = newlyExpired(p, now);
+				if (expired.length === 0) continue;
+				pools ??= { ...state.pools };
+				pools[name] = rederiveMembers(index, p, expired, now);
+			}
+			set(pools ? { now, pools } : { now });
+		},
+
+		logEvent(e) {
+			const entry: LogEntry = { ...e, id: nextLogId++ };
+			const log = get().log;
+			set({
+				log:
+					log.length >= logLimit
+						? [...log.slice(log.length - logLimit + 1), entry]
+						: [...log, entry],
+			});
+		},
+
+		setStatus(text, level = 'info') {
+			set({ status: { text, level, time: Date.now() } });
+		},
+
+		setBusy(busy) {
+			set({
+				busy: busy ? { label: busy.label, detail: busy.detail ?? '', startedAt: Date.now() } : null,
+			});
+		},
+
+		setBusyDetail(detail) {
+			const busy = get().busy;
+			if (busy) set({ busy: { ...busy, detail } });
+		},
+
+		move(delta) {
+			const state = get();
+			if (state.screen === 'pools') {
+				const names = state.poolNames;
+				if (names.length === 0) return;
+				const at = Math.max(0, names.indexOf(state.selectedPool ?? ''));
+				const next = Math.max(0, Math.min(names.length - 1, at + delta));
+				set({ selectedPool: names[next] ?? null });
+				return;
+			}
+			const rows = visibleRows(state);
+			if (rows.length === 0) return;
+			const at = selectedPosition(state, rows);
+			const next = Math.max(0, Math.min(rows.length - 1, at + delta));
+			set({ selected: rows[next]?.name ?? null, selectedIndex: next });
+		},
+
+		moveTo(edge) {
+			get().move(edge === 'top' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY);
+		},
+
+		selectMember(name) {
+			const rows = visibleRows(get());
+			const i = rows.findIndex((r) => r.name === name);
+			set({ selected: name, selectedIndex: i >= 0 ? i : get().selectedIndex });
+		},
+
+		openPool(pool) {
+			const same = get().pool === pool;
+			set({
+				pool,
+				selectedPool: pool,
+				screen: 'members',
+				...(same ? {} : { selected: null, selectedIndex: 0, filter: '' }),
+			});
+		},
+
+		setScreen(screen) {
+			const state = get();
+			if (screen === 'help')
+				set({ screen, helpReturn: state.screen === 'help' ? state.helpReturn : state.screen });
+			else set({ screen });
+		},
+
+		setPrompt(prompt) {
+			set({ prompt });
+		},
+
+		setFilter(filter) {
+			set({ filter });
+			const state = get();
+			const rows = visibleRows(state);
+			const at = selectedPosition(state, rows);
+			set({ selected: rows[at]?.name ?? state.selected, selectedIndex: at });
+		},
+
+		toggleLog() {
+			set({ showLog: !get().showLog });
+		},
+
+		setLoop(loop) {
+			set({ loop: { ...get().loop, ...loop } });
+		},
+
+		setDenied(denied) {
+			set({ denied });
+		},
+
+		setDetails(details) {
+			set({ details });
+		},
+
+		setRequest(request) {
+			set({ request });
+		},
+
+		memberObjects(member) {
+			return index.memberObjects(member);
+		},
+	}));
+}
+
+/** The pool open on the members screen, derived. */
+export function currentPool(state: ConsoleState): PoolDerivation | null {
+	return state.pool ? (state.pools[state.pool] ?? null) : null;
+}
+
+const NO_ROWS: readonly MemberRow[] = [];
+
+/** The member rows of the open pool that the filter lets through. */
+export function visibleRows(state: ConsoleState): readonly MemberRow[] {
+	const p = currentPool(state);
+	return p ? filterRows(p.rows, state.filter) : NO_ROWS;
+}
+
+/**
+ * Where the selection is among the visible rows: its member when still there, else the row
+ * now at its old position (so the selection never jumps to the top when its member goes).
+ */
+export function selectedPosition(
+	state: Pick<ConsoleState, 'selected' | 'selectedIndex'>,
+	rows: readonly MemberRow[],
+): number {
+	if (rows.length === 0) return 0;
+	if (state.selected) {
+		const i = rows.findIndex((r) => r.name === state.selected);
+		if (i >= 0) return i;
+	}
+	return Math.max(0, Math.min(rows.length - 1, state.selectedIndex));
+}
+
+/** The selected member row, or null. */
+export function selectedRow(state: ConsoleState): MemberRow | null {
+	const rows = visibleRows(state);
+	return rows[selectedPosition(state, rows)] ?? null;
+}

@@ -1,0 +1,77 @@
+/** Fitting table columns to the terminal width: low-priority columns give way first. */
+
+/** A column of a table. */
+export interface ColumnSpec<K extends string = string> {
+	key: K;
+	title: string;
+	/** Narrowest useful width. */
+	min: number;
+	/** The width it should have before a lower-priority column is shown (default min). */
+	want?: number;
+	/** Widest it grows to (Infinity: takes what is left). */
+	max: number;
+	/** A width it grows to before any column grows to its maximum (default: max). */
+	ample?: number;
+	/** 0 is kept longest; higher numbers give way first. */
+	priority: number;
+	align?: 'left' | 'right';
+}
+
+/** A column with the width it got. */
+export interface PlacedColumn<K extends string = string> extends ColumnSpec<K> {
+	width: number;
+}
+
+/**
+ * The columns that fit in width (one space between columns), in their original order, each
+ * with its width. Columns are taken by priority while every column taken so far still gets
+ * its wanted width (the first columns only need their minimum); then the spare width goes
+ * to the bounded columns by priority up to their maximum, and the rest to the unbounded ones.
+ */
+export function layoutColumns<K extends string>(
+	columns: readonly ColumnSpec<K>[],
+	width: number,
+	gap = 1,
+): PlacedColumn<K>[] {
+	const byPriority = [...columns].sort((a, b) => a.priority - b.priority);
+	const chosen: ColumnSpec<K>[] = [];
+	let wanted = 0;
+	let minimum = 0;
+	for (const c of byPriority) {
+		const g = chosen.length > 0 ? gap : 0;
+		const want = Math.max(c.min, c.want ?? c.min);
+		if (wanted + g + want <= width) {
+			chosen.push(c);
+			wanted += g + want;
+			minimum += g + c.min;
+		} else if (c.priority === 0 && minimum + g + c.min <= width) {
+			// columns of priority 0 stay as long as their minimum fits
+			chosen.push(c);
+			wanted += g + c.min;
+			minimum += g + c.min;
+		}
+	}
+	const widths = new Map<ColumnSpec<K>, number>();
+	let spare = width;
+	for (const [i, c] of chosen.entries()) {
+		widths.set(c, c.min);
+		spare -= c.min + (i > 0 ? gap : 0);
+	}
+	// wanted widths first, then ample ones, then bounded maxima, then the rest to unbounded columns
+	const stages: Array<(c: ColumnSpec<K>) => number> = [
+		(c) => Math.max(c.min, c.want ?? c.min),
+		(c) => Math.min(c.max, c.ample ?? (Number.isFinite(c.max) ? c.max : (widths.get(c) ?? c.min))),
+		(c) => (Number.isFinite(c.max) ? c.max : (widths.get(c) ?? c.min)),
+		(c) => (Number.isFinite(c.max) ? (widths.get(c) ?? c.min) : Number.POSITIVE_INFINITY),
+	];
+	for (const target of stages)
+		for (const c of chosen) {
+			if (spare <= 0) break;
+			const cur = widths.get(c) ?? c.min;
+			const grow = Math.min(spare, Math.max(0, target(c) - cur));
+			widths.set(c, cur + grow);
+			spare -= grow;
+		}
+	const set = new Set(chosen);
+	return columns.filter((c) => set.has(c)).map((c) => ({ ...c, width: widths.get(c) ?? c.min }));
+}

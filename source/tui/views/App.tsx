@@ -1,0 +1,127 @@
+/** The console app: picks the layout for the screen and the terminal size; views do the rest. */
+
+import { Box, useApp, useInput } from 'ink';
+import { useRef } from 'react';
+import { targetPool } from '../availability.js';
+import { handleKey } from '../key-handler.js';
+import type { ConsoleOperations } from '../operations.js';
+import { connectionView } from '../staleness.js';
+import type { ConsoleStore } from '../store.js';
+import { type Theme, ThemeContext } from '../theme.js';
+import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
+import { ActivityLog } from './activity-log.js';
+import { Header, headerHeight } from './header.js';
+import { HelpView } from './help-view.js';
+import { KeyHints } from './key-hints.js';
+import { MemberDetails } from './member-details.js';
+import { MembersView } from './members-view.js';
+import { PoolsView } from './pools-view.js';
+import { PromptLine, promptLines } from './prompt-line.js';
+import { StaleBanner } from './stale-banner.js';
+import { StatusLine } from './status-line.js';
+import { MIN_COLUMNS, MIN_ROWS, TooSmall } from './too-small.js';
+
+/** Props of the app. */
+export interface AppProps {
+	store: ConsoleStore;
+	ops: ConsoleOperations;
+	theme: Theme;
+}
+
+/** The heights of the parts of the screen. */
+export interface ScreenLayout {
+	header: number;
+	banner: number;
+	body: number;
+	log: number;
+	footer: number;
+	hints: number;
+}
+
+/**
+ * Shares out the terminal rows. One row stays free: output as tall as the terminal makes Ink
+ * clear and redraw the whole screen on every frame.
+ */
+export function screenLayout(
+	rows: number,
+	parts: { header: number; stale: boolean; showLog: boolean; footer: number },
+): ScreenLayout {
+	const budget = Math.max(0, rows - 1);
+	const banner = parts.stale ? 1 : 0;
+	const hints = 1;
+	const rest = Math.max(0, budget - parts.header - banner - parts.footer - hints);
+	const log = parts.showLog ? Math.max(3, Math.min(12, Math.floor(rest / 3))) : 0;
+	return {
+		header: parts.header,
+		banner,
+		body: Math.max(0, rest - log),
+		log,
+		footer: parts.footer,
+		hints,
+	};
+}
+
+function Layout({ ops }: { ops: ConsoleOperations }) {
+	const store = useConsoleStore();
+	const { exit } = useApp();
+	const { columns, rows } = useTerminalSize();
+	const screen = useConsole((s) => s.screen);
+	const showLog = useConsole((s) => s.showLog);
+	const prompt = useConsole((s) => s.prompt);
+	const note = useConsole((s) => s.session.note);
+	const pool = useConsole((s) => targetPool(s));
+	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
+	const page = useRef(10);
+	const tooSmall = columns < MIN_COLUMNS || rows < MIN_ROWS;
+
+	useInput((input, key) => {
+		if (tooSmall) {
+			if (input === 'q' || (key.ctrl && input === 'c')) {
+				store.getState().setRequest({ kind: 'quit' });
+				exit();
+			}
+			return;
+		}
+		handleKey(input, key, { store, ops, exit, pageSize: () => page.current });
+	});
+
+	if (tooSmall) return <TooSmall columns={columns} rows={rows} />;
+
+	const footer = prompt ? promptLines(prompt, columns, pool ?? '').length : 1;
+	const layout = screenLayout(rows, {
+		header: headerHeight(screen, note),
+		stale,
+		showLog,
+		footer,
+	});
+	page.current = Math.max(1, layout.body - 1);
+	return (
+		<Box flexDirection="column" width={columns} height={Math.max(0, rows - 1)} overflow="hidden">
+			<Header />
+			<StaleBanner />
+			{screen === 'pools' ? (
+				<PoolsView width={columns} height={layout.body} />
+			) : screen === 'members' ? (
+				<MembersView width={columns} height={layout.body} />
+			) : screen === 'details' ? (
+				<MemberDetails height={layout.body} />
+			) : (
+				<HelpView width={columns} height={layout.body} />
+			)}
+			{showLog ? <ActivityLog height={layout.log} /> : null}
+			{prompt ? <PromptLine prompt={prompt} width={columns} pool={pool ?? ''} /> : <StatusLine />}
+			<KeyHints />
+		</Box>
+	);
+}
+
+/** The console app. */
+export function App({ store, ops, theme }: AppProps) {
+	return (
+		<StoreContext.Provider value={store}>
+			<ThemeContext.Provider value={theme}>
+				<Layout ops={ops} />
+			</ThemeContext.Provider>
+		</StoreContext.Provider>
+	);
+}

@@ -1,0 +1,109 @@
+/** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
+
+import { Box, Text } from 'ink';
+import type { PoolDerivation } from '../pool-derivation.js';
+import { connectionView } from '../staleness.js';
+import type { Screen } from '../store.js';
+import { clean } from '../text-fit.js';
+import { useTheme } from '../theme.js';
+import { useConsole } from '../use-console.js';
+
+/** How many lines the header takes on a screen. */
+export function headerHeight(screen: Screen, note: string): number {
+	const base = screen === 'pools' || screen === 'help' ? 1 : 3;
+	return base + (note ? 1 : 0);
+}
+
+function specLine(p: PoolDerivation | null, pool: string): string {
+	if (!p?.defined) return `pool ${pool}: no definition ConfigMap in this namespace`;
+	if (!p.spec) return `definition unreadable: ${p.specError ?? ''}`;
+	const s = p.spec;
+	const parts = [
+		`image ${s.image}`,
+		`size ${s.size}`,
+		s.mode,
+		`cpu ${s.cpu}`,
+		`mem ${s.memory}`,
+		`disk ${s.disk}`,
+	];
+	if (s.storageClass) parts.push(`class ${s.storageClass}`);
+	if (s.privileged) parts.push('privileged');
+	if (s.init) parts.push('init');
+	return parts.join(' · ');
+}
+
+/** The header. */
+export function Header() {
+	const theme = useTheme();
+	const screen = useConsole((s) => (s.screen === 'help' ? s.helpReturn : s.screen));
+	const helpOpen = useConsole((s) => s.screen === 'help');
+	const session = useConsole((s) => s.session);
+	const poolName = useConsole((s) => s.pool);
+	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const poolCount = useConsole((s) => s.poolNames.length);
+	const connection = useConsole((s) => s.connection);
+	const now = useConsole((s) => s.now);
+	const conn = connectionView(connection, now);
+	const loop = useConsole((s) => s.loop);
+	const connColour =
+		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
+	const where = screen === 'pools' || helpOpen ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
+	const c = pool?.counts;
+	return (
+		<Box flexDirection="column">
+			<Text wrap="truncate">
+				<Text bold color={theme.accent}>
+					ctpool
+				</Text>
+				<Text>
+					{'  '}
+					{clean(where)} · ns {clean(session.namespace)} · ctx {clean(session.context || '-')}
+					{'  '}
+				</Text>
+				<Text color={connColour} bold={conn.tone !== 'ok'}>
+					{clean(conn.label)}
+				</Text>
+				{loop.on ? (
+					<Text color={theme.accent}>{loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}</Text>
+				) : null}
+				{session.readOnly ? <Text color={theme.warn}>{'  read-only'}</Text> : null}
+			</Text>
+			{screen !== 'pools' && !helpOpen ? (
+				<>
+					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
+						{clean(specLine(pool, poolName ?? ''))}
+					</Text>
+					<Text wrap="truncate">
+						{c ? (
+							<>
+								<Text>
+									desired {c.desired} observed {c.observed} ready {c.ready} claimed {c.claimed} free{' '}
+								</Text>
+								<Text bold color={c.free === 0 && c.observed > 0 ? theme.error : theme.ok}>
+									{c.free}
+								</Text>
+								<Text>
+									{' '}
+									unschedulable {c.unschedulable} drifted {c.drifted}
+								</Text>
+								{c.exhausted ? (
+									<Text bold color={theme.error}>
+										{' '}
+										EXHAUSTED
+									</Text>
+								) : null}
+							</>
+						) : (
+							<Text color={theme.muted}>no members seen yet</Text>
+						)}
+					</Text>
+				</>
+			) : null}
+			{session.note ? (
+				<Text wrap="truncate" color={theme.accent}>
+					{clean(session.note)}
+				</Text>
+			) : null}
+		</Box>
+	);
+}

@@ -1,0 +1,96 @@
+/** The members table of one pool, windowed: only the rows that fit are rendered. */
+
+import { Box, Text } from 'ink';
+import { useMemo, useRef } from 'react';
+import {
+	columnFacts,
+	type MemberColumn,
+	memberCell,
+	memberColumns,
+	messageCell,
+} from '../member-columns.js';
+import { filterRows } from '../member-filter.js';
+import type { MemberRow } from '../member-row.js';
+import { connectionView } from '../staleness.js';
+import { selectedPosition } from '../store.js';
+import { layoutColumns } from '../table-layout.js';
+import { windowStart } from '../table-window.js';
+import { clean, displayWidth } from '../text-fit.js';
+import { useTheme } from '../theme.js';
+import { useConsole } from '../use-console.js';
+import { TableLine } from './table-line.js';
+
+const NO_ROWS: readonly MemberRow[] = [];
+
+/** Props of the members table. */
+export interface MembersViewProps {
+	width: number;
+	/** Lines available, the column titles included. */
+	height: number;
+}
+
+/** The members table. */
+export function MembersView({ width, height }: MembersViewProps) {
+	const theme = useTheme();
+	const rows = useConsole((s) => (s.pool ? s.pools[s.pool]?.rows : undefined) ?? NO_ROWS);
+	const filter = useConsole((s) => s.filter);
+	const selected = useConsole((s) => s.selected);
+	const selectedIndex = useConsole((s) => s.selectedIndex);
+	const now = useConsole((s) => s.now);
+	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
+	const pool = useConsole((s) => s.pool);
+	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
+	const start = useRef(0);
+
+	const visible = useMemo(() => filterRows(rows, filter), [rows, filter]);
+	const facts = useMemo(() => columnFacts(rows, (t) => displayWidth(clean(t))), [rows]);
+	const wanted = useMemo(() => memberColumns(facts), [facts]);
+	const columns = useMemo(() => layoutColumns(wanted, width), [wanted, width]);
+	const hidden = useMemo(() => {
+		const shownKeys = new Set<MemberColumn>(columns.map((c) => c.key));
+		return new Set(wanted.map((c) => c.key).filter((k) => !shownKeys.has(k)));
+	}, [columns, wanted]);
+
+	const bodyHeight = Math.max(0, height - 1);
+	const at = selectedPosition({ selected, selectedIndex }, visible);
+	start.current = windowStart(visible.length, at, bodyHeight, start.current);
+	const shown = visible.slice(start.current, start.current + bodyHeight);
+
+	let empty: string | null = null;
+	if (visible.length === 0)
+		empty =
+			rows.length > 0
+				? `no member matches the filter "${filter}" (Esc clears it)`
+				: !defined && pool
+					? `pool ${pool} has no definition and no members in this namespace`
+					: 'no members yet';
+
+	return (
+		<Box flexDirection="column" height={height}>
+			<TableLine
+				columns={columns}
+				cells={columns.map((c) => ({ text: c.title }))}
+				bold
+				dim={stale}
+			/>
+			{empty ? (
+				<Text color={theme.muted} wrap="truncate">
+					{empty}
+				</Text>
+			) : (
+				shown.map((row) => (
+					<TableLine
+						key={row.name}
+						columns={columns}
+						cells={columns.map((c) =>
+							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
+						)}
+						state={row.state}
+						selected={row.name === visible[at]?.name}
+						dim={stale}
+					/>
+				))
+			)}
+		</Box>
+	);
+}

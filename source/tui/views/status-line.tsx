@@ -1,0 +1,48 @@
+/** The status line: a spinner with elapsed time while an action runs, else the last outcome. */
+
+import { Text } from 'ink';
+import { useEffect, useState } from 'react';
+import { formatElapsed } from '../age.js';
+import { clean } from '../text-fit.js';
+import { useTheme } from '../theme.js';
+import { useConsole } from '../use-console.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/** A spinner that turns while mounted. */
+function useSpinner(active: boolean): string {
+	const [frame, setFrame] = useState(0);
+	useEffect(() => {
+		if (!active) return;
+		const t = setInterval(() => setFrame((f) => (f + 1) % FRAMES.length), 120);
+		return () => clearInterval(t);
+	}, [active]);
+	return FRAMES[frame] ?? '';
+}
+
+/** The status line. */
+export function StatusLine() {
+	const theme = useTheme();
+	const busy = useConsole((s) => s.busy);
+	const status = useConsole((s) => s.status);
+	const now = useConsole((s) => s.now);
+	const spinner = useSpinner(busy !== null);
+	if (busy) {
+		const elapsed = formatElapsed(Math.max(0, now - busy.startedAt));
+		return (
+			<Text wrap="truncate" color={theme.accent}>
+				{spinner} {clean(busy.label)}
+				{busy.detail ? `: ${clean(busy.detail)}` : ''} · {elapsed}
+			</Text>
+		);
+	}
+	if (!status) return <Text wrap="truncate"> </Text>;
+	const colour =
+		status.level === 'error' ? theme.error : status.level === 'ok' ? theme.ok : undefined;
+	return (
+		<Text wrap="truncate" color={colour} bold={status.level === 'error'}>
+			{status.level === 'error' ? '✗ ' : status.level === 'ok' ? '✓ ' : ''}
+			{clean(status.text)}
+		</Text>
+	);
+}

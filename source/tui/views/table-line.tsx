@@ -1,0 +1,53 @@
+/** One line of a table: cells fitted to their columns, coloured by tone. */
+
+import { Text } from 'ink';
+import type { MemberState } from '../../pool/index.js';
+import type { Cell, CellTone } from '../member-columns.js';
+import type { PlacedColumn } from '../table-layout.js';
+import { fitCell } from '../text-fit.js';
+import { type Theme, useTheme } from '../theme.js';
+
+/** The colour of a tone. */
+export function toneColour(theme: Theme, tone: CellTone, state?: MemberState): string | undefined {
+	switch (tone) {
+		case 'state':
+			return state ? theme.state(state) : undefined;
+		case 'warn':
+			return theme.warn;
+		case 'error':
+			return theme.error;
+		case 'muted':
+			return theme.muted;
+		default:
+			return undefined;
+	}
+}
+
+/** Props of a table line. */
+export interface TableLineProps {
+	columns: readonly PlacedColumn[];
+	cells: readonly Cell[];
+	state?: MemberState;
+	selected?: boolean;
+	dim?: boolean;
+	bold?: boolean;
+}
+
+/** A table line (exactly one terminal line). */
+export function TableLine({ columns, cells, state, selected, dim, bold }: TableLineProps) {
+	const theme = useTheme();
+	return (
+		<Text wrap="truncate" inverse={selected} dimColor={dim} bold={bold}>
+			{columns.map((col, i) => {
+				const cell = cells[i] ?? { text: '' };
+				const sep = i < columns.length - 1 ? ' ' : '';
+				return (
+					<Text key={col.key} color={selected ? undefined : toneColour(theme, cell.tone, state)}>
+						{fitCell(cell.text, col.width, col.align)}
+						{sep}
+					</Text>
+				);
+			})}
+		</Text>
+	);
+}
