@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, reconcile } from '../../source/engine/index.js';
+import { sourceHash, sourceJson } from '../../source/pool/source-hash.js';
+import { sourceFields } from '../../source/pool/spec.js';
+import { parseStatus } from '../../source/pool/status.js';
+import type { SimObject } from '../../source/sim/store-api.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { objects, poolSpec, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+type Container = {
+	name: string;
+	image: string;
+	command?: string[];
+	resources: { requests: Record<string, string>; limits: Record<string, string> };
+	securityContext?: { privileged?: boolean };
+	volumeMounts: Array<{ name: string; mountPath: string }>;
+};
+
+function podOf(c: TestCluster, name: string) {
+	const pod = c.sim.store.get('pods', 'corral', name) as SimObject & {
+		spec: {
+			hostname?: string;
+			containers: Container[];
+			volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
+		};
+	};
+	return pod;
+}
+
+function pvcOf(c: TestCluster, name: string) {
+	return c.sim.store.get('persistentvolumeclaims', 'corral', name) as SimObject & {
+		spec: {
+			accessModes: string[];
+			resources: { requests: { storage: string } };
+			storageClassName?: string;
+		};
+	};
+}
+
+describe('apply then reconcile', () => {
+	it('creates exactly size members with the contract labels, hash, annotation, resources, command and mount', async () => {
+		const spec = poolSpec({ size: 3, cpu: '250m', memory: '128Mi', disk: '2Gi' });
+		const ctx = c.context();
+		const result = await apply(ctx, 'desk', spec);
+		expect(result.errors).toEqual([]);
+		expect(result.actions.map((a) => [a.member, a.step, a.ok])).toEqual([
+			['desk-1', 'create', true],
+			['desk-2', 'create', true],
+			['desk-3', 'create', true],
+		]);
+		const hash = sourceHash(sourceFields(spec));
+		const pods = [...objects(c, 'pods').keys()].filter((n) => n.startsWith('desk-'));
+		expect(pods.sort()).toEqual(['desk-1', 'desk-2', 'desk-3']);
+		for (const member of pods) {
+			const labels = {
+				'corral.dev/vdi-ct-pool': 'desk',
+				'corral.dev/vdi-ct-member': member,
+				'corral.dev/vdi-ct-source': hash,
+				'corral.dev/ct': 'true',
+				'corral.dev/ct-name': member,
+			};
+			const pod = podOf(c, member);
+			expect(pod.metadata.labels).toEqual(labels);
+			expect(pod.spec.hostname).toBe(member);
+			expect(pod.spec.containers).toHaveLength(1);
+			const ct = pod.spec.containers[0]!;
+			expect(ct.name).toBe('ct');
+			expect(ct.image).toBe(spec.image);
+			expect(ct.command).toEqual(['sleep', 'infinity']);
+			expect(ct.resources.requests).toEqual({ cpu: '250m', memory: '128Mi' });
+			expect(ct.resources.limits).toEqual({ cpu: '250m', memory: '128Mi' });
+			expect(ct.securityContext?.privileged).not.toBe(true);
+			expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/data' }]);
+			expect(pod.spec.volumes).toEqual([
+				{ name: 'data', persistentVolumeClaim: { claimName: `${member}-data` } },
+			]);
+			const pvc = pvcOf(c, `${member}-data`);
+			expect(pvc.metadata.labels).toEqual(labels);
+			expect(pvc.metadata.annotations?.['corral.ct/spec']).toBe(sourceJson(sourceFields(spec)));
+			expect(pvc.spec.accessModes).toEqual(['ReadWriteOnce']);
+			expect(pvc.spec.resources.requests.storage).toBe('2Gi');
+		}
+		// No Lease is left behind, and the status was recorded.
+		expect([...objects(c, 'leases').keys()].filter((n) => n.includes('desk-'))).toEqual([]);
+		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-desk') as SimObject & {
+			data: Record<string, string>;
+		};
+		expect(JSON.parse(cm.data.spec!)).toEqual(spec);
+		expect(parseStatus(cm.data.status)?.observed).toBe(3);
+		expect(result.statusWritten).toBe(true);
+	});
+
+	it('runs the image entrypoint with init, and mounts the PVC as the root file system when privileged', async () => {
+		const spec = poolSpec({ size: 1, init: true, privileged: true, storageClass: 'wait' });
+		await apply(c.context(), 'priv', spec);
+		const ct = podOf(c, 'priv-1').spec.containers[0]!;
+		expect(ct.command).toBeUndefined();
+		expect(ct.securityContext?.privileged).toBe(true);
+		expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/corral-rootfs' }]);
+		expect(pvcOf(c, 'priv-1-data').spec.storageClassName).toBe('wait');
+		// An empty storageClass leaves the field out (the cluster default applies).
+		await apply(c.context(), 'plain', poolSpec({ size: 1 }));
+		expect(
+			(
+				c.sim.store.get('persistentvolumeclaims', 'corral', 'plain-1-data') as SimObject & {
+					spec: { storageClassName?: string };
+				}
+			).spec.storageClassName,
+		).not.toBe('');
+	});
+
+	it('a second reconcile with no change writes nothing and makes at most 5 requests', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'calm', poolSpec({ size: 4 }));
+		await waitReady(ctx, 'calm', 4);
+		await reconcile(ctx, 'calm'); // records the Ready status
+		const mark = c.sim.audit.mark();
+		const again = await reconcile(ctx, 'calm');
+		expect(again.actions).toEqual([]);
+		expect(again.errors).toEqual([]);
+		expect(again.statusWritten).toBe(false);
+		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(c.ctpoolRequests(mark)).toBeLessThanOrEqual(5);
+	});
+
+	it('records a Kubernetes Event on each created member PVC naming the actor', async () => {
+		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 2 }));
+		const events = c.sim.store
+			.list('events', { namespace: 'corral' })
+			.filter(
+				(e) =>
+					(e as { source?: { component?: string } }).source?.component === 'ctpool' &&
+					(e as { involvedObject?: { name?: string } }).involvedObject?.name?.startsWith('evt-'),
+			) as Array<
+			SimObject & {
+				reason: string;
+				message: string;
+				involvedObject: { kind: string; name: string };
+			}
+		>;
+		expect(
+			events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason]).sort(),
+		).toEqual([
+			['PersistentVolumeClaim', 'evt-1-data', 'Created'],
+			['PersistentVolumeClaim', 'evt-2-data', 'Created'],
+		]);
+		for (const e of events) expect(e.message).toContain('ops@example.com');
+	});
+});

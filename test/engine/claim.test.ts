@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim, reconcile } from '../../source/engine/index.js';
+import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { poolSpec, putLease, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+async function poolError(p: Promise<unknown>): Promise<PoolError> {
+	const err = await p.then(
+		() => null,
+		(e: unknown) => e,
+	);
+	expect(err).toBeInstanceOf(PoolError);
+	return err as PoolError;
+}
+
+describe('claim', () => {
+	it('50 concurrent claims on 50 members give 50 distinct members; the 51st gets no-free with counts', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'big', poolSpec({ size: 50 }));
+		await waitReady(ctx, 'big', 50);
+		const ids = Array.from({ length: 50 }, (_, i) => `user${i}@example.com`);
+		const results = await Promise.all(ids.map((id) => claim(c.context(), 'big', id)));
+		const members = results.map((r) => r.member);
+		expect(new Set(members).size).toBe(50);
+		for (const r of results) expect(r).toMatchObject({ existing: false, renewed: false });
+		// Each holder is the one the Lease names, and the PVC carries the display copy.
+		for (const [i, r] of results.entries()) {
+			expect(c.sim.store.get('leases', 'corral', `corral-vdi-ct-${r.member}`)?.spec).toMatchObject({
+				holderIdentity: ids[i],
+				leaseDurationSeconds: 3600,
+			});
+			expect(
+				c.sim.store.get('persistentvolumeclaims', 'corral', `${r.member}-data`)?.metadata
+					.annotations?.['corral.dev/vdi-assigned-to'],
+			).toBe(ids[i]);
+		}
+		const err = await poolError(claim(ctx, 'big', 'late@example.com'));
+		expect(err.kind).toBe('no-free');
+		expect(err.message).toBe('pool has no free members (desired 50, claimed 50, unschedulable 0)');
+	});
+
+	it('a second claim by the same identity returns the same member', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'same', poolSpec({ size: 3 }));
+		await waitReady(ctx, 'same', 3);
+		const first = await claim(ctx, 'same', 'erin@example.com');
+		const mark = c.sim.audit.mark();
+		const second = await claim(ctx, 'same', 'erin@example.com');
+		expect(second).toEqual({
+			member: first.member,
+			renewed: false,
+			existing: true,
+			started: false,
+		});
+		expect(c.ctpoolMutations(mark)).toEqual([]);
+	});
+
+	it('prefers Ready members, then Starting, then Stopped, lowest index first', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'order', poolSpec({ size: 3 }));
+		await waitReady(ctx, 'order', 3);
+		c.sim.store.delete('pods', 'corral', 'order-1', { who: 'test', gracePeriodSeconds: 0 });
+		const first = await claim(ctx, 'order', 'f1@example.com');
+		expect(first.member).toBe('order-2');
+		const second = await claim(ctx, 'order', 'f2@example.com');
+		expect(second.member).toBe('order-3');
+		// The Stopped member comes last, and its pod is started for the claim.
+		const third = await claim(ctx, 'order', 'f3@example.com');
+		expect(third).toMatchObject({ member: 'order-1', started: true });
+		expect(c.sim.store.get('pods', 'corral', 'order-1')).toBeDefined();
+	});
+
+	it('an expired claim is renewed by its holder and given to nobody else', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'exp', poolSpec({ size: 2 }));
+		await waitReady(ctx, 'exp', 2);
+		const { member } = await claim(ctx, 'exp', 'gus@example.com');
+		const later = Date.now() + 2 * 3600_000;
+		const future = c.context({ now: () => later });
+		// Another identity does not get the expired member.
+		const other = await claim(future, 'exp', 'hal@example.com');
+		expect(other.member).not.toBe(member);
+		const err = await poolError(claim(future, 'exp', 'ivy@example.com'));
+		expect(err.message).toBe('pool has no free members (desired 2, claimed 2, unschedulable 0)');
+		// The holder renews it with a CAS update: renewTime moves to now.
+		const renewed = await claim(future, 'exp', 'gus@example.com');
+		expect(renewed).toEqual({ member, renewed: true, existing: true, started: false });
+		const lease = c.sim.store.get('leases', 'corral', `corral-vdi-ct-${member}`) as unknown as {
+			spec: { holderIdentity: string; renewTime: string; acquireTime: string };
+		};
+		expect(lease.spec.holderIdentity).toBe('gus@example.com');
+		expect(Date.parse(lease.spec.renewTime)).toBe(later);
+		expect(lease.spec.renewTime).toMatch(/\.\d{6}Z$/);
+		expect(Date.parse(lease.spec.acquireTime)).toBeLessThan(later);
+		// The reconciler still leaves it alone, expired or not.
+		const r = await reconcile(future, 'exp');
+		expect(r.actions).toEqual([]);
+	});
+
+	it('refuses the reserved identity, an empty one and control characters, with zero mutations', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'ident', poolSpec({ size: 1 }));
+		const mark = c.sim.audit.mark();
+		const reserved = await poolError(claim(ctx, 'ident', 'corral-vdi/reconciler'));
+		expect(reserved.kind).toBe('reserved-identity');
+		expect(reserved.message).toContain('reserved for the reconciler');
+		expect((await poolError(claim(ctx, 'ident', ''))).kind).toBe('usage');
+		expect((await poolError(claim(ctx, 'ident', 'bob\u001b[31m'))).message).toContain(
+			'control characters',
+		);
+		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(c.ctpoolRequests(mark)).toBe(0);
+	});
+
+	it('does not give a member a reconciler is working on', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'busy', poolSpec({ size: 1 }));
+		await waitReady(ctx, 'busy', 1);
+		putLease(c, 'busy', 'busy-1', 'corral-vdi/reconciler', Date.now(), 600);
+		const err = await poolError(claim(ctx, 'busy', 'jo@example.com'));
+		expect(err.kind).toBe('no-free');
+	});
+});

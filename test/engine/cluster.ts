@@ -1,0 +1,75 @@
+/** A simulated cluster with an engine context over it, for the engine and command tests. */
+
+import {
+	createEngineContext,
+	type EngineContext,
+	type EngineEvent,
+} from '../../source/engine/index.js';
+import { type Kube, loadKube } from '../../source/kube/config.js';
+import type { AuditMutation } from '../../source/sim/audit.js';
+import type { SimClusterConfig } from '../../source/sim/config.js';
+import type { SimCluster } from '../../source/sim/index.js';
+import { startTestSim } from '../support/sim.js';
+
+/** A running test cluster. */
+export interface TestCluster {
+	sim: SimCluster;
+	kube: Kube;
+	/** A fresh engine context (each with its own event list). */
+	context(opts?: Partial<Omit<EngineContext, 'kube'>>): EngineContext & { events: EngineEvent[] };
+	/** ctpool's mutations (attempted or done) after a mark. */
+	ctpoolMutations(mark: number): AuditMutation[];
+	/** ctpool's requests after a mark. */
+	ctpoolRequests(mark: number): number;
+	close(): Promise<void>;
+}
+
+/** Test pace: every controller delay scaled down, short grace periods. */
+export const FAST: Partial<SimClusterConfig> = { timeScale: 0.01, containerStartMs: 1500 };
+
+/** Starts a simulated cluster at test pace and loads a Kube for it through its kubeconfig. */
+export async function startTestCluster(
+	config: Partial<SimClusterConfig> = {},
+): Promise<TestCluster> {
+	const test = await startTestSim({ config: { ...FAST, ...config } });
+	const sim = test.cluster;
+	const kube = await loadKube({ kubeconfig: test.kubeconfigPath });
+	return {
+		sim,
+		kube,
+		context(opts = {}) {
+			const events: EngineEvent[] = [];
+			const ctx = createEngineContext(kube, {
+				deleteTimeoutMs: 20_000,
+				actor: 'test-admin',
+				emit: (e) => events.push(e),
+				...opts,
+			});
+			return Object.assign(ctx, { events });
+		},
+		ctpoolMutations(mark) {
+			return sim.audit.since(mark).mutations.filter((m) => m.who === 'ctpool');
+		},
+		ctpoolRequests(mark) {
+			return sim.audit.since(mark).requests.filter((r) => r.who === 'ctpool').length;
+		},
+		close: () => test.cleanup(),
+	};
+}
+
+/** Polls until check() returns a value other than undefined/false (generous timeout). */
+export async function waitFor<T>(
+	check: () => T | undefined | false | Promise<T | undefined | false>,
+	what: string,
+	timeoutMs = 20_000,
+): Promise<T> {
+	const start = Date.now();
+	let pause = 20;
+	for (;;) {
+		const v = await check();
+		if (v !== undefined && v !== false) return v;
+		if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, pause));
+		pause = Math.min(200, pause * 2);
+	}
+}

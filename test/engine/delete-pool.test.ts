@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim, deletePool, release, setMaintenance } from '../../source/engine/index.js';
+import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { objects, poolSpec, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+function left(pool: string): string[] {
+	return ['pods', 'persistentvolumeclaims', 'leases', 'configmaps'].flatMap((r) =>
+		[...objects(c, r).values()]
+			.filter((o) => o.metadata.labels?.['corral.dev/vdi-ct-pool'] === pool)
+			.map((o) => `${r}/${o.metadata.name}`),
+	);
+}
+
+describe('delete', () => {
+	it('deletes every member and then the definition', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'gone', poolSpec({ size: 3 }));
+		await deletePool(ctx, 'gone');
+		expect(left('gone')).toEqual([]);
+	});
+
+	it('keeps the definition while a member is claimed or in maintenance, naming each and why', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'keep', poolSpec({ size: 3 }));
+		await waitReady(ctx, 'keep', 3);
+		await claim(ctx, 'keep', 'wes@example.com'); // keep-1
+		await setMaintenance(ctx, 'keep', 'keep-2', true, 'disk check');
+		const err = await deletePool(ctx, 'keep').then(
+			() => null,
+			(e: unknown) => e as PoolError,
+		);
+		expect(err).toBeInstanceOf(PoolError);
+		expect(err!.kind).toBe('failed');
+		expect(err!.message).toContain('keep-1 is claimed by wes@example.com');
+		expect(err!.message).toContain('keep-2 is in maintenance');
+		expect(err!.message).toContain('ctpool delete keep again');
+		expect(err!.message).not.toContain('keep-3');
+		// keep-3 is gone; the definition stays with size 0.
+		expect(left('keep').sort()).toEqual(
+			[
+				'configmaps/corral-vdi-ctpool-keep',
+				'leases/corral-vdi-ct-keep-1',
+				'persistentvolumeclaims/keep-1-data',
+				'persistentvolumeclaims/keep-2-data',
+				'pods/keep-1',
+				'pods/keep-2',
+			].sort(),
+		);
+		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-keep') as unknown as {
+			data: Record<string, string>;
+		};
+		expect(JSON.parse(cm.data.spec!).size).toBe(0);
+		// Once released and out of maintenance, delete again finishes.
+		await release(ctx, 'keep', 'keep-1', 'wes@example.com');
+		await setMaintenance(ctx, 'keep', 'keep-2', false);
+		await deletePool(ctx, 'keep');
+		expect(left('keep')).toEqual([]);
+	});
+
+	it('names a member whose delete failed, and keeps the definition', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'stuck', poolSpec({ size: 1 }));
+		c.sim.config.deny.push('delete persistentvolumeclaims');
+		try {
+			const err = await deletePool(ctx, 'stuck').then(
+				() => null,
+				(e: unknown) => e as PoolError,
+			);
+			expect(err?.message).toMatch(
+				/delete stuck-1: forbidden: cannot delete persistentvolumeclaims/,
+			);
+		} finally {
+			c.sim.config.deny.splice(c.sim.config.deny.indexOf('delete persistentvolumeclaims'), 1);
+		}
+		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-stuck')).toBeDefined();
+		await deletePool(ctx, 'stuck');
+		expect(left('stuck')).toEqual([]);
+	});
+});

@@ -1,0 +1,91 @@
+/** Pool definitions and cluster reads shared by the engine and command tests. */
+
+import type { EngineContext } from '../../source/engine/index.js';
+import { readPool } from '../../source/engine/index.js';
+import type { PoolSpec } from '../../source/pool/spec.js';
+import type { SimObject } from '../../source/sim/store-api.js';
+import type { TestCluster } from './cluster.js';
+import { waitFor } from './cluster.js';
+
+/** A small valid pool definition (small requests so that 50 members fit the simulated nodes). */
+export function poolSpec(over: Partial<PoolSpec> = {}): PoolSpec {
+	return {
+		image: 'ghcr.io/example/desktop:1',
+		cpu: '100m',
+		memory: '64Mi',
+		disk: '1Gi',
+		storageClass: '',
+		privileged: false,
+		init: false,
+		mode: 'ephemeral',
+		size: 3,
+		...over,
+	};
+}
+
+/** The objects of a kind in namespace corral, by name. */
+export function objects(c: TestCluster, resource: string): Map<string, SimObject> {
+	return new Map(
+		c.sim.store.list(resource, { namespace: 'corral' }).map((o) => [o.metadata.name, o] as const),
+	);
+}
+
+/** Waits until every member within size is Ready. */
+export async function waitReady(ctx: EngineContext, pool: string, count: number): Promise<void> {
+	await waitFor(async () => {
+		const snap = await readPool(ctx, pool);
+		return snap.members.filter((m) => m.state === 'Ready').length === count;
+	}, `${count} ready members of ${pool}`);
+}
+
+/** The uid of an object of the namespace corral, or undefined. */
+export function uidOf(c: TestCluster, resource: string, name: string): string | undefined {
+	return c.sim.store.get(resource, 'corral', name)?.metadata.uid;
+}
+
+/** Writes a Lease straight into the store, as another client would. */
+export function putLease(
+	c: TestCluster,
+	pool: string,
+	member: string,
+	holder: string,
+	at: number,
+	durationSeconds: number,
+): void {
+	const t = new Date(at).toISOString().replace('Z', '000Z');
+	c.sim.store.create(
+		'leases',
+		{
+			apiVersion: 'coordination.k8s.io/v1',
+			kind: 'Lease',
+			metadata: {
+				name: `corral-vdi-ct-${member}`,
+				namespace: 'corral',
+				labels: { 'corral.dev/vdi-ct-pool': pool, 'corral.dev/vdi-ct-member': member },
+			},
+			spec: {
+				holderIdentity: holder,
+				acquireTime: t,
+				renewTime: t,
+				leaseDurationSeconds: durationSeconds,
+				leaseTransitions: 0,
+			},
+		},
+		{ who: 'test' },
+	);
+}
+
+/** Writes (or overwrites) a definition ConfigMap by hand, as `kubectl edit` would. */
+export function putDefinition(c: TestCluster, pool: string, specText: string): void {
+	const name = `corral-vdi-ctpool-${pool}`;
+	const existing = c.sim.store.get('configmaps', 'corral', name);
+	const obj: SimObject = {
+		apiVersion: 'v1',
+		kind: 'ConfigMap',
+		metadata: { name, namespace: 'corral', labels: { 'corral.dev/vdi-ct-pool': pool } },
+		data: { spec: specText },
+	};
+	if (existing)
+		c.sim.store.update('configmaps', { ...obj, metadata: { ...obj.metadata } }, { who: 'test' });
+	else c.sim.store.create('configmaps', obj, { who: 'test' });
+}

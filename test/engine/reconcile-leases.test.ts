@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, reconcile, writeDefinition } from '../../source/engine/index.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { objects, poolSpec, putLease, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+function changed(mark: number, verb: string, resource: string, name: string): number {
+	return c
+		.ctpoolMutations(mark)
+		.filter((m) => m.changed && m.verb === verb && m.resource === resource && m.name === name)
+		.length;
+}
+
+function leasesOf(pool: string): string[] {
+	return [...objects(c, 'leases').keys()].filter((n) => n.startsWith(`corral-vdi-ct-${pool}-`));
+}
+
+describe('reconcile and Leases', () => {
+	it('two reconcilers at once never both act on one member and end as one would', async () => {
+		const a = c.context({ actor: 'reconciler-a' });
+		const b = c.context({ actor: 'reconciler-b' });
+		await writeDefinition(a, 'twin', poolSpec({ size: 10 }));
+		const mark = c.sim.audit.mark();
+		const [ra, rb] = await Promise.all([reconcile(a, 'twin'), reconcile(b, 'twin')]);
+		expect([...ra.errors, ...rb.errors]).toEqual([]);
+		const members = Array.from({ length: 10 }, (_, i) => `twin-${i + 1}`);
+		for (const m of members) {
+			expect(changed(mark, 'create', 'pods', m)).toBe(1);
+			expect(changed(mark, 'create', 'persistentvolumeclaims', `${m}-data`)).toBe(1);
+		}
+		// They did race: some Lease creates lost (409) and those members were left to the winner.
+		expect(
+			c
+				.ctpoolMutations(mark)
+				.some((m) => m.resource === 'leases' && m.verb === 'create' && !m.changed),
+		).toBe(true);
+		// Between them, each member was acted on exactly once.
+		const acted = [...ra.actions, ...rb.actions].map((x) => x.member).sort();
+		expect(acted).toEqual([...members].sort());
+		expect(leasesOf('twin')).toEqual([]);
+
+		// A drift handled by both at once: each member replaced exactly once.
+		await waitReady(a, 'twin', 10);
+		await writeDefinition(a, 'twin', poolSpec({ size: 10, image: 'ghcr.io/example/desktop:2' }));
+		const mark2 = c.sim.audit.mark();
+		const [rc, rd] = await Promise.all([reconcile(a, 'twin'), reconcile(b, 'twin')]);
+		expect([...rc.errors, ...rd.errors]).toEqual([]);
+		for (const m of members) {
+			expect(changed(mark2, 'delete', 'pods', m)).toBe(1);
+			expect(changed(mark2, 'create', 'pods', m)).toBe(1);
+		}
+		expect(leasesOf('twin')).toEqual([]);
+		const pods = [...objects(c, 'pods').values()].filter((p) =>
+			p.metadata.name.startsWith('twin-'),
+		);
+		expect(pods).toHaveLength(10);
+		expect(new Set(pods.map((p) => p.metadata.labels?.['corral.dev/vdi-ct-source'])).size).toBe(1);
+	});
+
+	it("a crashed reconciler's Lease blocks its member until it expires, then is taken over", async () => {
+		const start = Date.now();
+		putLease(c, 'crash', 'crash-2', 'corral-vdi/reconciler', start, 600);
+		const ctx = c.context();
+		const first = await apply(ctx, 'crash', poolSpec({ size: 2 }));
+		expect(first.actions.map((x) => x.member)).toEqual(['crash-1']);
+		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeUndefined();
+		expect(first.status.members.find((m) => m.name === 'crash-2')).toMatchObject({
+			state: 'Missing',
+		});
+
+		// Nine minutes later it still blocks.
+		const nine = await reconcile(c.context({ now: () => start + 9 * 60_000 }), 'crash');
+		expect(nine.actions).toEqual([]);
+		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeUndefined();
+
+		// Eleven minutes later the next reconcile takes it over (a CAS update), acts, and removes it.
+		const mark = c.sim.audit.mark();
+		const later = await reconcile(c.context({ now: () => start + 11 * 60_000 }), 'crash');
+		expect(later.errors).toEqual([]);
+		expect(later.actions).toEqual([{ member: 'crash-2', step: 'create', ok: true }]);
+		expect(changed(mark, 'update', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
+		expect(changed(mark, 'delete', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
+		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeDefined();
+		expect(leasesOf('crash')).toEqual([]);
+	});
+
+	it('a failed create leaves no Lease and the next reconcile creates the member', async () => {
+		const ctx = c.context();
+		c.sim.config.deny.push('create pods');
+		try {
+			const failed = await apply(ctx, 'deny', poolSpec({ size: 2 }));
+			expect(failed.errors).toHaveLength(2);
+			expect(failed.errors[0]).toMatch(
+				/^create deny-1: forbidden: cannot create pods in namespace corral/,
+			);
+			expect(failed.actions.every((x) => !x.ok)).toBe(true);
+			expect(failed.status.errors).toEqual(failed.errors);
+			expect(leasesOf('deny')).toEqual([]);
+			expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeUndefined();
+		} finally {
+			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create pods'), 1);
+		}
+		const next = await reconcile(ctx, 'deny');
+		expect(next.errors).toEqual([]);
+		expect(next.actions.map((x) => [x.member, x.ok])).toEqual([
+			['deny-1', true],
+			['deny-2', true],
+		]);
+		expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeDefined();
+		expect(c.sim.store.get('pods', 'corral', 'deny-2')).toBeDefined();
+		expect(leasesOf('deny')).toEqual([]);
+		expect(next.status.errors).toEqual([]);
+	});
+
+	it('leaves alone a member whose Lease a user holds, even when it is missing', async () => {
+		putLease(c, 'hands', 'hands-1', 'dave@example.com', Date.now(), 3600);
+		const ctx = c.context();
+		const mark = c.sim.audit.mark();
+		const result = await apply(ctx, 'hands', poolSpec({ size: 2 }));
+		expect(result.actions.map((x) => x.member)).toEqual(['hands-2']);
+		expect(changed(mark, 'create', 'leases', 'corral-vdi-ct-hands-1')).toBe(0);
+		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-hands-1')?.spec).toMatchObject({
+			holderIdentity: 'dave@example.com',
+		});
+	});
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
+import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { poolSpec, putLease, uidOf, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+async function poolError(p: Promise<unknown>): Promise<PoolError> {
+	const err = await p.then(
+		() => null,
+		(e: unknown) => e,
+	);
+	expect(err).toBeInstanceOf(PoolError);
+	return err as PoolError;
+}
+
+describe('release', () => {
+	it('destroys the member, waits for the PVC to be gone, creates it again and removes the Lease', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'rel', poolSpec({ size: 2 }));
+		await waitReady(ctx, 'rel', 2);
+		const { member } = await claim(ctx, 'rel', 'kim@example.com');
+		const oldPod = uidOf(c, 'pods', member);
+		const oldPvc = uidOf(c, 'persistentvolumeclaims', `${member}-data`);
+		const progress: string[] = [];
+		const mark = c.sim.audit.mark();
+		const result = await release(ctx, 'rel', member, 'kim@example.com', {
+			onProgress: (m) => progress.push(m),
+		});
+		expect(result).toMatchObject({ released: true, recreated: true });
+		expect(result.message).toContain(`released ${member}`);
+		expect(uidOf(c, 'pods', member)).not.toBe(oldPod);
+		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(oldPvc);
+		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBeDefined();
+		expect(c.sim.store.get('leases', 'corral', `corral-vdi-ct-${member}`)).toBeUndefined();
+		// The order of writes: CAS to the reconciler, deletes, the new PVC only after the old
+		// one was gone (its create succeeded under the same name), then the Lease delete.
+		const writes = c
+			.ctpoolMutations(mark)
+			.filter((m) => m.changed && m.resource !== 'events')
+			.map((m) => `${m.verb} ${m.resource} ${m.name}`);
+		expect(writes[0]).toBe(`update leases corral-vdi-ct-${member}`);
+		expect(writes.indexOf(`create persistentvolumeclaims ${member}-data`)).toBeGreaterThan(
+			writes.indexOf(`delete persistentvolumeclaims ${member}-data`),
+		);
+		expect(writes.at(-1)).toBe(`delete leases corral-vdi-ct-${member}`);
+		expect(progress).toContain(`deleting PVC ${member}-data`);
+		// The PVC no longer names the old holder; the new member is free again.
+		expect(
+			c.sim.store.get('persistentvolumeclaims', 'corral', `${member}-data`)?.metadata.annotations?.[
+				'corral.dev/vdi-assigned-to'
+			],
+		).toBeUndefined();
+		const events = c.sim.store
+			.list('events', { namespace: 'corral' })
+			.filter((e) => (e as { reason?: string }).reason === 'Released') as unknown as Array<{
+			message: string;
+		}>;
+		expect(events.some((e) => e.message.includes('kim@example.com'))).toBe(true);
+	});
+
+	it('refuses a non-holder without --force; with force it releases', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'force', poolSpec({ size: 1 }));
+		await waitReady(ctx, 'force', 1);
+		await claim(ctx, 'force', 'lee@example.com');
+		const mark = c.sim.audit.mark();
+		const err = await poolError(release(ctx, 'force', 'force-1', 'max@example.com'));
+		expect(err.kind).toBe('not-holder');
+		expect(err.message).toContain('claimed by lee@example.com');
+		expect(err.message).toContain('--force');
+		expect(c.ctpoolMutations(mark)).toEqual([]);
+		const forced = await release(ctx, 'force', 'force-1', 'admin@example.com', { force: true });
+		expect(forced).toMatchObject({ released: true, recreated: true });
+		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-force-1')).toBeUndefined();
+	});
+
+	it('does nothing for a member without a claim', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'idle', poolSpec({ size: 1 }));
+		const uid = uidOf(c, 'pods', 'idle-1');
+		const mark = c.sim.audit.mark();
+		const result = await release(ctx, 'idle', 'idle-1', 'nia@example.com');
+		expect(result).toEqual({
+			released: false,
+			recreated: false,
+			message: 'idle-1 has no claim; nothing to do',
+		});
+		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(uidOf(c, 'pods', 'idle-1')).toBe(uid);
+	});
+
+	it('does not create a member above the pool size again', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'above', poolSpec({ size: 2 }));
+		await waitReady(ctx, 'above', 2);
+		await claim(ctx, 'above', 'oz@example.com');
+		await claim(ctx, 'above', 'pat@example.com'); // above-2
+		await writeDefinition(ctx, 'above', poolSpec({ size: 1 }));
+		const result = await release(ctx, 'above', 'above-2', 'pat@example.com');
+		expect(result).toMatchObject({ released: true, recreated: false });
+		expect(c.sim.store.get('pods', 'corral', 'above-2')).toBeUndefined();
+		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'above-2-data')).toBeUndefined();
+		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-above-2')).toBeUndefined();
+	});
+
+	it('reports a failed re-create, still removes the Lease, and the next reconcile creates the member', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'recr', poolSpec({ size: 1 }));
+		await waitReady(ctx, 'recr', 1);
+		await claim(ctx, 'recr', 'quinn@example.com');
+		c.sim.config.deny.push('create persistentvolumeclaims');
+		try {
+			const err = await poolError(release(ctx, 'recr', 'recr-1', 'quinn@example.com'));
+			expect(err.kind).toBe('failed');
+			expect(err.message).toContain('creating it again failed');
+			expect(err.message).toContain('the next reconcile creates it');
+		} finally {
+			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create persistentvolumeclaims'), 1);
+		}
+		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-recr-1')).toBeUndefined();
+		const { reconcile } = await import('../../source/engine/index.js');
+		const r = await reconcile(ctx, 'recr');
+		expect(r.actions).toEqual([{ member: 'recr-1', step: 'create', ok: true }]);
+	});
+
+	it('refuses while a live reconciler holds the Lease', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'rbusy', poolSpec({ size: 1 }));
+		putLease(c, 'rbusy', 'rbusy-1', 'corral-vdi/reconciler', Date.now(), 600);
+		const err = await poolError(
+			release(ctx, 'rbusy', 'rbusy-1', 'rae@example.com', { force: true }),
+		);
+		expect(err.kind).toBe('busy');
+	});
+});
