@@ -65,7 +65,7 @@ type Program = (args: string[], io: Io) => number | Promise<number>;
 
 const BIN_DIRS = new Set(['/bin', '/usr/bin', '/sbin', '/usr/sbin', '/usr/local/bin']);
 const SHELL_BUILTINS = new Set(['cd', 'exit', 'exec', 'export', 'unset', ':', '.', 'source']);
-const KERNEL = '6.1.0-sim';
+const KERNEL = '6.8.0-51-generic';
 const BOOT = Date.UTC(2026, 10, 29, 10, 0, 0);
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -504,7 +504,7 @@ export class SimShell {
 				if (all || flags.includes('s') || flags === '') parts.push('Linux');
 				if (all || flags.includes('n')) parts.push(pod.name);
 				if (all || flags.includes('r')) parts.push(KERNEL);
-				if (all || flags.includes('v')) parts.push(`#1 SMP PREEMPT_DYNAMIC ${dateString(BOOT)}`);
+				if (all || flags.includes('v')) parts.push(`#52-Ubuntu SMP PREEMPT_DYNAMIC ${dateString(BOOT)}`);
 				if (all || flags.includes('m')) parts.push('x86_64');
 				if (all || flags.includes('o')) parts.push('GNU/Linux');
 				io.out(`${parts.join(' ')}\n`);

@@ -84,7 +84,7 @@ describe('simulated shell commands', () => {
 		expect((await run(['id'])).out).toBe('uid=0(root) gid=0(root) groups=0(root)\n');
 		expect((await run(['pwd'])).out).toBe('/\n');
 		expect((await run(['uname', '-a'])).out).toMatch(
-			/^Linux desk-1 6\.1\.0-sim #1 .* x86_64 GNU\/Linux\n$/,
+			/^Linux desk-1 6\.8\.0-51-generic #52-Ubuntu .* x86_64 GNU\/Linux\n$/,
 		);
 		expect((await run(['uname'])).out).toBe('Linux\n');
 		expect((await run(['cat', '/etc/hostname'])).out).toBe('desk-1\n');

@@ -30,6 +30,7 @@ interface NodeObject extends SimObject {
 /** The node set: starts from the configuration and follows the store's Node objects. */
 export class ClusterNodes {
 	private readonly byName = new Map<string, NodeInfo>();
+	private sorted: NodeInfo[] | null = null;
 	private nextIp = 10;
 
 	constructor(private readonly config: SimClusterConfig) {
@@ -44,14 +45,16 @@ export class ClusterNodes {
 		}
 	}
 
+	/** Node addresses 10.0.0.10, 10.0.0.11, ... in configuration order. */
 	private allocateIp(): string {
 		const n = this.nextIp++;
-		return `10.0.${Math.floor(n / 250)}.${(n % 250) + 1}`;
+		return `10.0.${Math.floor(n / 250)}.${n % 250}`;
 	}
 
 	/** The nodes, by name. */
 	list(): NodeInfo[] {
-		return [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+		this.sorted ??= [...this.byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+		return this.sorted;
 	}
 
 	/** One node, or undefined. */
@@ -61,18 +64,18 @@ export class ClusterNodes {
 
 	/** Registers the configured nodes as Node objects (as each node's kubelet would). */
 	register(store: SimStore): void {
-		for (const n of this.config.nodes) {
-			if (store.get('nodes', undefined, n.name)) continue;
+		this.config.nodes.forEach((n, index) => {
+			if (store.get('nodes', undefined, n.name)) return;
 			const info = this.byName.get(n.name);
-			if (!info) continue;
+			if (!info) return;
 			try {
-				store.create('nodes', nodeObject(n.name, n.cpu, n.memory, info.ip), {
+				store.create('nodes', nodeObject(n.name, n.cpu, n.memory, info.ip, index), {
 					who: `system:node:${n.name}`,
 				});
 			} catch (err) {
 				if ((err as { code?: number }).code !== 409) throw err;
 			}
-		}
+		});
 	}
 
 	/**
@@ -83,6 +86,7 @@ export class ClusterNodes {
 		const obj = e.object as NodeObject;
 		const name = obj.metadata.name;
 		const old = this.byName.get(name);
+		this.sorted = null;
 		if (e.type === 'DELETED') {
 			this.byName.delete(name);
 			return false;
@@ -107,9 +111,23 @@ export class ClusterNodes {
 }
 
 /** A Node object as a kubelet registers it. */
-export function nodeObject(name: string, cpu: string, memory: string, ip: string): SimObject {
+export function nodeObject(
+	name: string,
+	cpu: string,
+	memory: string,
+	ip: string,
+	index: number,
+): SimObject {
 	const now = apiTime();
 	const resources = { cpu, memory, pods: '110', 'ephemeral-storage': '100Gi' };
+	const cond = (type: string, status: string, reason: string, message: string) => ({
+		type,
+		status,
+		lastHeartbeatTime: now,
+		lastTransitionTime: now,
+		reason,
+		message,
+	});
 	return {
 		apiVersion: 'v1',
 		kind: 'Node',
@@ -123,19 +141,25 @@ export function nodeObject(name: string, cpu: string, memory: string, ip: string
 				'beta.kubernetes.io/arch': 'amd64',
 			},
 		},
-		spec: {},
+		spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
 		status: {
 			capacity: { ...resources },
 			allocatable: { ...resources },
 			conditions: [
-				{
-					type: 'Ready',
-					status: 'True',
-					reason: 'KubeletReady',
-					message: 'kubelet is posting ready status',
-					lastHeartbeatTime: now,
-					lastTransitionTime: now,
-				},
+				cond(
+					'MemoryPressure',
+					'False',
+					'KubeletHasSufficientMemory',
+					'kubelet has sufficient memory available',
+				),
+				cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+				cond(
+					'PIDPressure',
+					'False',
+					'KubeletHasSufficientPID',
+					'kubelet has sufficient PID available',
+				),
+				cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
 			],
 			addresses: [
 				{ type: 'InternalIP', address: ip },
@@ -144,15 +168,13 @@ export function nodeObject(name: string, cpu: string, memory: string, ip: string
 			nodeInfo: {
 				architecture: 'amd64',
 				operatingSystem: 'linux',
-				osImage: 'Simulated Linux',
-				kernelVersion: '6.1.0-sim',
+				osImage: 'Ubuntu 24.04.1 LTS',
+				kernelVersion: '6.8.0-51-generic',
 				kubeletVersion: 'v1.32.0',
 				kubeProxyVersion: 'v1.32.0',
 				containerRuntimeVersion: 'containerd://1.7.24',
-				machineID: '',
-				systemUUID: '',
-				bootID: '',
 			},
+			daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
 		},
 	};
 }
