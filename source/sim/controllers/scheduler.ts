@@ -240,14 +240,20 @@ export class Scheduler {
 	}
 
 	private flush(keys: string[]): void {
-		const todo = new Set<string>();
+		const tried = new Set<string>();
 		if (this.roomFreed) {
 			this.roomFreed = false;
-			// Only pods that now fit somewhere are worth a try: no churn for the others.
-			for (const [key, req] of this.waitingRoom) if (this.fitsSomewhere(req)) todo.add(key);
+			// Oldest first; only pods that fit somewhere now are tried (each bind takes room at
+			// once), so the others see no write and no event.
+			for (const [key, req] of [...this.waitingRoom]) {
+				if (!this.waitingRoom.has(key) || !this.fitsSomewhere(req)) continue;
+				tried.add(key);
+				this.errors.guard(`schedule ${key}`, () => this.schedule(key));
+			}
 		}
-		for (const key of keys) todo.add(key);
-		for (const key of todo) this.errors.guard(`schedule ${key}`, () => this.schedule(key));
+		for (const key of keys) {
+			if (!tried.has(key)) this.errors.guard(`schedule ${key}`, () => this.schedule(key));
+		}
 	}
 
 	private schedule(key: string): void {
