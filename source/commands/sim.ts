@@ -1,0 +1,153 @@
+/** ctpool sim: run the simulated Kubernetes cluster as its own process until interrupted. */
+
+import meow from 'meow';
+import { parseQuantity } from '../pool/quantity.js';
+import {
+	defaultClusterConfig,
+	parseFaultSpec,
+	type SimCluster,
+	startSimCluster,
+} from '../sim/index.js';
+
+const HELP = `
+Usage: ctpool sim [flags]
+
+Run a simulated Kubernetes cluster (API server, scheduler, kubelet, volume provisioner) on
+127.0.0.1 until interrupted (Ctrl-C). It writes a kubeconfig whose context works with plain
+kubectl and with ctpool, creates the corral namespace, and requires its bearer token.
+
+Flags
+  --port N             port on 127.0.0.1 (default: a free one)
+  --kubeconfig PATH    where to write the kubeconfig (default: a temp file, named on start)
+  --nodes N            number of nodes (default 3)
+  --node-cpu Q         allocatable CPU of each node (default 8)
+  --node-memory Q      allocatable memory of each node (default 32Gi)
+  --demo               simulated users claim and release desktops (arrives with the engine)
+  --fault SPEC         switch faults on, e.g. drop-watches-every=5s,error-rate=0.05,
+                       latency=50ms,force-410,seed=7 (repeatable)
+  --help               show this help
+
+Examples
+  ctpool sim --kubeconfig /tmp/sim.kubeconfig
+  ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
+`;
+
+/** Where runSim writes and what stops it (tests pass their own). */
+export interface SimCommandIo {
+	stdout?: { write(s: string): unknown };
+	stderr?: { write(s: string): unknown };
+	/** Stops the cluster when aborted (default: SIGINT or SIGTERM). */
+	signal?: AbortSignal;
+	/** Called once the cluster is up. */
+	onReady?: (cluster: SimCluster) => void;
+}
+
+function usageError(io: Required<Pick<SimCommandIo, 'stderr'>>, message: string): number {
+	io.stderr.write(`ctpool sim: ${message}\nRun 'ctpool sim --help' for usage.\n`);
+	return 2;
+}
+
+/** Runs `ctpool sim`; resolves with the exit code once interrupted and closed. */
+export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<number> {
+	const stdout = io.stdout ?? process.stdout;
+	const stderr = io.stderr ?? process.stderr;
+	const cli = meow(HELP, {
+		argv,
+		importMeta: import.meta,
+		autoHelp: false,
+		autoVersion: false,
+		allowUnknownFlags: false,
+		flags: {
+			port: { type: 'number' },
+			kubeconfig: { type: 'string' },
+			nodes: { type: 'number', default: 3 },
+			nodeCpu: { type: 'string', default: '8' },
+			nodeMemory: { type: 'string', default: '32Gi' },
+			demo: { type: 'boolean', default: false },
+			fault: { type: 'string', isMultiple: true },
+			help: { type: 'boolean', default: false },
+		},
+	});
+	const f = cli.flags;
+	if (f.help) {
+		stdout.write(`${HELP.trim()}\n`);
+		return 0;
+	}
+	if (cli.input.length > 0) return usageError({ stderr }, `unexpected argument: ${cli.input[0]}`);
+	if (f.port !== undefined && (!Number.isInteger(f.port) || f.port < 0 || f.port > 65535)) {
+		return usageError({ stderr }, `--port must be 0..65535, got ${f.port}`);
+	}
+	if (!Number.isInteger(f.nodes) || f.nodes < 1 || f.nodes > 100) {
+		return usageError({ stderr }, `--nodes must be 1..100, got ${f.nodes}`);
+	}
+	for (const [flag, q] of [
+		['--node-cpu', f.nodeCpu],
+		['--node-memory', f.nodeMemory],
+	] as const) {
+		const v = parseQuantity(q);
+		if (v === null || v <= 0)
+			return usageError({ stderr }, `${flag} must be a positive quantity, got ${q}`);
+	}
+	let faults = {};
+	try {
+		for (const spec of f.fault ?? []) faults = { ...faults, ...parseFaultSpec(spec) };
+	} catch (err) {
+		return usageError({ stderr }, `--fault: ${(err as Error).message}`);
+	}
+
+	const base = defaultClusterConfig();
+	const nodes = Array.from({ length: f.nodes }, (_, i) => ({
+		name: base.nodes[i]?.name ?? `node-${i + 1}`,
+		cpu: f.nodeCpu,
+		memory: f.nodeMemory,
+	}));
+	let cluster: SimCluster;
+	try {
+		cluster = await startSimCluster({
+			config: { nodes },
+			...(f.port !== undefined ? { port: f.port } : {}),
+			...(f.kubeconfig ? { kubeconfigPath: f.kubeconfig } : {}),
+		});
+	} catch (err) {
+		stderr.write(`ctpool sim: cannot start: ${(err as Error).message}\n`);
+		return 1;
+	}
+	cluster.faults.set(faults);
+
+	const path = cluster.kubeconfigPath;
+	const lines = [
+		`ctpool sim: a simulated Kubernetes cluster is running at ${cluster.httpsUrl}`,
+		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and corral`,
+		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace corral)`,
+		'',
+		'Use it from another terminal:',
+		`  kubectl --kubeconfig ${path} get pods -n corral`,
+		`  ctpool --kubeconfig ${path} desk`,
+		`  export KUBECONFIG=${path}`,
+		'',
+	];
+	if (Object.keys(faults).length > 0)
+		lines.push(`Faults: ${JSON.stringify(cluster.faults.current())}`, '');
+	if (f.demo) lines.push('Demo actors arrive with the engine; --demo does nothing yet.', '');
+	lines.push('Press Ctrl-C to stop.');
+	stdout.write(`${lines.join('\n')}\n`);
+	io.onReady?.(cluster);
+
+	await new Promise<void>((resolve) => {
+		if (io.signal) {
+			if (io.signal.aborted) resolve();
+			else io.signal.addEventListener('abort', () => resolve(), { once: true });
+			return;
+		}
+		const stop = () => {
+			process.off('SIGINT', stop);
+			process.off('SIGTERM', stop);
+			resolve();
+		};
+		process.on('SIGINT', stop);
+		process.on('SIGTERM', stop);
+	});
+	await cluster.close();
+	stdout.write('ctpool sim: stopped\n');
+	return 0;
+}

@@ -1,0 +1,105 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSim } from '../../source/commands/sim.js';
+import type { SimCluster } from '../../source/sim/index.js';
+
+function sink() {
+	let text = '';
+	return { write: (s: string) => (text += s), text: () => text };
+}
+
+const dirs: string[] = [];
+afterEach(async () => {
+	for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+describe('ctpool sim', () => {
+	it('writes the kubeconfig, prints how to use it, serves until stopped, then closes', async () => {
+		const dir = await mkdtemp(join(tmpdir(), 'ctpool-sim-cmd-'));
+		dirs.push(dir);
+		const path = join(dir, 'sim.kubeconfig');
+		const out = sink();
+		const err = sink();
+		const stop = new AbortController();
+		let cluster: SimCluster | undefined;
+		const ready = new Promise<void>((resolve) => {
+			const done = runSim(
+				[
+					'--kubeconfig',
+					path,
+					'--nodes',
+					'2',
+					'--node-memory',
+					'8Gi',
+					'--fault',
+					'latency=1ms',
+					'--demo',
+				],
+				{
+					stdout: out,
+					stderr: err,
+					signal: stop.signal,
+					onReady: (c) => {
+						cluster = c;
+						resolve();
+					},
+				},
+			);
+			void done.then((code) => {
+				exit = code;
+			});
+		});
+		let exit: number | undefined;
+		await ready;
+		expect(out.text()).toContain(`kubectl --kubeconfig ${path} get pods -n corral`);
+		expect(out.text()).toContain(`ctpool --kubeconfig ${path} desk`);
+		expect(out.text()).toContain('Demo actors arrive with the engine');
+		const kubeconfig = await readFile(path, 'utf8');
+		expect(kubeconfig).toContain(`server: https://127.0.0.1:${cluster!.port}`);
+		expect(kubeconfig).toContain('current-context: ctpool-sim');
+		expect((await stat(path)).mode & 0o777).toBe(0o600);
+		expect(cluster!.config.nodes.map((n) => `${n.name} ${n.memory}`)).toEqual([
+			'node-a 8Gi',
+			'node-b 8Gi',
+		]);
+		expect(cluster!.faults.current().latencyMs).toBe(1);
+		const res = await fetch(`${cluster!.url}/api/v1/namespaces/corral`, {
+			headers: { Authorization: `Bearer ${cluster!.token}` },
+		});
+		expect(res.status).toBe(200);
+		stop.abort();
+		await new Promise<void>((resolve) => {
+			const t = setInterval(() => {
+				if (exit !== undefined) {
+					clearInterval(t);
+					resolve();
+				}
+			}, 10);
+		});
+		expect(exit).toBe(0);
+		expect(out.text()).toContain('ctpool sim: stopped');
+		await expect(fetch(`${cluster!.url}/version`)).rejects.toThrow();
+		expect(err.text()).toBe('');
+	});
+
+	it('rejects bad flags with exit code 2', async () => {
+		for (const argv of [
+			['--nodes', '0'],
+			['--node-cpu', 'lots'],
+			['--fault', 'explode=1'],
+			['extra'],
+		]) {
+			const err = sink();
+			expect(await runSim(argv, { stdout: sink(), stderr: err })).toBe(2);
+			expect(err.text()).toMatch(/^ctpool sim: /);
+		}
+	});
+
+	it('prints help', async () => {
+		const out = sink();
+		expect(await runSim(['--help'], { stdout: out })).toBe(0);
+		expect(out.text()).toContain('Usage: ctpool sim [flags]');
+	});
+});
