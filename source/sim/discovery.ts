@@ -169,7 +169,8 @@ export function openApiV3Doc(group: string, version: string): unknown | undefine
 					content: {
 						'application/json-patch+json': { schema: { type: 'object' } },
 						'application/merge-patch+json': { schema: { type: 'object' } },
-						'application/strategic-merge-patch+json': { schema: { type: 'object' } },
+						// No strategic-merge entry: kubectl apply then computes its patch from its
+						// compiled-in types instead of from these skeletal schemas.
 					},
 				},
 			}),

@@ -57,6 +57,24 @@ describeKubectl('kubectl writes against the simulated cluster', () => {
 		expect(requests).toContain('/openapi/v3');
 	});
 
+	it('apply creates, then patches a change without warnings', async () => {
+		const file = join(env.sim.dir, 'applied.yaml');
+		const manifest = (tier: string) =>
+			`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  labels: {tier: ${tier}}\ndata: {a: "1"}\n`;
+		await writeFile(file, manifest('gold'));
+		const first = await run('apply', '-f', file, '-n', NS);
+		expect(first.stdout.trim()).toBe('configmap/applied created');
+		await writeFile(file, manifest('silver'));
+		const second = await run('apply', '-f', file, '-n', NS);
+		expect(second.stdout.trim()).toBe('configmap/applied configured');
+		expect(second.stderr).toBe('');
+		expect(env.cluster.store.get('configmaps', NS, 'applied')?.metadata.labels).toEqual({
+			tier: 'silver',
+		});
+		const third = await run('apply', '-f', file, '-n', NS);
+		expect(third.stdout.trim()).toBe('configmap/applied unchanged');
+	});
+
 	it('create of an invalid pod shows the 422 message', async () => {
 		const file = join(env.sim.dir, 'bad.yaml');
 		await writeFile(
