@@ -15,10 +15,12 @@ export interface NodeInfo {
 	unschedulable: boolean;
 	/** The node's InternalIP. */
 	ip: string;
+	/** The first three octets of the node's pod CIDR (`10.244.0`). */
+	podNet: string;
 }
 
 interface NodeObject extends SimObject {
-	spec?: { unschedulable?: boolean; [key: string]: unknown };
+	spec?: { unschedulable?: boolean; podCIDR?: string; [key: string]: unknown };
 	status?: {
 		allocatable?: Record<string, string>;
 		capacity?: Record<string, string>;
@@ -33,6 +35,8 @@ export class ClusterNodes {
 	private sorted: NodeInfo[] | null = null;
 	private nextIp = 10;
 
+	private nextNet = 0;
+
 	constructor(private readonly config: SimClusterConfig) {
 		for (const n of config.nodes) {
 			this.byName.set(n.name, {
@@ -41,6 +45,7 @@ export class ClusterNodes {
 				memory: bytes(n.memory),
 				unschedulable: false,
 				ip: this.allocateIp(),
+				podNet: `10.244.${this.nextNet++ % 256}`,
 			});
 		}
 	}
@@ -93,12 +98,14 @@ export class ClusterNodes {
 		}
 		const alloc = obj.status?.allocatable ?? obj.status?.capacity;
 		const ip = obj.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+		const cidr = /^(\d+\.\d+\.\d+)\.0\/2[0-4]$/.exec(obj.spec?.podCIDR ?? '')?.[1];
 		const next: NodeInfo = {
 			name,
 			milliCpu: alloc?.cpu !== undefined ? milliCpu(alloc.cpu) : (old?.milliCpu ?? 0),
 			memory: alloc?.memory !== undefined ? bytes(alloc.memory) : (old?.memory ?? 0),
 			unschedulable: obj.spec?.unschedulable === true,
 			ip: ip ?? old?.ip ?? this.allocateIp(),
+			podNet: cidr ?? old?.podNet ?? `10.244.${this.nextNet++ % 256}`,
 		};
 		this.byName.set(name, next);
 		if (!old) return true;

@@ -103,7 +103,8 @@ export class Kubelet {
 	private readonly pulledOn = new Map<string, Set<string>>();
 	private readonly timers: ScaledTimers;
 	private readonly queue: WorkQueue;
-	private nextPodIp = 0;
+	/** Per node: the last host number given out in its pod CIDR. */
+	private readonly lastPodIp = new Map<string, number>();
 
 	constructor(
 		private readonly store: SimStore,
@@ -303,7 +304,7 @@ export class Kubelet {
 	private started(run: PodRun): void {
 		if (!this.live(run)) return;
 		const ms = this.config.containerStartMs * this.config.timeScale;
-		run.podIP ??= this.allocatePodIp();
+		run.podIP ??= this.allocatePodIp(run.node);
 		let pullFailed = false;
 		const now = apiTime();
 		for (const c of run.containers) {
@@ -480,9 +481,12 @@ export class Kubelet {
 		return this.runs.get(run.uid) === run && !this.terminating.has(run.uid);
 	}
 
-	private allocatePodIp(): string {
-		const n = this.nextPodIp++;
-		return `10.244.${Math.floor(n / 250) % 256}.${(n % 250) + 2}`;
+	/** The next address in the node's /24 pod CIDR (2..253, then round again, as IPs are reused). */
+	private allocatePodIp(node: string): string {
+		const net = this.nodes.get(node)?.podNet ?? '10.244.255';
+		const n = ((this.lastPodIp.get(node) ?? 1) - 1) % 252;
+		this.lastPodIp.set(node, n + 2);
+		return `${net}.${n + 2}`;
 	}
 
 	private event(

@@ -274,6 +274,8 @@ export class Scheduler {
 		}
 		if (!claims.ok) {
 			if (this.assumed.delete(key)) this.release(key);
+			// Parked before the write, so the write's own change does not queue it again.
+			this.parkOnClaims(key, claims.claims);
 			this.unschedulable(
 				pod,
 				fitErrorMessage(
@@ -281,7 +283,6 @@ export class Scheduler {
 					claims.message,
 				),
 			);
-			this.parkOnClaims(key, claims.claims);
 			return;
 		}
 		const mine = this.assumed.get(key);
@@ -311,8 +312,8 @@ export class Scheduler {
 			}
 		}
 		if (!best) {
-			this.unschedulable(pod, fitErrorMessage(perNode));
 			this.waitingRoom.set(key, req);
+			this.unschedulable(pod, fitErrorMessage(perNode));
 			return;
 		}
 		if (claims.waitForFirstConsumer.length > 0) {
