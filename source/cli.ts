@@ -1,3 +1,23 @@
 #!/usr/bin/env node
-/** The ctpool command: the TUI, the pool commands and the simulated cluster. */
-process.stdout.write('ctpool: not yet\n');
+
+/** The ctpool command: the console, the pool commands and the simulated cluster. */
+
+import { processIo } from './commands/io.js';
+import { runCli } from './commands/main.js';
+
+const controller = new AbortController();
+let interrupted = false;
+process.on('SIGINT', () => {
+	// The first Ctrl-C stops gracefully (watch mode exits 0; a step in flight finishes its
+	// cleanup); a second one stops at once.
+	if (interrupted) process.exit(130);
+	interrupted = true;
+	controller.abort();
+});
+
+const code = await runCli(process.argv.slice(2), processIo(controller.signal));
+// Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
+// the process.
+await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+process.exit(code);

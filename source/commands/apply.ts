@@ -1,0 +1,124 @@
+/** ctpool apply: define a pool or change its definition, then reconcile it once. */
+
+import { PoolError } from '../pool/errors.js';
+import { SPEC_KEY } from '../pool/names.js';
+import { type PoolSpec, parseSpec, SPEC_DEFAULTS } from '../pool/spec.js';
+import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { EXIT_FAILED, EXIT_OK } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import type { CommandIo } from './io.js';
+import { printReconcile } from './reconcile-output.js';
+import { connect } from './session.js';
+import {
+	APPLY_FIELDS,
+	checkArgs,
+	checkMode,
+	checkPoolArg,
+	checkSpecField,
+	parseSize,
+} from './values.js';
+
+/** The apply command. */
+export const applyCommand: CommandSpec = {
+	name: 'apply',
+	summary: 'define a pool or change its definition, then reconcile it once',
+	mutates: true,
+	flags: {
+		image: { type: 'string' },
+		size: { type: 'string' },
+		cpu: { type: 'string' },
+		mem: { type: 'string' },
+		disk: { type: 'string' },
+		storageClass: { type: 'string' },
+		privileged: { type: 'boolean' },
+		init: { type: 'boolean' },
+		mode: { type: 'string' },
+	},
+	help: `
+Usage: ctpool apply <pool> --image IMAGE --size N [flags]
+
+Define a pool, or change its definition, then reconcile it once. A flag left out keeps
+the pool's current value; --image and --size are needed when the pool is new.
+
+Flags
+  --image IMAGE          image of every member, such as ghcr.io/example/desktop:1
+  --size N               number of members, 1 to 1000
+  --cpu Q                CPU of each member (default 1)
+  --mem Q                memory of each member (default 512Mi)
+  --disk Q               size of each member's data PVC (default 5Gi)
+  --storage-class NAME   StorageClass of the data PVCs (default: the cluster's default)
+  --privileged           privileged members keep their root file system on the PVC
+                         (--no-privileged turns it off)
+  --init                 run the image's entrypoint instead of sleep infinity (--no-init)
+  --mode ephemeral       the only supported mode
+
+${GLOBAL_HELP}
+
+Examples
+  ctpool apply desk --image ghcr.io/example/desktop:1 --size 3 --mem 2Gi
+  ctpool apply desk --image ghcr.io/example/desktop:2 --size 5
+`,
+};
+
+/** Runs `ctpool apply`. */
+export function runApply(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(applyCommand, argv, io, async (args) => {
+		checkArgs('apply', args.input, ['pool']);
+		const pool = args.input[0]!;
+		checkPoolArg('apply', pool);
+		const given: Partial<PoolSpec> = {};
+		for (const flag of Object.keys(APPLY_FIELDS) as Array<keyof typeof APPLY_FIELDS>) {
+			const v = stringFlag(args, flag);
+			if (v === undefined) continue;
+			checkSpecField('apply', flag, v);
+			given[APPLY_FIELDS[flag]] = v;
+		}
+		const size = stringFlag(args, 'size');
+		if (size !== undefined) given.size = parseSize('apply', size);
+		const mode = stringFlag(args, 'mode');
+		if (mode !== undefined) given.mode = checkMode('apply', mode);
+		if (typeof args.flags.privileged === 'boolean') given.privileged = args.flags.privileged;
+		if (typeof args.flags.init === 'boolean') given.init = args.flags.init;
+
+		const { ctx, engine } = await connect(args.flags, io);
+		const existing = await engine.readDefinitionMap(ctx, pool);
+		let current: PoolSpec | null = null;
+		if (existing) {
+			try {
+				current = parseSpec(existing.data?.[SPEC_KEY], pool, { allowPersistent: true });
+			} catch {
+				current = null; // an unreadable definition: the flags must give it all again
+			}
+		}
+		const image = given.image ?? current?.image;
+		const newSize = given.size ?? current?.size;
+		if (image === undefined || newSize === undefined) {
+			const missing = [image === undefined ? '--image' : '', newSize === undefined ? '--size' : '']
+				.filter(Boolean)
+				.join(' and ');
+			throw new PoolError(
+				'usage',
+				`${missing} ${missing.includes(' and ') ? 'are' : 'is'} needed: pool ${pool} has ${existing ? 'no readable definition' : 'no definition yet'}; see ctpool apply --help`,
+			);
+		}
+		if (newSize === 0)
+			throw new PoolError(
+				'usage',
+				`--size is needed: pool ${pool} is being deleted (its size is 0); give the size to keep it`,
+			);
+		const spec: PoolSpec = {
+			image,
+			cpu: given.cpu ?? current?.cpu ?? SPEC_DEFAULTS.cpu,
+			memory: given.memory ?? current?.memory ?? SPEC_DEFAULTS.memory,
+			disk: given.disk ?? current?.disk ?? SPEC_DEFAULTS.disk,
+			storageClass: given.storageClass ?? current?.storageClass ?? SPEC_DEFAULTS.storageClass,
+			privileged: given.privileged ?? current?.privileged ?? SPEC_DEFAULTS.privileged,
+			init: given.init ?? current?.init ?? SPEC_DEFAULTS.init,
+			mode: given.mode ?? current?.mode ?? SPEC_DEFAULTS.mode,
+			size: newSize,
+		};
+		const result = await engine.apply(ctx, pool, spec);
+		printReconcile(io, result);
+		return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+	});
+}

@@ -1,0 +1,51 @@
+/** ctpool claim: give a free member of a pool to an identity; prints the member. */
+
+import { sanitize } from '../text/sanitize.js';
+import { type CommandSpec, runCommand } from './command.js';
+import { EXIT_OK } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import { type CommandIo, println } from './io.js';
+import { connect } from './session.js';
+import { checkArgs, checkIdentityArg, checkPoolArg } from './values.js';
+
+/** The claim command. */
+export const claimCommand: CommandSpec = {
+	name: 'claim',
+	summary: 'give a free desktop to a user; prints the member',
+	mutates: true,
+	flags: {},
+	help: `
+Usage: ctpool claim <pool> <identity>
+
+Give a free member of the pool to the identity and print its name. A second claim by the
+same identity gets the same member (and renews an expired claim). Ready members go first,
+then Starting, then Stopped ones (which are started).
+
+${GLOBAL_HELP}
+
+Example
+  ctpool claim desk alice@example.com
+`,
+};
+
+/** Runs `ctpool claim`. */
+export function runClaim(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(claimCommand, argv, io, async (args) => {
+		checkArgs('claim', args.input, ['pool', 'identity']);
+		const [pool, identity] = args.input as [string, string];
+		checkPoolArg('claim', pool);
+		checkIdentityArg('claim', identity);
+		const { ctx, engine } = await connect(args.flags, io);
+		const result = await engine.claim(ctx, pool, identity);
+		println(io.stdout, result.member);
+		if (io.stderr.isTTY) {
+			const notes = [
+				result.existing ? `${sanitize(identity)} already held it` : '',
+				result.renewed ? 'the expired claim was renewed' : '',
+				result.started ? 'its pod was started' : '',
+			].filter(Boolean);
+			if (notes.length > 0) println(io.stderr, `ctpool: ${notes.join('; ')}`);
+		}
+		return EXIT_OK;
+	});
+}

@@ -1,0 +1,57 @@
+/** The frame every command runs in: parse, --help, --read-only, errors to exit codes. */
+
+import { PoolError } from '../pool/errors.js';
+import { report } from './failure.js';
+import { type FlagSpecs, type ParsedArgs, parseArgs } from './flags.js';
+import { type CommandIo, println } from './io.js';
+
+/** A command of the CLI. */
+export interface CommandSpec {
+	name: string;
+	/** One line for the command list. */
+	summary: string;
+	/** The full --help text. */
+	help: string;
+	flags: FlagSpecs;
+	/** Whether it changes the cluster (refused under --read-only). */
+	mutates: boolean;
+}
+
+/**
+ * Runs a command body with its arguments parsed: prints help for --help, refuses a mutating
+ * command under --read-only, and turns every thrown error into `ctpool: <message>` and its
+ * exit code (2 usage, 1 failure).
+ */
+export async function runCommand(
+	spec: CommandSpec,
+	argv: readonly string[],
+	io: CommandIo,
+	body: (args: ParsedArgs) => Promise<number>,
+): Promise<number> {
+	try {
+		const args = parseArgs(argv, spec.flags, spec.name, spec.help);
+		if (args.flags.help === true) {
+			io.stdout.write(`${spec.help.trim()}\n`);
+			return 0;
+		}
+		if (spec.mutates && args.flags.readOnly === true)
+			throw new PoolError(
+				'usage',
+				`--read-only refuses ctpool ${spec.name}, which changes the cluster; leave out --read-only`,
+			);
+		return await body(args);
+	} catch (err) {
+		return report(io, err);
+	}
+}
+
+/** A string flag's value, or undefined when it was not given. */
+export function stringFlag(args: ParsedArgs, key: string): string | undefined {
+	const v = args.flags[key];
+	return typeof v === 'string' ? v : undefined;
+}
+
+/** Prints a line on stdout. */
+export function out(io: CommandIo, line = ''): void {
+	println(io.stdout, line);
+}

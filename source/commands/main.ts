@@ -1,0 +1,163 @@
+/** The ctpool command line: dispatch to a command, or open the console or the demo. */
+
+import { readFileSync } from 'node:fs';
+import { PoolError } from '../pool/errors.js';
+import { poolNameProblem } from '../pool/names.js';
+import { sanitize } from '../text/sanitize.js';
+import { applyCommand, runApply } from './apply.js';
+import { claimCommand, runClaim } from './claim.js';
+import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { deleteCommand, runDelete } from './delete.js';
+import { EXIT_OK, usageError } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import { type CommandIo, println } from './io.js';
+import { maintenanceCommand, runMaintenance } from './maintenance.js';
+import { reconcileCommand, runReconcile } from './reconcile.js';
+import { releaseCommand, runRelease } from './release.js';
+import { kubeOptions } from './session.js';
+import { runStatus, statusCommand } from './status.js';
+import { parseSize } from './values.js';
+
+/** A command name and how to run it. */
+interface Entry {
+	spec: CommandSpec;
+	run(argv: readonly string[], io: CommandIo): Promise<number>;
+}
+
+/** The pool commands, by name. */
+export const COMMANDS: Record<string, Entry> = {
+	apply: { spec: applyCommand, run: runApply },
+	reconcile: { spec: reconcileCommand, run: runReconcile },
+	status: { spec: statusCommand, run: runStatus },
+	claim: { spec: claimCommand, run: runClaim },
+	release: { spec: releaseCommand, run: runRelease },
+	delete: { spec: deleteCommand, run: runDelete },
+	maintenance: { spec: maintenanceCommand, run: runMaintenance },
+};
+
+/** ctpool's version, from package.json. */
+export function version(): string {
+	try {
+		const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+		return typeof pkg.version === 'string' ? pkg.version : 'dev';
+	} catch {
+		return 'dev';
+	}
+}
+
+const TOP_HELP = `
+Usage: ctpool [pool] [flags]
+       ctpool <command> <arguments> [flags]
+       ctpool --demo
+
+A terminal console for Corral's CT-backed ephemeral desktop pools. Without a command it
+opens the live console (on the pool when one is named).
+
+Commands
+${Object.entries(COMMANDS)
+	.map(([name, e]) => `  ${name.padEnd(13)}${e.spec.summary}`)
+	.join('\n')}
+  sim          run the embedded simulated cluster
+
+Run ctpool <command> --help for the command's arguments and flags.
+
+Flags
+  --demo                 open the console on an embedded simulated cluster with a demo pool
+  --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
+  --size N               with --demo: the size of the demo pool (default 6)
+  --version              print the version
+
+${GLOBAL_HELP}
+`;
+
+/** The top level: the console, the demo, --help, --version. */
+const topCommand: CommandSpec = {
+	name: '',
+	summary: 'the live console',
+	mutates: false,
+	flags: {
+		demo: { type: 'boolean' },
+		kubeconfigOut: { type: 'string' },
+		size: { type: 'string' },
+		version: { type: 'boolean' },
+	},
+	help: TOP_HELP,
+};
+
+async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(topCommand, argv, io, async (args) => {
+		if (args.flags.version === true) {
+			println(io.stdout, version());
+			return EXIT_OK;
+		}
+		const first = args.input[0];
+		const commands = `the commands are ${Object.keys(COMMANDS).join(', ')}, sim`;
+		if (args.input.length > 1)
+			throw usageError(
+				'',
+				`unknown command ${JSON.stringify(sanitize(first ?? '').slice(0, 40))}; ${commands}`,
+			);
+		const pool = first;
+		if (pool !== undefined) {
+			const problem = poolNameProblem(pool);
+			if (problem)
+				throw usageError(
+					'',
+					`${JSON.stringify(sanitize(pool).slice(0, 40))} is not a command (${commands}), nor a pool name: ${sanitize(problem)}`,
+				);
+		}
+		const noColor = args.flags.color === false;
+		if (args.flags.demo === true) {
+			const out = stringFlag(args, 'kubeconfigOut');
+			const sizeText = stringFlag(args, 'size');
+			const opts: { kubeconfigOut?: string; pool?: string; size?: number; noColor?: boolean } = {
+				noColor,
+			};
+			if (out !== undefined) opts.kubeconfigOut = out;
+			if (pool !== undefined) opts.pool = pool;
+			if (sizeText !== undefined) opts.size = parseSize('', sizeText);
+			const { runDemo } = await import('../demo/run.js');
+			return runDemo(opts);
+		}
+		if (stringFlag(args, 'kubeconfigOut') !== undefined || stringFlag(args, 'size') !== undefined)
+			throw usageError('', '--kubeconfig-out and --size go with --demo');
+		if (!io.stdout.isTTY)
+			throw new PoolError(
+				'usage',
+				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
+			);
+		const { loadKube } = await import('../kube/config.js');
+		const kube = await loadKube(kubeOptions(args.flags));
+		const { runTui } = await import('../tui/run.js');
+		const opts: Parameters<typeof runTui>[0] = {
+			kube,
+			noColor,
+			readOnly: args.flags.readOnly === true,
+		};
+		if (pool !== undefined) opts.pool = pool;
+		const identity = stringFlag(args, 'identity');
+		if (identity !== undefined) opts.identity = identity;
+		const kubeconfig = stringFlag(args, 'kubeconfig');
+		if (kubeconfig !== undefined) opts.kubeconfig = kubeconfig;
+		return runTui(opts);
+	});
+}
+
+/** Runs ctpool with the arguments after the program name; resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+	const first = argv[0];
+	if (first !== undefined && Object.hasOwn(COMMANDS, first))
+		return COMMANDS[first]!.run(argv.slice(1), io);
+	if (first === 'sim') {
+		const { runSim } = await import('./sim.js');
+		return runSim(argv.slice(1), io);
+	}
+	if (first === 'help') {
+		const topic = argv[1];
+		if (topic !== undefined && Object.hasOwn(COMMANDS, topic))
+			return COMMANDS[topic]!.run(['--help'], io);
+		io.stdout.write(`${TOP_HELP.trim()}\n`);
+		return EXIT_OK;
+	}
+	return runTop(argv, io);
+}

@@ -1,0 +1,57 @@
+/** ctpool maintenance: take a member out of use (never free, never replaced or deleted), or back. */
+
+import { sanitize } from '../text/sanitize.js';
+import { type CommandSpec, runCommand } from './command.js';
+import { EXIT_OK, usageError } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import { type CommandIo, println } from './io.js';
+import { connect } from './session.js';
+import { checkArgs, checkMemberArg, checkPoolArg } from './values.js';
+
+/** The maintenance command. */
+export const maintenanceCommand: CommandSpec = {
+	name: 'maintenance',
+	summary: 'take a member out of use, or put it back',
+	mutates: true,
+	flags: {},
+	help: `
+Usage: ctpool maintenance <pool> <member> on|off [reason]
+
+A member in maintenance is never given to a user, and reconcile never replaces or
+deletes it. The reason is shown in the status.
+
+${GLOBAL_HELP}
+
+Example
+  ctpool maintenance desk desk-2 on "disk check"
+`,
+};
+
+/** Runs `ctpool maintenance`. */
+export function runMaintenance(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(maintenanceCommand, argv, io, async (args) => {
+		checkArgs('maintenance', args.input, ['pool', 'member', 'on|off'], ['reason']);
+		const [pool, member, mode, reason] = args.input as [string, string, string, string | undefined];
+		checkPoolArg('maintenance', pool);
+		checkMemberArg('maintenance', pool, member);
+		if (mode !== 'on' && mode !== 'off')
+			throw usageError(
+				'maintenance',
+				`${JSON.stringify(sanitize(mode).slice(0, 20))} must be on or off`,
+			);
+		if (mode === 'off' && reason !== undefined)
+			throw usageError('maintenance', 'a reason goes only with on');
+		if (reason !== undefined && (sanitize(reason) !== reason || reason.length > 256))
+			throw usageError(
+				'maintenance',
+				'the reason must be printable text of at most 256 characters',
+			);
+		const { ctx, engine } = await connect(args.flags, io);
+		await engine.setMaintenance(ctx, pool, member, mode === 'on', reason);
+		println(
+			io.stdout,
+			mode === 'on' ? `${member} is in maintenance` : `${member} is out of maintenance`,
+		);
+		return EXIT_OK;
+	});
+}

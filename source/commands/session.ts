@@ -1,0 +1,64 @@
+/**
+ * The cluster connection and engine context of a command, loaded lazily: client-node is only
+ * imported once a command really talks to a cluster, so `ctpool --help` stays fast.
+ */
+
+import { userInfo } from 'node:os';
+import type { EngineContext } from '../engine/context.js';
+import type { Kube, KubeOptions } from '../kube/config.js';
+import type { CommandIo } from './io.js';
+
+/** A command's connection: the cluster, the engine, and the context for its operations. */
+export interface Session {
+	kube: Kube;
+	ctx: EngineContext;
+	engine: typeof import('../engine/index.js');
+}
+
+/** The global flags that pick the cluster and the actor. */
+export interface ConnectionFlags {
+	namespace?: string | boolean | undefined;
+	context?: string | boolean | undefined;
+	kubeconfig?: string | boolean | undefined;
+	identity?: string | boolean | undefined;
+}
+
+/** Who is acting: --identity, else the user name of the process. */
+export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
+	if (typeof flags.identity === 'string' && flags.identity !== '') return flags.identity;
+	try {
+		const name = userInfo().username;
+		if (name) return name;
+	} catch {
+		// no passwd entry
+	}
+	return env.USER || env.USERNAME || 'ctpool';
+}
+
+/** The kube options of the global flags. */
+export function kubeOptions(flags: ConnectionFlags): KubeOptions {
+	const opts: KubeOptions = {};
+	if (typeof flags.kubeconfig === 'string') opts.kubeconfig = flags.kubeconfig;
+	if (typeof flags.context === 'string') opts.context = flags.context;
+	if (typeof flags.namespace === 'string') opts.namespace = flags.namespace;
+	return opts;
+}
+
+/** Loads the cluster connection and makes the engine context (PoolError('usage') on a bad kubeconfig). */
+export async function connect(
+	flags: ConnectionFlags,
+	io: CommandIo,
+	opts: { withSignal?: boolean } = {},
+): Promise<Session> {
+	const [{ loadKube }, engine] = await Promise.all([
+		import('../kube/config.js'),
+		import('../engine/index.js'),
+	]);
+	const kube = await loadKube(kubeOptions(flags));
+	const ctxOpts: Parameters<typeof engine.createEngineContext>[1] = {
+		actor: actorOf(flags, io.env),
+		...(io.engine ?? {}),
+	};
+	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;
+	return { kube, ctx: engine.createEngineContext(kube, ctxOpts), engine };
+}

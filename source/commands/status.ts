@@ -1,0 +1,129 @@
+/** ctpool status: the live state of a pool's members. Changes nothing. */
+
+import type { PoolSnapshot } from '../engine/read-pool.js';
+import type { MemberView } from '../pool/member-state.js';
+import { buildStatus } from '../pool/status.js';
+import { sanitize } from '../text/sanitize.js';
+import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import { formatAge, renderTable, stateColor } from './format.js';
+import { type CommandIo, colorEnabled, println } from './io.js';
+import { connect } from './session.js';
+import { checkArgs, checkPoolArg } from './values.js';
+
+const FORMATS = ['table', 'json', 'yaml'] as const;
+
+/** The status command. */
+export const statusCommand: CommandSpec = {
+	name: 'status',
+	summary: 'show the live state of each member (changes nothing)',
+	mutates: false,
+	flags: { output: { type: 'string', shortFlag: 'o' } },
+	help: `
+Usage: ctpool status <pool> [-o table|json|yaml]
+
+Show the live state of each member of the pool, computed from the cluster now. This
+command changes nothing.
+
+Flags
+  -o, --output F    table (default), json or yaml (the status object of the pool)
+
+${GLOBAL_HELP}
+`,
+};
+
+/** The flags beside a member's state, as one word list. */
+export function memberFlags(v: MemberView): string {
+	const flags: string[] = [];
+	if (v.claimExpired) flags.push('expired');
+	if (v.reconciling) flags.push('reconciling');
+	if (v.maintenance) flags.push('maintenance');
+	if (v.drifted) flags.push('drifted');
+	if (v.aboveSize) flags.push('above-size');
+	if (v.free) flags.push('free');
+	return flags.join(',');
+}
+
+/** The status object of the contract, computed live (errors are those last recorded). */
+export function liveStatus(snap: PoolSnapshot, now: number) {
+	return buildStatus(snap.counts.desired, snap.members, snap.recorded?.errors ?? [], now);
+}
+
+function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {
+	const s = snap.spec;
+	const head = s
+		? `pool ${snap.pool}   image ${sanitize(s.image)}   size ${s.size}   cpu ${s.cpu}   memory ${s.memory}   disk ${s.disk}${s.privileged ? '   privileged' : ''}${s.init ? '   init' : ''}${s.mode !== 'ephemeral' ? `   mode ${s.mode}` : ''}`
+		: `pool ${snap.pool}   definition unreadable: ${sanitize(snap.specError ?? '')}`;
+	println(io.stdout, head);
+	const c = snap.counts;
+	println(
+		io.stdout,
+		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free}   unschedulable ${c.unschedulable}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
+	);
+	println(io.stdout);
+	const rows = snap.members.map((v) => [
+		v.name,
+		{ text: v.state, color: stateColor(v.state) },
+		v.holder,
+		memberFlags(v),
+		v.node,
+		formatAge(v.createdAt, now),
+		v.message,
+	]);
+	for (const line of renderTable(
+		['NAME', 'STATE', 'HOLDER', 'FLAGS', 'NODE', 'AGE', 'MESSAGE'],
+		rows,
+		color,
+	))
+		println(io.stdout, line);
+	const errors = snap.recorded?.errors ?? [];
+	if (errors.length > 0) {
+		println(io.stdout);
+		println(io.stdout, 'errors of the last reconcile:');
+		for (const e of errors) println(io.stdout, `  ${sanitize(e)}`);
+	}
+}
+
+/** Strings made inert for the terminal, everywhere in a JSON value. */
+function sanitizeDeep(value: unknown): unknown {
+	if (typeof value === 'string') return sanitize(value);
+	if (Array.isArray(value)) return value.map(sanitizeDeep);
+	if (value && typeof value === 'object')
+		return Object.fromEntries(
+			Object.entries(value).map(([k, v]) => [sanitize(k), sanitizeDeep(v)]),
+		);
+	return value;
+}
+
+/** Runs `ctpool status`. */
+export function runStatus(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(statusCommand, argv, io, async (args) => {
+		checkArgs('status', args.input, ['pool']);
+		const pool = args.input[0]!;
+		checkPoolArg('status', pool);
+		const format = stringFlag(args, 'output') ?? 'table';
+		if (!(FORMATS as readonly string[]).includes(format))
+			throw usageError(
+				'status',
+				`-o ${JSON.stringify(sanitize(format).slice(0, 20))} is not an output format; use table, json or yaml`,
+			);
+		const { ctx, engine } = await connect(args.flags, io);
+		const snap = await engine.readPool(ctx, pool);
+		const now = ctx.now();
+		// An unreadable definition is shown, and also fails the command so that scripts notice.
+		const exit = snap.specError ? EXIT_FAILED : EXIT_OK;
+		if (snap.specError) println(io.stderr, `ctpool: ${sanitize(snap.specError)}`);
+		if (format === 'table') {
+			printTable(io, snap, now, colorEnabled(io.stdout, io.env, args.flags.color !== false));
+			return exit;
+		}
+		const status = sanitizeDeep(liveStatus(snap, now));
+		if (format === 'json') io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+		else {
+			const { dumpYaml } = await import('@kubernetes/client-node');
+			io.stdout.write(dumpYaml(status));
+		}
+		return exit;
+	});
+}

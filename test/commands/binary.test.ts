@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const built = existsSync(CLI);
+if (!built)
+	console.warn(`skipping the built-binary tests: ${CLI} is missing (npm test builds it first)`);
+
+interface Run {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+	stdout: string;
+	stderr: string;
+}
+
+function run(
+	args: string[],
+	opts: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Run> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [CLI, ...args], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' },
+		});
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d: Buffer) => {
+			stdout += d.toString();
+		});
+		child.stderr.on('data', (d: Buffer) => {
+			stderr += d.toString();
+			opts.onStderr?.(stderr, child);
+		});
+		child.on('error', reject);
+		child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+	});
+}
+
+describe.skipIf(!built)('the built ctpool binary', () => {
+	let c: TestCluster;
+	beforeAll(async () => {
+		c = await startTestCluster();
+	});
+	afterAll(() => c?.close());
+
+	it('prints its version and exits 0', async () => {
+		const r = await run(['--version']);
+		expect(r.code).toBe(0);
+		expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+	});
+
+	it('turns an unknown flag into a clear message and exit 2, not a stack trace', async () => {
+		const r = await run(['apply', 'desk', '--image', 'ghcr.io/example/desktop:1', '--bogus']);
+		expect(r.code).toBe(2);
+		expect(r.stderr).toBe(
+			'ctpool: unknown flag --bogus for ctpool apply; see ctpool apply --help\n',
+		);
+		expect(r.stdout).toBe('');
+	});
+
+	it('applies and shows a pool through a kubeconfig, and reconcile --watch exits 0 on Ctrl-C', async () => {
+		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+		const apply = await run([
+			'apply',
+			'bin',
+			'--image',
+			'ghcr.io/example/desktop:1',
+			'--size',
+			'2',
+			'--cpu',
+			'100m',
+			'--mem',
+			'64Mi',
+			...kc,
+		]);
+		expect(apply.stderr).toBe('');
+		expect(apply.code).toBe(0);
+		expect(apply.stdout).toContain('bin-2 created');
+		const status = await run(['status', 'bin', '-o', 'json', ...kc]);
+		expect(status.code).toBe(0);
+		expect(JSON.parse(status.stdout).desired).toBe(2);
+
+		// Ctrl-C once watch mode says it is running.
+		let interrupted = false;
+		const r = await run(['reconcile', 'bin', '--watch', ...kc], {
+			onStderr: (text, child) => {
+				if (!interrupted && text.includes('Ctrl-C stops')) {
+					interrupted = true;
+					child.kill('SIGINT');
+				}
+			},
+		});
+		expect(interrupted).toBe(true);
+		expect(r.signal).toBeNull();
+		expect(r.code).toBe(0);
+	});
+});
