@@ -405,10 +405,14 @@ export class SimServer {
 		const reqLog = { method, verb: 'other', path, who, code: 0 } as Parameters<
 			AuditLog['recordRequest']
 		>[0];
-		res.once('close', () => {
+		let recorded = false;
+		const record = () => {
+			if (recorded) return;
+			recorded = true;
 			reqLog.code = res.statusCode;
 			this.audit.recordRequest(reqLog);
-		});
+		};
+		res.once('close', record);
 		if (!this.authorised(req)) {
 			this.sendError(res, unauthorized());
 			return;
@@ -496,7 +500,7 @@ export class SimServer {
 		if (route.sub === 'status' && !route.info.statusSubresource) throw pathNotFound();
 		switch (verb) {
 			case 'watch':
-				this.watch(req, res, route, q, fmt);
+				this.watch(res, route, q, fmt, record);
 				return;
 			case 'list':
 				this.list(res, route, q, fmt);
@@ -721,11 +725,11 @@ export class SimServer {
 	// ---- watch -------------------------------------------------------------------------
 
 	private watch(
-		req: IncomingMessage,
 		res: ServerResponse,
 		route: Route,
 		q: URLSearchParams,
 		fmt: Format,
+		started: () => void,
 	): void {
 		const info = route.info;
 		const opts = route.name
@@ -748,6 +752,7 @@ export class SimServer {
 			'Transfer-Encoding': 'chunked',
 		});
 		res.flushHeaders();
+		started();
 
 		let columnsSent = false;
 		let done = false;
@@ -775,10 +780,6 @@ export class SimServer {
 		};
 		this.watches.add(stream);
 		res.once('close', cleanup);
-		req.once('close', () => {
-			if (!res.writableEnded) stream.end(false);
-		});
-
 		const writeLine = (line: string) => {
 			if (done) return;
 			res.write(`${line}\n`);

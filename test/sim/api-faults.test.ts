@@ -232,4 +232,14 @@ describe('audit log', () => {
 		expect(audit.since(after).requests.map((r) => r.verb)).toEqual(['get']);
 		expect(audit.since(after).mutations.filter((m) => !m.who.startsWith('system:'))).toEqual([]);
 	});
+
+	it('counts an open watch as a request as soon as it starts', async () => {
+		sim = await startTestSim();
+		const mark = sim.cluster.audit.mark();
+		const w = await openWatch(sim);
+		await waitFor(() => sim!.cluster.openWatches() === 1, { what: 'an open watch' });
+		const reqs = sim.cluster.audit.since(mark).requests;
+		expect(reqs.map((r) => `${r.verb} ${r.resource} ${r.code}`)).toEqual(['watch configmaps 200']);
+		w.abort();
+	});
 });
