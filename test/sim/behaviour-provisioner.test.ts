@@ -207,3 +207,16 @@ describe('events', () => {
 		expect(mine.sort()).toEqual(['message 2', 'message 3', 'message 4']);
 	});
 });
+
+describe('namespace deletion', () => {
+	it('finishes the pods of a deleted namespace without controller errors', async () => {
+		cluster = startTestCluster();
+		const c = cluster;
+		c.store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
+		c.store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
+		await waitFor(c.store, 'desk-1 Ready', () => isReady(pod(c.store, 'desk-1')));
+		c.store.delete('namespaces', undefined, NS);
+		await waitFor(c.store, 'namespace gone', () => !c.store.get('namespaces', undefined, NS));
+		expect(c.controllers.errors()).toEqual([]);
+	});
+});

@@ -41,9 +41,13 @@ export class EventRecorder {
 		source: EventSource,
 		fieldPath?: string,
 	): void {
-		this.errors.guard(`event ${reason}`, () =>
-			this.write(obj, type, reason, message, source, fieldPath),
-		);
+		try {
+			this.write(obj, type, reason, message, source, fieldPath);
+		} catch (err) {
+			// A namespace being deleted (403) or gone (404) takes no new events; that is no fault.
+			const code = (err as { code?: unknown } | null)?.code;
+			if (code !== 403) this.errors.report(`event ${reason}`, err);
+		}
 	}
 
 	private write(
