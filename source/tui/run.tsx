@@ -16,6 +16,7 @@ import {
 	defaultActor,
 	type EngineOperations,
 } from './engine-operations.js';
+import { FrameWriter } from './frame-writer.js';
 import { type ConsoleStore, createConsoleStore } from './store.js';
 import { colourDisabled, createTheme } from './theme.js';
 import { App } from './views/App.js';
@@ -49,7 +50,7 @@ export interface ConsoleSessionOptions extends TuiOptions {
 	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
 }
 
-const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H';
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H\u001b[?25l';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const SHOW_CURSOR = '\u001b[?25h';
 
@@ -110,6 +111,8 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	if (opts.loop && opts.pool && !opts.readOnly) ops.loop.start(opts.pool);
 	const stopExtra = opts.onStart?.(store, ops);
 
+	const writer = new FrameWriter(stdout);
+	const restoreConsole = patchConsole(store);
 	let inAltScreen = false;
 	const enterScreen = () => {
 		stdout.write(ENTER_ALT_SCREEN);
@@ -139,20 +142,22 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		enterScreen();
 		for (;;) {
 			store.getState().setRequest(null);
+			writer.resume();
+			// debug: Ink hands whole frames to the writer, which draws the changed lines only
 			const instance = render(<App store={store} ops={ops} theme={theme} />, {
 				stdin,
-				stdout,
+				stdout: writer as unknown as NodeJS.WriteStream,
 				stderr: process.stderr,
 				exitOnCtrlC: false,
-				patchConsole: true,
-				maxFps: 20,
-				incrementalRendering: true,
+				patchConsole: false,
+				debug: true,
 			});
 			unmount = () => instance.unmount();
 			await instance.waitUntilExit();
 			unmount = null;
 			const request = store.getState().request;
 			if (request?.kind !== 'console') break;
+			writer.pause();
 			await handOver(store, request.member, opts, { stdin, stdout, leaveScreen, enterScreen });
 		}
 	} catch (err) {
@@ -160,7 +165,9 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		leaveScreen();
 		process.stderr.write(`ctpool: the console stopped: ${describeError(err)}\n`);
 	} finally {
+		writer.close();
 		leaveScreen();
+		restoreConsole();
 		process.off('exit', onExit);
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onSignal);
@@ -174,6 +181,28 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		}
 	}
 	return code;
+}
+
+/** Sends console output (from any library) to the activity log instead of over the screen. */
+function patchConsole(store: ConsoleStore): () => void {
+	const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+	const saved = methods.map((m) => console[m]);
+	for (const m of methods)
+		console[m] = (...args: unknown[]) => {
+			store.getState().logEvent({
+				time: Date.now(),
+				actor: 'console',
+				pool: store.getState().pool ?? '',
+				action: m,
+				outcome: m === 'error' || m === 'warn' ? 'error' : 'info',
+				message: args.map((a) => (typeof a === 'string' ? a : String(a))).join(' '),
+			});
+		};
+	return () => {
+		methods.forEach((m, i) => {
+			console[m] = saved[i] as (typeof console)[typeof m];
+		});
+	};
 }
 
 /** Gives the terminal to `kubectl exec -it` on a member and takes it back. */

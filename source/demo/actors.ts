@@ -1,0 +1,156 @@
+/**
+ * Demo actors: simulated users who claim a desktop, keep it a while and release it, at a
+ * steady pace, and now and then a member that crashes, so the demo pool looks alive. They
+ * act only through ctpool's engine (and the simulated cluster's controllers for the crash).
+ */
+
+import {
+	claim,
+	createEngineContext,
+	type EngineEvent,
+	readPool,
+	release,
+} from '../engine/index.js';
+import type { Kube } from '../kube/config.js';
+import type { SimControllers } from '../sim/controllers/index.js';
+
+/** How fast the actors act (ms ranges, picked at random within). */
+export interface DemoPace {
+	/** Between a user's release and their next claim. */
+	thinkMs: [number, number];
+	/** How long a user keeps a desktop. */
+	holdMs: [number, number];
+	/** Between two member crashes. */
+	crashEveryMs: [number, number];
+}
+
+/** The default pace: something happens every few seconds. */
+export const DEMO_PACE: DemoPace = {
+	thinkMs: [3_000, 9_000],
+	holdMs: [8_000, 20_000],
+	crashEveryMs: [20_000, 40_000],
+};
+
+/** The demo's users. */
+export const DEMO_USERS: readonly string[] = [
+	'alice@example.com',
+	'bob@example.com',
+	'carol@example.com',
+	'dave@example.com',
+];
+
+/** Options of the actors. */
+export interface DemoActorsOptions {
+	kube: Kube;
+	pool: string;
+	/** The simulated cluster's controllers, to make members crash. */
+	controllers: Pick<SimControllers, 'crash'>;
+	/** Where the engine's events (and the actors' own) go. */
+	emit(e: EngineEvent): void;
+	users?: readonly string[];
+	pace?: Partial<DemoPace>;
+	/** Seed of the actors' random choices (the same seed, the same choices). */
+	seed?: number;
+}
+
+/** Running actors. */
+export interface DemoActors {
+	/** Stops every actor and waits until none is in an operation. */
+	stop(): Promise<void>;
+}
+
+function mulberry32(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/** Starts the actors. */
+export function startDemoActors(opts: DemoActorsOptions): DemoActors {
+	const pace: DemoPace = { ...DEMO_PACE, ...opts.pace };
+	const random = mulberry32(opts.seed ?? Date.now());
+	const abort = new AbortController();
+	const { signal } = abort;
+	const between = ([min, max]: [number, number]) => min + Math.floor(random() * (max - min));
+	const sleep = (ms: number) =>
+		new Promise<void>((resolve) => {
+			if (signal.aborted) return resolve();
+			const t = setTimeout(done, ms);
+			function done() {
+				clearTimeout(t);
+				signal.removeEventListener('abort', done);
+				resolve();
+			}
+			signal.addEventListener('abort', done, { once: true });
+		});
+	const contextFor = (actor: string) =>
+		createEngineContext(opts.kube, {
+			actor,
+			signal,
+			emit: (e) => {
+				if (!signal.aborted) opts.emit(e);
+			},
+		});
+
+	const user = async (identity: string) => {
+		const ctx = contextFor(identity);
+		await sleep(between([500, pace.thinkMs[1]]));
+		while (!signal.aborted) {
+			let member: string | null = null;
+			try {
+				member = (await claim(ctx, opts.pool, identity)).member;
+			} catch {
+				// the engine logged why (no free member, a busy Lease, ...): try again later
+			}
+			if (member) {
+				await sleep(between(pace.holdMs));
+				if (signal.aborted) break;
+				try {
+					await release(ctx, opts.pool, member, identity);
+				} catch {
+					// logged by the engine; the reconcile loop repairs what is left
+				}
+			}
+			await sleep(between(pace.thinkMs));
+		}
+	};
+
+	const chaos = async () => {
+		const ctx = contextFor('demo/chaos');
+		while (!signal.aborted) {
+			await sleep(between(pace.crashEveryMs));
+			if (signal.aborted) break;
+			try {
+				const snap = await readPool(ctx, opts.pool);
+				const ready = snap.members.filter((m) => m.state === 'Ready' && !m.holder);
+				const victim = ready[Math.floor(random() * ready.length)];
+				if (!victim) continue;
+				opts.controllers.crash(ctx.namespace, victim.name);
+				opts.emit({
+					time: Date.now(),
+					actor: 'demo/chaos',
+					pool: opts.pool,
+					member: victim.name,
+					action: 'crash',
+					outcome: 'info',
+					message: `${victim.name} crashed (simulated); the reconcile loop replaces it`,
+				});
+			} catch {
+				// a failed read is retried at the next crash
+			}
+		}
+	};
+
+	const running = [...(opts.users ?? DEMO_USERS).map((u) => user(u)), chaos()];
+	return {
+		async stop() {
+			abort.abort();
+			await Promise.allSettled(running);
+		},
+	};
+}

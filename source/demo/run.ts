@@ -1,0 +1,99 @@
+/**
+ * runDemo: the console on an embedded simulated cluster. It starts the cluster in-process,
+ * writes its kubeconfig (so a second terminal can watch with kubectl), applies the demo pool
+ * through the engine, connects through the kubeconfig exactly like to a real cluster, and
+ * runs the console with the live reconcile loop on and demo users claiming and releasing.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { apply, createEngineContext } from '../engine/index.js';
+import { loadKube } from '../kube/config.js';
+import { describeError } from '../kube/errors.js';
+import type { PoolSpec } from '../pool/index.js';
+import { startSimCluster } from '../sim/index.js';
+import { runConsoleSession } from '../tui/run.js';
+import { type DemoPace, startDemoActors } from './actors.js';
+
+/** Options of runDemo (the CLI's contract, plus knobs for tests and the screenshot). */
+export interface DemoOptions {
+	/** Where to write the demo cluster's kubeconfig (default: a temp file, removed at the end). */
+	kubeconfigOut?: string;
+	/** The demo pool's name (default desk). */
+	pool?: string;
+	/** The demo pool's size (default 6). */
+	size?: number;
+	noColor?: boolean;
+	/** Seed of the demo users' choices. */
+	seed?: number;
+	/** The demo users' pace. */
+	pace?: Partial<DemoPace>;
+	/** Run without demo users (the pool alone). */
+	quiet?: boolean;
+}
+
+/** The demo pool's definition. */
+export function demoSpec(size: number): PoolSpec {
+	return {
+		image: 'ghcr.io/example/desktop:1',
+		cpu: '1',
+		memory: '2Gi',
+		disk: '5Gi',
+		storageClass: '',
+		privileged: false,
+		init: false,
+		mode: 'ephemeral',
+		size,
+	};
+}
+
+/** Runs the demo; resolves with the exit code once the user quits. */
+export async function runDemo(opts: DemoOptions = {}): Promise<number> {
+	const pool = opts.pool ?? 'desk';
+	const size = opts.size ?? 6;
+	if (!process.stdin.isTTY || !process.stdout.isTTY) {
+		process.stderr.write('ctpool --demo needs a terminal (stdin and stdout must be a TTY)\n');
+		return 2;
+	}
+	const tempDir = opts.kubeconfigOut ? null : await mkdtemp(join(tmpdir(), 'ctpool-demo-'));
+	const kubeconfigPath = opts.kubeconfigOut
+		? resolve(opts.kubeconfigOut)
+		: join(tempDir ?? tmpdir(), 'kubeconfig');
+	let cluster: Awaited<ReturnType<typeof startSimCluster>> | null = null;
+	try {
+		cluster = await startSimCluster({ kubeconfigPath, config: { containerStartMs: 1500 } });
+		const kube = await loadKube({ kubeconfig: kubeconfigPath });
+		const admin = createEngineContext(kube, { actor: 'demo-admin' });
+		await apply(admin, pool, demoSpec(size));
+		const sim = cluster;
+		return await runConsoleSession({
+			kube,
+			pool,
+			kubeconfig: kubeconfigPath,
+			noColor: opts.noColor ?? false,
+			identity: 'admin@example.com',
+			loop: true,
+			loopIntervalMs: 10_000,
+			note: `demo cluster · kubeconfig ${kubeconfigPath} · watch it: kubectl --kubeconfig ${kubeconfigPath} get pods -w -n ${kube.namespace}`,
+			onStart(store) {
+				if (opts.quiet) return undefined;
+				const actors = startDemoActors({
+					kube,
+					pool,
+					controllers: sim.controllers,
+					emit: (e) => store.getState().logEvent(e),
+					...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+					...(opts.pace ? { pace: opts.pace } : {}),
+				});
+				return () => actors.stop();
+			},
+		});
+	} catch (err) {
+		process.stderr.write(`ctpool --demo: ${describeError(err)}\n`);
+		return 1;
+	} finally {
+		await cluster?.close();
+		if (tempDir) await rm(tempDir, { recursive: true, force: true });
+	}
+}
