@@ -504,7 +504,8 @@ export class SimShell {
 				if (all || flags.includes('s') || flags === '') parts.push('Linux');
 				if (all || flags.includes('n')) parts.push(pod.name);
 				if (all || flags.includes('r')) parts.push(KERNEL);
-				if (all || flags.includes('v')) parts.push(`#52-Ubuntu SMP PREEMPT_DYNAMIC ${dateString(BOOT)}`);
+				if (all || flags.includes('v'))
+					parts.push(`#52-Ubuntu SMP PREEMPT_DYNAMIC ${dateString(BOOT)}`);
 				if (all || flags.includes('m')) parts.push('x86_64');
 				if (all || flags.includes('o')) parts.push('GNU/Linux');
 				io.out(`${parts.join(' ')}\n`);
