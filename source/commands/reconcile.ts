@@ -2,6 +2,7 @@
 
 import type { ReconcileResult } from '../engine/reconcile.js';
 import type { ConnectionState } from '../kube/connection-state.js';
+import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
@@ -121,10 +122,13 @@ async function watchLoop(
 				if (overall.phase === 'failed')
 					println(
 						io.stderr,
-						`ctpool: watch of pool ${pool} failed (${overall.reason}); still reconciling every interval`,
+						`ctpool: watch of pool ${pool} failed (${sanitize(overall.reason)}); still reconciling every interval`,
 					);
 				else if (overall.phase === 'reconnecting')
-					println(io.stderr, `ctpool: watch of pool ${pool} reconnecting: ${overall.lastError}`);
+					println(
+						io.stderr,
+						`ctpool: watch of pool ${pool} reconnecting: ${sanitize(overall.lastError)}`,
+					);
 			},
 		},
 	);

@@ -108,14 +108,14 @@ async function claimIn(
 	const taken = new Set<string>();
 	let losses = 0;
 	let tried = 0;
-	for (const view of candidates) {
-		if (taken.has(view.name)) continue;
+	for (;;) {
+		const view = nextCandidate(candidates, taken, losses);
+		if (!view) break;
 		tried++;
 		const lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS);
 		if (!lease) {
 			taken.add(view.name);
-			if (++losses >= LOSSES_BEFORE_REFRESH) {
-				losses = 0;
+			if (++losses % LOSSES_BEFORE_REFRESH === 0) {
 				for (const l of await listLeases(ctx, pool)) {
 					const member = l.metadata.labels?.[MEMBER_LABEL];
 					if (member) taken.add(member);
@@ -135,6 +135,32 @@ async function claimIn(
 		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
 	);
 	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+}
+
+/**
+ * The next member to try. Without a lost race it is the first free one in the contract's
+ * order (Ready, then Starting, then Stopped; lowest index first). After lost races, many
+ * claimers are racing for the same members in the same order; each then picks at random
+ * among the first 2^losses untried members of the best state, so that they spread out
+ * instead of colliding on every member in turn (n claimers: about n log n attempts, not n^2).
+ */
+function nextCandidate(
+	candidates: readonly MemberView[],
+	taken: ReadonlySet<string>,
+	losses: number,
+): MemberView | undefined {
+	const first = candidates.find((v) => !taken.has(v.name));
+	if (!first || losses === 0) return first;
+	const rank = STATE_RANK[first.state] ?? 9;
+	const spread = 2 ** Math.min(losses, 10);
+	const pool: MemberView[] = [];
+	for (const v of candidates) {
+		if (pool.length >= spread) break;
+		if (taken.has(v.name)) continue;
+		if ((STATE_RANK[v.state] ?? 9) !== rank) break;
+		pool.push(v);
+	}
+	return pool[Math.floor(Math.random() * pool.length)] ?? first;
 }
 
 async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
