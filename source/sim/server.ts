@@ -44,6 +44,7 @@ import {
 } from './errors.js';
 import { type ExecContext, execPreflight, execUpgrade } from './exec.js';
 import type { FaultSwitch } from './faults.js';
+import { checkImmutable } from './immutable.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
 import { decodeSelfSubjectAccessReview, PROTOBUF } from './protobuf.js';
 import { apiVersionOf, RESOURCES, type ResourceInfo } from './resources.js';
@@ -978,6 +979,7 @@ export class SimServer {
 				spec: next.spec,
 			};
 		}
+		checkImmutable(route.info.name, current, next, this.store.defaultGraceSeconds);
 		if (route.info.statusSubresource) {
 			const out = { ...next };
 			if (current.status === undefined) delete out.status;

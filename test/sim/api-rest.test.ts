@@ -199,15 +199,30 @@ describe('writes', () => {
 			{
 				namespace: NS,
 				name: 'w-smp',
-				body: { spec: { containers: [{ name: 'ct', env: [{ name: 'B', value: '2' }] }] } },
+				body: { spec: { containers: [{ name: 'ct', image: 'busybox:2' }] } },
 			},
 			setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
 		);
-		expect(smp.spec?.containers.map((c) => c.name)).toEqual(['ct', 'side']);
-		expect(smp.spec?.containers[0]?.env).toEqual([
-			{ name: 'A', value: '1' },
-			{ name: 'B', value: '2' },
+		expect(smp.spec?.containers.map((c) => `${c.name} ${c.image}`)).toEqual([
+			'ct busybox:2',
+			'side busybox:1',
 		]);
+		expect(smp.spec?.containers[0]?.env).toEqual([{ name: 'A', value: '1' }]);
+		// like the real server: a pod's spec is immutable beyond images and a few fields
+		const envChange = await failure(
+			core.patchNamespacedPod(
+				{
+					namespace: NS,
+					name: 'w-smp',
+					body: { spec: { containers: [{ name: 'ct', env: [{ name: 'B', value: '2' }] }] } },
+				},
+				setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+			),
+		);
+		expect(envChange.code).toBe(422);
+		expect(envChange.message).toContain(
+			'Pod "w-smp" is invalid: spec: Forbidden: pod updates may not change fields other than',
+		);
 		const apply = await simFetch(env.cluster, '/api/v1/namespaces/corral/configmaps/w-patch', {
 			method: 'PATCH',
 			headers: { 'Content-Type': 'application/apply-patch+yaml' },

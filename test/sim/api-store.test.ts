@@ -195,6 +195,32 @@ describe('Store writes', () => {
 	});
 });
 
+describe('Store namespaces', () => {
+	it('deletes a namespace after its contents; finalizers keep it Terminating', () => {
+		const s = newStore();
+		s.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'gone' } });
+		const inGone = (o: SimObject) => ({ ...o, metadata: { ...o.metadata, namespace: 'gone' } });
+		s.create('configmaps', inGone(cm('a')));
+		s.create(
+			'configmaps',
+			inGone({ ...cm('held'), metadata: { ...cm('held').metadata, finalizers: ['x/y'] } }),
+		);
+		s.create('pods', inGone(pod('p')));
+		s.delete('namespaces', undefined, 'gone');
+		expect((s.get('namespaces', undefined, 'gone')?.status as { phase: string }).phase).toBe(
+			'Terminating',
+		);
+		expect(s.get('configmaps', 'gone', 'a')).toBeUndefined();
+		expect(s.get('pods', 'gone', 'p')).toBeUndefined();
+		const e = catchErr(() => s.create('configmaps', inGone(cm('late'))));
+		expect(e.code).toBe(403);
+		expect(e.message).toContain('because it is being terminated');
+		const held = s.get('configmaps', 'gone', 'held')!;
+		s.update('configmaps', { ...held, metadata: { ...held.metadata, finalizers: [] } });
+		expect(s.get('namespaces', undefined, 'gone')).toBeUndefined();
+	});
+});
+
 describe('Store watches', () => {
 	it('replays from an RV, then follows live changes', () => {
 		const s = newStore();
