@@ -2,6 +2,7 @@
 
 import type { ReconcileResult } from '../engine/reconcile.js';
 import type { ConnectionState } from '../kube/connection-state.js';
+import type { WatchChange } from '../kube/pool-watch.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
@@ -89,6 +90,27 @@ function sleepUntil(
 }
 
 /**
+ * Whether a watched change may call for a reconcile. A definition change that only rewrote
+ * the recorded status (every reconcile's own write) is not one; everything else is.
+ */
+function relevant(change: WatchChange, specSeen: Map<string, string>): boolean {
+	if (change.kind !== 'configmaps' || change.op === 'delete') return true;
+	if (change.op === 'reset') {
+		for (const o of change.objects)
+			specSeen.set(
+				o.metadata.name ?? '',
+				(o.data as Record<string, string> | undefined)?.spec ?? '',
+			);
+		return true;
+	}
+	const name = change.object.metadata.name ?? '';
+	const spec = (change.object.data as Record<string, string> | undefined)?.spec ?? '';
+	const before = specSeen.get(name);
+	specSeen.set(name, spec);
+	return before !== spec;
+}
+
+/**
  * Watch mode: reconcile, then wait for the interval or a change in the pool (debounced),
  * and again, until the signal aborts (exit 0). Failures are printed and retried.
  */
@@ -104,12 +126,13 @@ async function watchLoop(
 	let dirty = false;
 	let debounce: NodeJS.Timeout | null = null;
 	let lastPhase: ConnectionState['phase'] | null = null;
+	const specSeen = new Map<string, string>();
 	const watch = startPoolWatch(
 		session.kube,
 		{ namespace: session.ctx.namespace, pool },
 		{
 			onBatch(changes) {
-				if (changes.length === 0 || debounce) return;
+				if (!changes.some((ch) => relevant(ch, specSeen)) || debounce) return;
 				debounce = setTimeout(() => {
 					debounce = null;
 					dirty = true;
