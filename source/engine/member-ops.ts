@@ -3,7 +3,7 @@
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
-import { CT_SPEC_ANNOTATION, pvcName, serviceName } from '../pool/names.js';
+import { CT_SPEC_ANNOTATION, POOL_LABEL, pvcName, serviceName } from '../pool/names.js';
 import type { PodObject, PvcObject } from '../pool/objects.js';
 import type { SourceFields } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
@@ -19,8 +19,15 @@ export interface MemberNow {
 	pvc: PvcObject | null;
 }
 
-/** Reads a member's pod and PVC (two GETs, in parallel). */
-export async function readMember(ctx: EngineContext, member: string): Promise<MemberNow> {
+/**
+ * Reads a member's pod and PVC (two GETs, in parallel). An object of that name that does not
+ * carry the pool's label is someone else's: a PoolError, so that it is never touched.
+ */
+export async function readMember(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+): Promise<MemberNow> {
 	const namespace = ctx.namespace;
 	const [pod, pvc] = await Promise.all([
 		ctx.kube.core.readNamespacedPod({ name: member, namespace }).then(
@@ -43,6 +50,16 @@ export async function readMember(ctx: EngineContext, member: string): Promise<Me
 			},
 		),
 	]);
+	for (const [what, o] of [
+		[`pod ${member}`, pod],
+		[`PVC ${pvcName(member)}`, pvc],
+	] as const) {
+		if (o && o.metadata.labels?.[POOL_LABEL] !== pool)
+			throw new PoolError(
+				'failed',
+				`${what} exists but is not a member of pool ${pool} (it lacks the label ${POOL_LABEL}=${pool}); ctpool leaves it alone: rename or remove it`,
+			);
+	}
 	return { pod, pvc };
 }
 

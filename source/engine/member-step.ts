@@ -20,14 +20,21 @@ export function claimedByUser(view: MemberView): boolean {
  * 1. create a Missing member within size (not when a user holds its Lease);
  * 2. start a Stopped member (claimed or in maintenance too: a start destroys nothing);
  * 3. replace an unclaimed, not-in-maintenance member that drifted or Failed;
- * 4. delete an unclaimed, not-in-maintenance member above size.
+ * 4. delete an unclaimed, not-in-maintenance member above size (or a leftover expired
+ *    reconciler Lease of a member that no longer exists).
  * A Terminating member, and one a live reconciler holds, are left alone.
  */
 export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	if (view.state === 'Terminating') return null;
 	if (view.reconciling && !reconcilerLeaseExpired(view, now)) return null;
 	const claimed = claimedByUser(view);
-	if (view.state === 'Missing') return !claimed && !view.aboveSize ? 'create' : null;
+	if (view.state === 'Missing') {
+		if (claimed) return null;
+		// Above size, only an expired reconciler Lease is left: take it over, find nothing to
+		// do, and remove it.
+		if (view.aboveSize) return view.reconciling ? 'delete' : null;
+		return 'create';
+	}
 	if (view.state === 'Stopped') {
 		if (claimed || view.maintenance) return 'start';
 		if (view.aboveSize) return 'delete';

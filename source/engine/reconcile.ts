@@ -203,7 +203,7 @@ async function startClaimed(
 		message: `start ${member} (claimed by ${plan.view.holder})`,
 	});
 	try {
-		const [lease, now] = await Promise.all([readLease(ctx, member), readMember(ctx, member)]);
+		const [lease, now] = await Promise.all([readLease(ctx, member), readMember(ctx, pool, member)]);
 		if (
 			!lease ||
 			heldByReconciler(lease) ||
@@ -299,7 +299,7 @@ async function underLease(
 	}
 	let action: ReconcileAction | null = null;
 	try {
-		const now = await readMember(ctx, member);
+		const now = await readMember(ctx, pool, member);
 		const fresh = memberView(
 			{ name: member, index: plan.view.index, pod: now.pod, pvc: now.pvc, lease: null },
 			facts,

@@ -128,4 +128,29 @@ describe('reconcile and Leases', () => {
 			holderIdentity: 'dave@example.com',
 		});
 	});
+
+	it('never touches an object that has a member name but is not of the pool', async () => {
+		c.sim.store.create(
+			'pods',
+			{
+				apiVersion: 'v1',
+				kind: 'Pod',
+				metadata: { name: 'alien-1', namespace: 'corral', labels: { app: 'other' } },
+				spec: { containers: [{ name: 'x', image: 'busybox' }] },
+			},
+			{ who: 'test' },
+		);
+		const uid = c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid;
+		const ctx = c.context();
+		const expected = [
+			'create alien-1: pod alien-1 exists but is not a member of pool alien (it lacks the label corral.dev/vdi-ct-pool=alien); ctpool leaves it alone: rename or remove it',
+		];
+		const first = await apply(ctx, 'alien', poolSpec({ size: 1 }));
+		expect(first.errors).toEqual(expected);
+		const second = await reconcile(ctx, 'alien');
+		expect(second.errors).toEqual(expected);
+		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'alien-1-data')).toBeUndefined();
+		expect(c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid).toBe(uid);
+		expect(leasesOf('alien')).toEqual([]);
+	});
 });
