@@ -946,6 +946,9 @@ export class SimServer {
 		if (route.sub) throw methodNotAllowed();
 		this.rejectDryRun(q);
 		const obj = this.checkBody(route, await this.readJson(req));
+		if (obj.metadata.resourceVersion) {
+			throw badRequest('resourceVersion should not be set on objects to be created');
+		}
 		const status = initialStatus(route.info.name);
 		if (status && route.info.statusSubresource) obj.status = status;
 		const name = obj.metadata.name || `${String(obj.metadata.generateName ?? '')}…`;
