@@ -137,9 +137,9 @@ describe('fault switch', () => {
 		sim = await startTestSim();
 		const w = await openWatch(sim);
 		await waitFor(() => sim!.cluster.openWatches() === 1, { what: 'an open watch' });
-		sim.cluster.faults.refuseConnectionsFor(300);
-		await waitFor(() => w.ended(), { what: 'the watch to be cut' });
+		sim.cluster.faults.refuseConnectionsFor(1500);
 		await expect(simFetch(sim.cluster, '/api/v1/namespaces')).rejects.toThrow();
+		await waitFor(() => w.ended(), { what: 'the watch to be cut' });
 		expect(sim.cluster.faults.counts.refusedConnections).toBeGreaterThanOrEqual(1);
 		const ok = await waitFor(
 			async () => (await simFetch(sim!.cluster, '/api/v1/namespaces')).status === 200,
