@@ -207,9 +207,8 @@ describe('Store namespaces', () => {
 		);
 		s.create('pods', inGone(pod('p')));
 		s.delete('namespaces', undefined, 'gone');
-		expect((s.get('namespaces', undefined, 'gone')?.status as { phase: string }).phase).toBe(
-			'Terminating',
-		);
+		const ns = s.get('namespaces', undefined, 'gone');
+		expect((ns?.status as { phase?: string } | undefined)?.phase).toBe('Terminating');
 		expect(s.get('configmaps', 'gone', 'a')).toBeUndefined();
 		expect(s.get('pods', 'gone', 'p')).toBeUndefined();
 		const e = catchErr(() => s.create('configmaps', inGone(cm('late'))));
