@@ -12,6 +12,13 @@ process.on('SIGINT', () => {
 	// cleanup); a second one stops at once.
 	if (interrupted) process.exit(130);
 	interrupted = true;
+	const steps = ['apply', 'reconcile', 'claim', 'release', 'delete', 'maintenance'];
+	if (
+		process.stderr.isTTY &&
+		steps.includes(process.argv[2] ?? '') &&
+		!process.argv.includes('--watch')
+	)
+		process.stderr.write('\nctpool: finishing the current step (Ctrl-C again stops at once)\n');
 	controller.abort();
 });
 
