@@ -8,6 +8,7 @@ import {
 	type SimCluster,
 	startSimCluster,
 } from '../sim/index.js';
+import { scanFlags } from './flags.js';
 
 const HELP = `
 Usage: ctpool sim [flags]
@@ -24,13 +25,50 @@ Flags
   --node-memory Q      allocatable memory of each node (default 32Gi)
   --demo               simulated users claim and release desktops (arrives with the engine)
   --fault SPEC         switch faults on, e.g. drop-watches-every=5s,error-rate=0.05,
-                       latency=50ms,force-410,seed=7 (repeatable)
+                       latency=50ms,force-410,seed=7
   --help               show this help
 
 Examples
   ctpool sim --kubeconfig /tmp/sim.kubeconfig
   ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
 `;
+
+const SIM_FLAGS = {
+	port: { type: 'string' },
+	kubeconfig: { type: 'string' },
+	nodes: { type: 'string' },
+	nodeCpu: { type: 'string' },
+	nodeMemory: { type: 'string' },
+	demo: { type: 'boolean' },
+	fault: { type: 'string' },
+	help: { type: 'boolean', shortFlag: 'h' },
+} as const;
+
+/**
+ * The flags of `ctpool sim`, checked strictly first (an unknown flag or a missing value is
+ * a usage error, never a process exit), then parsed by meow.
+ */
+function parseSimArgs(argv: readonly string[]) {
+	const cli = meow(HELP, {
+		argv: scanFlags(argv, SIM_FLAGS, 'sim'),
+		importMeta: import.meta,
+		pkg: { name: 'ctpool' },
+		autoHelp: false,
+		autoVersion: false,
+		allowUnknownFlags: true,
+		flags: {
+			port: { type: 'number' },
+			kubeconfig: { type: 'string' },
+			nodes: { type: 'number', default: 3 },
+			nodeCpu: { type: 'string', default: '8' },
+			nodeMemory: { type: 'string', default: '32Gi' },
+			demo: { type: 'boolean', default: false },
+			fault: { type: 'string' },
+			help: { type: 'boolean', shortFlag: 'h', default: false },
+		},
+	});
+	return { input: cli.input.map(String), flags: cli.flags };
+}
 
 /** Where runSim writes and what stops it (tests pass their own). */
 export interface SimCommandIo {
@@ -51,29 +89,18 @@ function usageError(io: Required<Pick<SimCommandIo, 'stderr'>>, message: string)
 export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<number> {
 	const stdout = io.stdout ?? process.stdout;
 	const stderr = io.stderr ?? process.stderr;
-	const cli = meow(HELP, {
-		argv,
-		importMeta: import.meta,
-		autoHelp: false,
-		autoVersion: false,
-		allowUnknownFlags: false,
-		flags: {
-			port: { type: 'number' },
-			kubeconfig: { type: 'string' },
-			nodes: { type: 'number', default: 3 },
-			nodeCpu: { type: 'string', default: '8' },
-			nodeMemory: { type: 'string', default: '32Gi' },
-			demo: { type: 'boolean', default: false },
-			fault: { type: 'string', isMultiple: true },
-			help: { type: 'boolean', default: false },
-		},
-	});
-	const f = cli.flags;
+	let parsed: ReturnType<typeof parseSimArgs>;
+	try {
+		parsed = parseSimArgs(argv);
+	} catch (err) {
+		return usageError({ stderr }, (err as Error).message);
+	}
+	const { input, flags: f } = parsed;
 	if (f.help) {
 		stdout.write(`${HELP.trim()}\n`);
 		return 0;
 	}
-	if (cli.input.length > 0) return usageError({ stderr }, `unexpected argument: ${cli.input[0]}`);
+	if (input.length > 0) return usageError({ stderr }, `unexpected argument: ${input[0]}`);
 	if (f.port !== undefined && (!Number.isInteger(f.port) || f.port < 0 || f.port > 65535)) {
 		return usageError({ stderr }, `--port must be 0..65535, got ${f.port}`);
 	}
@@ -90,7 +117,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	}
 	let faults = {};
 	try {
-		for (const spec of f.fault ?? []) faults = { ...faults, ...parseFaultSpec(spec) };
+		if (f.fault) faults = parseFaultSpec(f.fault);
 	} catch (err) {
 		return usageError({ stderr }, `--fault: ${(err as Error).message}`);
 	}

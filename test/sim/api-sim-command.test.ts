@@ -90,6 +90,9 @@ describe('ctpool sim', () => {
 			['--node-cpu', 'lots'],
 			['--fault', 'explode=1'],
 			['extra'],
+			['--bogus'],
+			['--port'],
+			['--fault', 'latency=1ms', '--fault', 'latency=2ms'],
 		]) {
 			const err = sink();
 			expect(await runSim(argv, { stdout: sink(), stderr: err })).toBe(2);
