@@ -128,6 +128,8 @@ export function startDemoActors(opts: DemoActorsOptions): DemoActors {
 			try {
 				const snap = await readPool(ctx, opts.pool);
 				const ready = snap.members.filter((m) => m.state === 'Ready' && !m.holder);
+				// leave the users a free desktop: crash only when two or more are ready and free
+				if (ready.length < 2) continue;
 				const victim = ready[Math.floor(random() * ready.length)];
 				if (!victim) continue;
 				opts.controllers.crash(ctx.namespace, victim.name);

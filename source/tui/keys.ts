@@ -192,3 +192,42 @@ export function commandOf(input: string, key: Key): Command | null {
 			return null;
 	}
 }
+
+const NO_KEY: Key = {
+	upArrow: false,
+	downArrow: false,
+	leftArrow: false,
+	rightArrow: false,
+	pageDown: false,
+	pageUp: false,
+	home: false,
+	end: false,
+	return: false,
+	escape: false,
+	ctrl: false,
+	shift: false,
+	tab: false,
+	backspace: false,
+	delete: false,
+	meta: false,
+	super: false,
+	hyper: false,
+	capsLock: false,
+	numLock: false,
+};
+
+/**
+ * One key press per character. Ink hands over a burst of plain text (typed fast, pasted, or
+ * batched by SSH) as one input; the console treats it as the keys it is made of.
+ */
+export function keyPresses(input: string, key: Key): Array<[string, Key]> {
+	const chars = Array.from(input);
+	if (chars.length <= 1) return [[input, key]];
+	return chars.map((c): [string, Key] => {
+		if (c === '\r' || c === '\n') return ['', { ...NO_KEY, return: true }];
+		if (c === '\u007f' || c === '\b') return ['', { ...NO_KEY, backspace: true }];
+		if (c === '\t') return ['', { ...NO_KEY, tab: true }];
+		if (c === '\u0003') return ['c', { ...NO_KEY, ctrl: true }];
+		return [c, { ...NO_KEY, shift: c !== c.toLowerCase() }];
+	});
+}

@@ -223,7 +223,7 @@ async function handOver(
 	await stopInput(term.stdin);
 	term.leaveScreen();
 	term.stdout.write(
-		`ctpool: console on ${member} (kubectl exec${privileged ? ', chroot into its root file system' : ''}); exit or Ctrl-D returns to ctpool\r\n`,
+		`\u001b[2J\u001b[Hctpool: console on ${member} (kubectl exec${privileged ? ', chroot into its root file system' : ''}); exit or Ctrl-D returns to ctpool\r\n`,
 	);
 	const outcome = await runKubectlConsole(
 		{

@@ -201,3 +201,17 @@ describe('other keys', () => {
 		expect(store.getState().request).toEqual({ kind: 'quit' });
 	});
 });
+
+describe('bursts of keys', () => {
+	it('treats a burst of typed text as the keys it is made of', async () => {
+		const store = storeWith(objects(), { spec: s });
+		const { ops, calls } = recordingOps();
+		r = await renderConsole(store, { columns: 100, rows: 24, ops });
+		await r.press('/bob\r');
+		expect(store.getState().filter).toBe('bob');
+		expect(store.getState().prompt).toBeNull();
+		await r.press('c');
+		await r.press('zed@example.com\r');
+		expect(calls).toEqual([['claim', 'desk', 'zed@example.com']]);
+	});
+});

@@ -4,6 +4,7 @@ import { Box, useApp, useInput } from 'ink';
 import { useRef } from 'react';
 import { targetPool } from '../availability.js';
 import { handleKey } from '../key-handler.js';
+import { keyPresses } from '../keys.js';
 import type { ConsoleOperations } from '../operations.js';
 import { connectionView } from '../staleness.js';
 import type { ConsoleStore } from '../store.js';
@@ -82,7 +83,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 			}
 			return;
 		}
-		handleKey(input, key, { store, ops, exit, pageSize: () => page.current });
+		for (const [i, k] of keyPresses(input, key))
+			handleKey(i, k, { store, ops, exit, pageSize: () => page.current });
 	});
 
 	if (tooSmall) return <TooSmall columns={columns} rows={rows} />;

@@ -1,0 +1,46 @@
+/** `ctpool --demo` end to end: the real binary in a terminal, a second client through its kubeconfig. */
+
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quit, requireBuild, startCtpool } from '../e2e/ctpool-console.js';
+import type { TestTerminal } from '../e2e/terminal.js';
+import { kubectl, kubectlAvailable } from '../support/kubectl.js';
+
+let dir: string;
+let t: TestTerminal | null = null;
+
+beforeAll(async () => {
+	requireBuild();
+	dir = await mkdtemp(join(tmpdir(), 'ctpool-demo-test-'));
+});
+
+afterAll(async () => {
+	t?.dispose();
+	await rm(dir, { recursive: true, force: true });
+});
+
+describe('ctpool --demo', { timeout: 120_000 }, () => {
+	it('runs the demo pool with live users, shows its kubeconfig for kubectl, and quits cleanly', async () => {
+		const kubeconfig = join(dir, 'demo-kubeconfig');
+		t = startCtpool({ args: ['--demo', '--kubeconfig-out', kubeconfig], columns: 120, rows: 30 });
+		await t.waitFor(/desk-6\s+(Ready|Starting)/, 60_000);
+		expect(t.screen()).toContain(`kubeconfig ${kubeconfig}`);
+		expect(t.screen()).toMatch(/image ghcr\.io\/example\/desktop:1 · size 6/);
+		expect(t.screen()).toContain('⟳ loop');
+		// the demo users claim desktops by themselves
+		await t.waitFor(/desk-\d\s+Ready\s+\w+@example\.com/, 60_000);
+		if (kubectlAvailable()) {
+			const r = await kubectl(['get', 'pods', '-n', 'corral'], {
+				kubeconfig,
+				cacheDir: join(dir, 'cache'),
+			});
+			expect(r.code).toBe(0);
+			expect(r.stdout).toMatch(/desk-1\s+1\/1\s+Running/);
+		}
+		expect(await quit(t)).toBe(0);
+		expect(t.altScreen()).toBe(false);
+	});
+});

@@ -1,0 +1,230 @@
+/**
+ * The real ctpool binary in a pseudo-terminal against a simulated cluster started here:
+ * what an admin sees and does, read from the screen.
+ */
+
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim, createEngineContext, writeDefinition } from '../../source/engine/index.js';
+import { type Kube, loadKube } from '../../source/kube/config.js';
+import type { PoolSpec } from '../../source/pool/index.js';
+import { kubectlAvailable } from '../support/kubectl.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import type { TestTerminal } from './terminal.js';
+
+const spec = (size: number): PoolSpec => ({
+	image: 'ghcr.io/example/desktop:1',
+	cpu: '1',
+	memory: '1Gi',
+	disk: '5Gi',
+	storageClass: '',
+	privileged: false,
+	init: false,
+	mode: 'ephemeral',
+	size,
+});
+
+const SLOW = 45_000;
+if (!kubectlAvailable() && process.env.CI !== 'true')
+	process.stdout.write('[skip] the console tests with kubectl: kubectl is not on the PATH\n');
+let sim: TestSim;
+let kube: Kube;
+let t: TestTerminal | null = null;
+let pool = 0;
+
+beforeAll(async () => {
+	requireBuild();
+	// a fifth of real pace: a container starts in 0.3 s, a pod terminates in 0.2 s
+	sim = await startTestSim({ config: { timeScale: 0.2 } });
+	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
+});
+
+afterAll(async () => {
+	await sim?.cleanup();
+});
+
+afterEach(() => {
+	t?.dispose();
+	t = null;
+});
+
+/** A fresh pool of the given size (each test its own), ready, and ctpool open on it. */
+async function openOn(
+	size: number,
+	extra: string[] = [],
+): Promise<{ name: string; term: TestTerminal }> {
+	pool++;
+	const name = `p${pool}`;
+	await apply(createEngineContext(kube, { actor: 'test' }), name, spec(size));
+	t = startCtpool({
+		args: [name, '--identity', 'erin@example.com', ...extra],
+		kubeconfig: sim.kubeconfigPath,
+		cacheDir: join(sim.dir, 'kube-cache'),
+	});
+	const last = `${name}-${size}`;
+	await t.waitFor(new RegExp(`${last}\\s+Ready`), SLOW);
+	await t.waitFor('● live', SLOW);
+	return { name, term: t };
+}
+
+describe('ctpool console end to end', { timeout: 120_000 }, () => {
+	it('claims a member and shows its holder; q quits and gives the terminal back', async () => {
+		const { name, term } = await openOn(2);
+		expect(term.altScreen()).toBe(true);
+		term.write('c');
+		await term.waitFor(`Claim a free member of ${name} for: erin@example.com`, SLOW);
+		term.write('\r');
+		await term.waitFor(
+			new RegExp(`${name}-1\\s+Ready\\s+erin@example\\.com\\s+\\d+s 59m left`),
+			SLOW,
+		);
+		await term.waitFor(`${name}-1 claimed by erin@example.com`, SLOW);
+		expect(await quit(term)).toBe(0);
+		expect(term.altScreen()).toBe(false);
+		expect(
+			term.output().endsWith('\u001b[?25h') || term.output().includes('\u001b[?1049l\u001b[?25h'),
+		).toBe(true);
+	});
+
+	it('force-releases a claimed member: Terminating, then Ready with no holder', async () => {
+		const { name, term } = await openOn(2);
+		const { member } = await claim(
+			createEngineContext(kube, { actor: 'zoe@example.com' }),
+			name,
+			'zoe@example.com',
+		);
+		await term.waitFor(new RegExp(`${member}\\s+Ready\\s+zoe@example\\.com`), SLOW);
+		term.write('/');
+		for (const ch of member) term.write(ch);
+		term.write('\r');
+		await term.waitFor(
+			(s) => !new RegExp(`^${name}-2 `, 'm').test(s) || member === `${name}-2`,
+			SLOW,
+		);
+		term.write('x');
+		await term.waitFor(`Release ${member} (held by zoe@example.com) with --force?`, SLOW);
+		term.write('y');
+		await term.waitFor(new RegExp(`${member}\\s+Terminating`), SLOW);
+		await term.waitFor(new RegExp(`${member}\\s+Ready\\s+-\\s`), SLOW);
+		await term.waitFor(`released ${member} (claimed by zoe@example.com)`, SLOW);
+	});
+
+	it('reconciles after a scale-up', async () => {
+		const { name, term } = await openOn(2);
+		await writeDefinition(createEngineContext(kube, { actor: 'test' }), name, spec(3));
+		await term.waitFor(new RegExp(`${name}-3\\s+Missing`), SLOW);
+		term.write('r');
+		await term.waitFor(new RegExp(`${name}-3\\s+Ready`), SLOW);
+		await term.waitFor(new RegExp(`reconciled ${name}: create ${name}-3`), SLOW);
+	});
+
+	it.skipIf(!kubectlAvailable() && process.env.CI !== 'true')(
+		'opens a console with the real kubectl and comes back redrawn, selection and filter kept',
+		async () => {
+			const { name, term } = await openOn(2);
+			term.write('/');
+			term.write('-2');
+			term.write('\r');
+			await term.waitFor((s) => !new RegExp(`^${name}-1 `, 'm').test(s), SLOW);
+			term.write('s');
+			await term.waitFor(new RegExp(`${name}-2:/# $`, 'm'), SLOW);
+			expect(term.altScreen()).toBe(false);
+			// keys typed in the console belong to the shell: q does not quit ctpool
+			term.write('echo q\r');
+			await term.waitFor(/^q$/m, SLOW);
+			term.write('hostname\r');
+			await term.waitFor(new RegExp(`^${name}-2$`, 'm'), SLOW);
+			term.write('exit\r');
+			await term.waitFor(`console on ${name}-2 closed`, SLOW);
+			const screen = await term.waitFor(/NAME\s+STATE/, SLOW);
+			expect(term.altScreen()).toBe(true);
+			expect(screen).toMatch(new RegExp(`^${name}-2\\s+Ready`, 'm'));
+			expect(screen).not.toMatch(new RegExp(`^${name}-1 `, 'm'));
+			// again, resizing inside the console and leaving with Ctrl-D
+			term.write('s');
+			await term.waitFor(new RegExp(`${name}-2:/# $`, 'm'), SLOW);
+			term.resize(84, 26);
+			term.write('\u0004');
+			await term.waitFor(/NAME\s+STATE/, SLOW);
+			expect(term.altScreen()).toBe(true);
+			await term.waitFor(
+				(s) => new RegExp(`^${name}-2\\s+Ready`, 'm').test(s) && /⏎ open Esc back/.test(s),
+				SLOW,
+			);
+			// drawn for the new size: 26 rows, the key hints on the last row but one
+			expect(term.lines().length).toBe(26);
+			for (const l of term.lines()) expect(l.length).toBeLessThanOrEqual(84);
+			expect(term.lines().at(-2)).toMatch(/⏎ open Esc back/);
+			expect(await quit(term)).toBe(0);
+		},
+	);
+
+	it.skipIf(!kubectlAvailable() && process.env.CI !== 'true')(
+		'comes back with the reason when kubectl fails (exec forbidden)',
+		async () => {
+			const { name, term } = await openOn(1);
+			sim.cluster.config.deny = ['create pods/exec'];
+			try {
+				term.write('s');
+				await term.waitFor(
+					new RegExp(`console on ${name}-1 failed \\(exit 1\\): .*forbidden`, 'i'),
+					SLOW,
+				);
+				expect(term.altScreen()).toBe(true);
+				expect(term.screen()).toMatch(new RegExp(`^${name}-1\\s+Ready`, 'm'));
+			} finally {
+				sim.cluster.config.deny = [];
+			}
+			term.write('l');
+			await term.waitFor(/activity \(\d+, 1 error\)/, SLOW);
+			expect(await quit(term)).toBe(0);
+		},
+	);
+
+	it('comes back with the reason when kubectl is not installed', async () => {
+		pool++;
+		const name = `p${pool}`;
+		await apply(createEngineContext(kube, { actor: 'test' }), name, spec(1));
+		t = startCtpool({
+			args: [name],
+			kubeconfig: sim.kubeconfigPath,
+			env: { PATH: join(sim.dir, 'no-such-bin') },
+		});
+		await t.waitFor(new RegExp(`${name}-1\\s+Ready`), SLOW);
+		t.write('s');
+		await t.waitFor(
+			`console on ${name}-1 did not open: kubectl is not installed or not on the PATH`,
+			SLOW,
+		);
+		expect(t.altScreen()).toBe(true);
+		t.write('j');
+		expect(await quit(t)).toBe(0);
+	});
+
+	it('shows the stale banner while the watches are down, and clears it when they are back', async () => {
+		const { term } = await openOn(1);
+		sim.cluster.faults.refuseConnectionsFor(7_000);
+		await term.waitFor(/STALE\s+stale since \d\d:\d\d:\d\d · retry \d+ · last error/, 15_000);
+		expect(term.screen()).toMatch(/◌ reconnecting \(retry \d+\)/);
+		await term.waitFor((s) => !s.includes('STALE') && s.includes('● live'), SLOW);
+	});
+
+	it('redraws on resize, and says so below the minimum size', async () => {
+		const { name, term } = await openOn(3);
+		term.resize(72, 20);
+		await term.waitFor(
+			(s) => s.split('\n').some((l) => /^NAME\s+STATE/.test(l)) && !s.includes('too small'),
+			SLOW,
+		);
+		const check = () => {
+			for (const l of term.lines()) expect(l.length).toBeLessThanOrEqual(72);
+		};
+		check();
+		term.resize(50, 12);
+		await term.waitFor('Terminal too small: 50x12', SLOW);
+		term.resize(100, 30);
+		await term.waitFor(new RegExp(`^${name}-3\\s+Ready`, 'm'), SLOW);
+		expect(term.screen()).not.toContain('too small');
+	});
+});

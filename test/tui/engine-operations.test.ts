@@ -1,0 +1,170 @@
+/** The console's operations against a simulated cluster, through a kubeconfig and the real client. */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, createEngineContext } from '../../source/engine/index.js';
+import { type Kube, loadKube } from '../../source/kube/config.js';
+import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
+import { deniedCommands } from '../../source/tui/access.js';
+import {
+	createEngineOperations,
+	type EngineOperations,
+} from '../../source/tui/engine-operations.js';
+import { Command } from '../../source/tui/keys.js';
+import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
+import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { spec } from './fixtures.js';
+
+let sim: TestSim;
+let kube: Kube;
+let store: ConsoleStore;
+let ops: EngineOperations;
+let watch: PoolWatch;
+
+beforeAll(async () => {
+	sim = await startTestSim();
+	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
+	await apply(createEngineContext(kube, { actor: 'test' }), 'desk', spec({ size: 3 }));
+	store = createConsoleStore({
+		session: { namespace: 'corral', actor: 'admin@example.com' },
+		pool: 'desk',
+	});
+	watch = startPoolWatch(
+		kube,
+		{ namespace: 'corral', batchMs: 10 },
+		{
+			onBatch: (c) => store.getState().applyBatch(c),
+			onConnection: (o) => store.getState().setConnection(o),
+		},
+	);
+	ops = createEngineOperations({
+		store,
+		kube,
+		namespace: 'corral',
+		actor: 'admin@example.com',
+		engine: { deleteTimeoutMs: 20_000 },
+		loopIntervalMs: 60_000,
+	});
+	await waitFor(() => currentPool(store.getState())?.counts.ready === 3, {
+		what: '3 ready members',
+	});
+});
+
+afterAll(async () => {
+	ops?.close();
+	watch?.stop();
+	await sim?.cleanup();
+});
+
+const row = (name: string) => currentPool(store.getState())?.rows.find((r) => r.name === name);
+const idle = () => waitFor(() => store.getState().busy === null, { what: 'the action to end' });
+
+describe('engine operations', () => {
+	it('claims: the holder appears through the watch, the status line and log say so', async () => {
+		ops.claim('desk', 'alice@example.com');
+		expect(store.getState().busy?.label).toBe('claiming in desk for alice@example.com');
+		await idle();
+		expect(store.getState().status).toMatchObject({
+			level: 'ok',
+			text: 'desk-1 claimed by alice@example.com',
+		});
+		await waitFor(() => row('desk-1')?.holder === 'alice@example.com', {
+			what: 'the holder in the table',
+		});
+		expect(store.getState().selected).toBe('desk-1');
+		expect(store.getState().log.some((e) => e.action === 'claim' && e.outcome === 'ok')).toBe(true);
+	});
+
+	it('force-releases: the member is made again, Ready with no holder', async () => {
+		const before = row('desk-1');
+		const oldPvc = store.getState().memberObjects('desk-1').pvc?.metadata.uid;
+		expect(oldPvc).toBeTruthy();
+		ops.release('desk', 'desk-1');
+		await idle();
+		expect(store.getState().status?.level).toBe('ok');
+		expect(store.getState().status?.text).toContain(
+			'released desk-1 (claimed by alice@example.com)',
+		);
+		await waitFor(
+			() =>
+				row('desk-1')?.state === 'Ready' &&
+				!row('desk-1')?.hasLease &&
+				row('desk-1') !== before &&
+				(row('desk-1')?.createdAt ?? 0) >= (before?.createdAt ?? 0),
+			{ what: 'desk-1 made again, ready and free' },
+		);
+		// its data PVC was destroyed and made again
+		const pvc = store.getState().memberObjects('desk-1').pvc;
+		expect(pvc?.metadata.uid).toBeTruthy();
+		expect(pvc?.metadata.uid).not.toBe(oldPvc);
+		expect(store.getState().log.some((e) => e.action === 'release' && e.outcome === 'ok')).toBe(
+			true,
+		);
+	});
+
+	it('reports a failure in the status line and the log without throwing', async () => {
+		for (const who of ['a@example.com', 'b@example.com', 'c@example.com']) {
+			ops.claim('desk', who);
+			await idle();
+		}
+		ops.claim('desk', 'd@example.com');
+		await idle();
+		expect(store.getState().status).toMatchObject({ level: 'error' });
+		expect(store.getState().status?.text).toContain(
+			'pool has no free members (desired 3, claimed 3',
+		);
+		expect(store.getState().log.at(-1)).toMatchObject({ action: 'claim', outcome: 'error' });
+	});
+
+	it('toggles maintenance', async () => {
+		ops.maintenance('desk', 'desk-2', true);
+		await idle();
+		await waitFor(() => row('desk-2')?.maintenance, { what: 'maintenance on' });
+		ops.maintenance('desk', 'desk-2', false);
+		await idle();
+		await waitFor(() => row('desk-2')?.maintenance === false, { what: 'maintenance off' });
+	});
+
+	it('reconciles after a scale-up, and the live loop follows a later one by itself', async () => {
+		await apply(createEngineContext(kube, { actor: 'test' }), 'desk', spec({ size: 4 })).catch(
+			() => {},
+		);
+		ops.reconcile('desk');
+		await idle();
+		await waitFor(() => row('desk-4')?.state === 'Ready', { what: 'desk-4 ready' });
+		ops.toggleLoop('desk');
+		expect(store.getState().loop.on).toBe(true);
+		// a definition change made elsewhere (no reconcile): the loop sees it through the watch
+		const ctx = createEngineContext(kube, { actor: 'test' });
+		const { writeDefinition } = await import('../../source/engine/index.js');
+		await writeDefinition(ctx, 'desk', spec({ size: 5 }));
+		await waitFor(() => row('desk-5')?.state === 'Ready', { what: 'desk-5 made by the loop' });
+		ops.toggleLoop(null);
+		expect(store.getState().loop.on).toBe(false);
+		expect(store.getState().log.some((e) => e.action === 'create' && e.member === 'desk-5')).toBe(
+			true,
+		);
+	});
+
+	it('lists the recent events of a member', async () => {
+		ops.loadEvents('desk-1');
+		await waitFor(() => store.getState().details?.loading === false, { what: 'events' });
+		const details = store.getState().details;
+		expect(details?.error).toBeNull();
+		expect(details?.events.length).toBeGreaterThan(0);
+		expect(details?.events.some((e) => /desk-1/.test(e.object))).toBe(true);
+	});
+
+	it('finds the keys the identity lacks RBAC rights for', async () => {
+		sim.cluster.config.deny = ['create pods/exec', 'delete pods'];
+		try {
+			const denied = await deniedCommands(kube, 'corral');
+			expect(denied[Command.Console]).toContain('cannot create pods/exec in namespace corral');
+			expect(denied[Command.Release]).toContain('cannot delete pods in namespace corral');
+			expect(denied[Command.Reconcile]).toContain('cannot delete pods');
+			expect(denied[Command.Claim]).toBeUndefined();
+			expect(denied[Command.Maintenance]).toBeUndefined();
+		} finally {
+			sim.cluster.config.deny = [];
+		}
+	});
+});
