@@ -28,6 +28,7 @@ describe('ctpool --demo', { timeout: 120_000 }, () => {
 		t = startCtpool({ args: ['--demo', '--kubeconfig-out', kubeconfig], columns: 120, rows: 30 });
 		await t.waitFor(/desk-6\s+(Ready|Starting)/, 60_000);
 		expect(t.screen()).toContain(`kubeconfig ${kubeconfig}`);
+		expect(existsSync(kubeconfig)).toBe(true);
 		expect(t.screen()).toMatch(/image ghcr\.io\/example\/desktop:1 · size 6/);
 		expect(t.screen()).toContain('⟳ loop');
 		// the demo users claim desktops by themselves
