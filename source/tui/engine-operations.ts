@@ -118,11 +118,26 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		store,
 		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
 		reconcileOnce: async (pool) => {
-			const { ctx, seen } = context();
+			// a pass that changes nothing stays out of the log: only steps and errors go in
+			const held: EngineEvent[] = [];
+			const ctx = createEngineContext(kube, {
+				namespace,
+				actor,
+				signal: abort.signal,
+				...opts.engine,
+				emit: (e: EngineEvent) => {
+					held.push(e);
+				},
+			});
+			const flush = () => {
+				for (const e of held) store.getState().logEvent(e);
+			};
 			try {
-				await reconcileWith(ctx, pool);
+				const result = await reconcile(ctx, pool);
+				if (result.actions.length > 0 || result.errors.length > 0) flush();
 			} catch (err) {
-				if (seen.error) return;
+				flush();
+				if (held.some((e) => e.outcome === 'error')) return;
 				const message = describeError(err);
 				store.getState().logEvent({
 					time: Date.now(),

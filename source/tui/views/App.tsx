@@ -7,7 +7,7 @@ import { handleKey } from '../key-handler.js';
 import { keyPresses } from '../keys.js';
 import type { ConsoleOperations } from '../operations.js';
 import { connectionView } from '../staleness.js';
-import type { ConsoleStore } from '../store.js';
+import { type ConsoleStore, visibleRows } from '../store.js';
 import { type Theme, ThemeContext } from '../theme.js';
 import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 import { ActivityLog } from './activity-log.js';
@@ -45,13 +45,25 @@ export interface ScreenLayout {
  */
 export function screenLayout(
 	rows: number,
-	parts: { header: number; stale: boolean; showLog: boolean; footer: number },
+	parts: {
+		header: number;
+		stale: boolean;
+		showLog: boolean;
+		footer: number;
+		/** Lines the body would fill (a short table leaves the rest to the log). */
+		bodyWants?: number;
+	},
 ): ScreenLayout {
 	const budget = Math.max(0, rows - 1);
 	const banner = parts.stale ? 1 : 0;
 	const hints = 1;
 	const rest = Math.max(0, budget - parts.header - banner - parts.footer - hints);
-	const log = parts.showLog ? Math.max(3, Math.min(12, Math.floor(rest / 3))) : 0;
+	let log = 0;
+	if (parts.showLog) {
+		log = Math.max(3, Math.min(12, Math.floor(rest / 3)));
+		if (parts.bodyWants !== undefined)
+			log = Math.max(log, Math.min(rest - parts.bodyWants, rest - 4));
+	}
 	return {
 		header: parts.header,
 		banner,
@@ -72,6 +84,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const note = useConsole((s) => s.session.note);
 	const pool = useConsole((s) => targetPool(s));
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
+	const visibleCount = useConsole((s) => visibleRows(s).length);
+	const poolCount = useConsole((s) => s.poolNames.length);
 	const page = useRef(10);
 	const tooSmall = columns < MIN_COLUMNS || rows < MIN_ROWS;
 
@@ -95,6 +109,11 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 		stale,
 		showLog,
 		footer,
+		...(screen === 'members'
+			? { bodyWants: Math.max(2, visibleCount + 1) }
+			: screen === 'pools'
+				? { bodyWants: Math.max(2, poolCount + 1) }
+				: {}),
 	});
 	page.current = Math.max(1, layout.body - 1);
 	return (
