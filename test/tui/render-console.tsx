@@ -79,7 +79,11 @@ export async function renderConsole(
 	const stdout = new FakeStdout(opts.columns ?? 100, opts.rows ?? 30);
 	const stdin = new FakeStdin();
 	const instance = render(
-		<App store={store} ops={opts.ops ?? NO_OPERATIONS} theme={createTheme(opts.noColor ?? true)} />,
+		<App
+			store={store}
+			ops={opts.ops ?? NO_OPERATIONS}
+			theme={createTheme(opts.noColor ?? false)}
+		/>,
 		{
 			stdout: stdout as unknown as NodeJS.WriteStream,
 			stdin: stdin as unknown as NodeJS.ReadStream,

@@ -306,6 +306,34 @@ describe('size', () => {
 	});
 });
 
+describe('no colour', () => {
+	it('honours NO_COLOR and --no-color, and marks the selection without styles', async () => {
+		const { colourDisabled } = await import('../../source/tui/theme.js');
+		expect(colourDisabled(false, { NO_COLOR: '1' })).toBe(true);
+		expect(colourDisabled(false, { NO_COLOR: '' })).toBe(false);
+		expect(colourDisabled(true, {})).toBe(true);
+		expect(colourDisabled(false, {})).toBe(false);
+		const s = spec({ size: 2 });
+		const store = storeWith(
+			[...member('desk', 1, s), ...member('desk', 2, s, { state: 'Failed' })],
+			{ spec: s },
+		);
+		const level = chalk.level;
+		chalk.level = 1;
+		onTestFinished(() => {
+			chalk.level = level;
+		});
+		r = await renderConsole(store, { columns: 100, rows: 24, noColor: true });
+		await r.press('j');
+		const frame = r.lastFrame();
+		const plain = frame.replace(/\u001b\[[0-9;]*m/g, '');
+		expect(plain).toMatch(/^› desk-2\s/m);
+		expect(plain).toMatch(/^ {2}desk-1\s/m);
+		// styles (bold, inverse) but no colour: no foreground or background colour codes
+		expect(frame).not.toMatch(/\u001b\[(3[0-7]|9[0-7]|4[0-7]|10[0-7]|38;|48;)/);
+	});
+});
+
 describe('sanitising', () => {
 	it('never lets an escape sequence from the cluster reach the screen', async () => {
 		const s = spec({ size: 2 });

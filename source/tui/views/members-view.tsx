@@ -41,11 +41,13 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const pool = useConsole((s) => s.pool);
 	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
 	const start = useRef(0);
+	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
+	const gutter = theme.color ? 0 : 2;
 
 	const visible = useMemo(() => filterRows(rows, filter), [rows, filter]);
 	const facts = useMemo(() => columnFacts(rows, (t) => displayWidth(clean(t))), [rows]);
 	const wanted = useMemo(() => memberColumns(facts), [facts]);
-	const columns = useMemo(() => layoutColumns(wanted, width), [wanted, width]);
+	const columns = useMemo(() => layoutColumns(wanted, width - gutter), [wanted, width, gutter]);
 	const hidden = useMemo(() => {
 		const shownKeys = new Set<MemberColumn>(columns.map((c) => c.key));
 		return new Set(wanted.map((c) => c.key).filter((k) => !shownKeys.has(k)));
@@ -69,6 +71,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 		<Box flexDirection="column" height={height}>
 			<TableLine
 				columns={columns}
+				gutter={gutter > 0}
 				cells={columns.map((c) => ({ text: c.title }))}
 				bold
 				dim={stale}
@@ -82,6 +85,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 					<TableLine
 						key={row.name}
 						columns={columns}
+						gutter={gutter > 0}
 						cells={columns.map((c) =>
 							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
 						)}

@@ -26,8 +26,13 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const namespace = useConsole((s) => s.session.namespace);
 	const start = useRef(0);
+	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
+	const gutter = theme.color ? 0 : 2;
 	const nameWidth = useMemo(() => names.reduce((w, n) => Math.max(w, n.length), 4), [names]);
-	const columns = useMemo(() => layoutColumns(poolColumns(nameWidth), width), [nameWidth, width]);
+	const columns = useMemo(
+		() => layoutColumns(poolColumns(nameWidth), width - gutter),
+		[nameWidth, width, gutter],
+	);
 	const bodyHeight = Math.max(0, height - 1);
 	const at = Math.max(0, names.indexOf(selectedPool ?? ''));
 	start.current = windowStart(names.length, at, bodyHeight, start.current);
@@ -36,6 +41,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 		<Box flexDirection="column" height={height}>
 			<TableLine
 				columns={columns}
+				gutter={gutter > 0}
 				cells={columns.map((c) => ({ text: c.title }))}
 				bold
 				dim={stale}
@@ -52,6 +58,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 						<TableLine
 							key={name}
 							columns={columns}
+							gutter={gutter > 0}
 							cells={columns.map((c) => poolCell(c.key, p, now))}
 							selected={start.current + i === at}
 							dim={stale}

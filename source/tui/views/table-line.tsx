@@ -31,13 +31,16 @@ export interface TableLineProps {
 	selected?: boolean;
 	dim?: boolean;
 	bold?: boolean;
+	/** Draw a two-column gutter that marks the selected line (when colours and styles may be off). */
+	gutter?: boolean;
 }
 
 /** A table line (exactly one terminal line). */
-export function TableLine({ columns, cells, state, selected, dim, bold }: TableLineProps) {
+export function TableLine({ columns, cells, state, selected, dim, bold, gutter }: TableLineProps) {
 	const theme = useTheme();
 	return (
 		<Text wrap="truncate" inverse={selected} dimColor={dim} bold={bold}>
+			{gutter ? (selected ? '› ' : '  ') : ''}
 			{columns.map((col, i) => {
 				const cell = cells[i] ?? { text: '' };
 				const sep = i < columns.length - 1 ? ' ' : '';
