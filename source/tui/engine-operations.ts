@@ -118,20 +118,28 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		store,
 		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
 		reconcileOnce: async (pool) => {
-			// a pass that changes nothing stays out of the log: only steps and errors go in
-			const held: EngineEvent[] = [];
+			// a pass that changes nothing stays out of the log: its pass-level events are held
+			// back until a step (or an error) shows the pass did something, then go in live
+			let held: EngineEvent[] = [];
+			let live = false;
+			const flush = () => {
+				live = true;
+				for (const e of held) store.getState().logEvent(e);
+				held = [];
+			};
 			const ctx = createEngineContext(kube, {
 				namespace,
 				actor,
 				signal: abort.signal,
 				...opts.engine,
 				emit: (e: EngineEvent) => {
-					held.push(e);
+					if (live) store.getState().logEvent(e);
+					else {
+						held.push(e);
+						if (e.action !== 'reconcile' || e.outcome === 'error') flush();
+					}
 				},
 			});
-			const flush = () => {
-				for (const e of held) store.getState().logEvent(e);
-			};
 			try {
 				const result = await reconcile(ctx, pool);
 				if (result.actions.length > 0 || result.errors.length > 0) flush();

@@ -138,6 +138,22 @@ describe('engine operations', () => {
 		const { writeDefinition } = await import('../../source/engine/index.js');
 		await writeDefinition(ctx, 'desk', spec({ size: 5 }));
 		await waitFor(() => row('desk-5')?.state === 'Ready', { what: 'desk-5 made by the loop' });
+		// a pass that finds nothing to do leaves the log alone
+		await waitFor(() => !store.getState().loop.running, { what: 'the loop at rest' });
+		const passes = store.getState().log.filter((e) => e.action === 'reconcile').length;
+		const lastRun = store.getState().loop.lastRun ?? 0;
+		await kube.core.patchNamespacedPod({
+			name: 'desk-1',
+			namespace: 'corral',
+			body: [{ op: 'add', path: '/metadata/annotations', value: { touched: 'yes' } }],
+		});
+		await waitFor(
+			() => (store.getState().loop.lastRun ?? 0) > lastRun && !store.getState().loop.running,
+			{
+				what: 'a loop pass after the change',
+			},
+		);
+		expect(store.getState().log.filter((e) => e.action === 'reconcile').length).toBe(passes);
 		ops.toggleLoop(null);
 		expect(store.getState().loop.on).toBe(false);
 		expect(store.getState().log.some((e) => e.action === 'create' && e.member === 'desk-5')).toBe(
