@@ -1,0 +1,82 @@
+/** What every scenario gets (the cluster, the programs, the options) and what it gives back (rows). */
+
+import type { KubectlTarget } from './kubectl.js';
+import type { SimHandle } from './sim-process.js';
+import type { Spread } from './stats.js';
+
+/** The benchmark's options (each a flag of bench/run.ts). */
+export interface BenchOptions {
+	scenarios: ScenarioName[];
+	/** Members of the live-view and start-up pool. */
+	members: number;
+	rounds: number;
+	/** Changes per second of the churn generator. */
+	churn: number;
+	/** Seconds of churn per round. */
+	seconds: number;
+	/** Members on screen whose Lease holder the churn changes. */
+	visible: number;
+	/** Share of the churn that changes a member on screen. */
+	visibleShare: number;
+	/** Members of the reconcile-from-empty pool. */
+	reconcileMembers: number;
+	/** Concurrent claims (and the size of the claims pool). */
+	claims: number;
+	/** Concurrent releases after the claims. */
+	releases: number;
+	/** Terminal size of the console. */
+	columns: number;
+	rows: number;
+	/** Controller delay scale of the simulated cluster. */
+	timeScale: number;
+}
+
+/** The scenarios, in the order they run. */
+export const SCENARIOS = ['startup', 'live', 'reconcile', 'claims'] as const;
+
+/** A scenario's name. */
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** Everything a scenario runs with. */
+export interface BenchContext {
+	opts: BenchOptions;
+	sim: SimHandle;
+	/** The repository root (the programs run there). */
+	root: string;
+	/** The ctpool CLI entry (dist/cli.js). */
+	cli: string;
+	/** The compiled bench directory (child entries live there). */
+	benchDir: string;
+	/** kubectl, or null when it is missing (baselines are then skipped and said so). */
+	kubectl: KubectlTarget | null;
+	/** A scratch directory for manifests and profiles. */
+	tmp: string;
+	log(message: string): void;
+}
+
+/** A target and whether the figure meets it. */
+export interface TargetCheck {
+	text: string;
+	met: boolean;
+}
+
+/** One line of the results table. */
+export interface ResultRow {
+	scenario: ScenarioName;
+	metric: string;
+	unit: string;
+	ctpool: Spread;
+	baseline?: Spread;
+	/** What the baseline is (kubectl get -w, kubectl create -f, raw API). */
+	baselineName?: string;
+	target?: TargetCheck;
+}
+
+/** What a scenario gives back: table rows and its raw figures per round. */
+export interface ScenarioResult {
+	rows: ResultRow[];
+	/** Raw per-round figures for the JSON file. */
+	detail: unknown;
+	/** Notes for the report (skipped baselines, product limits met on the way). */
+	notes: string[];
+}

@@ -1,0 +1,129 @@
+/**
+ * Scenario 2, start-up: from process start to the first complete members table of the big
+ * pool in ctpool's console, against `kubectl get pods -l corral.dev/vdi-ct-pool=<pool>`
+ * finishing. Both run in a terminal of the same size; one unmeasured warm-up run of each
+ * first (disk caches, kubectl's discovery cache).
+ */
+
+import { POOL_LABEL } from '../../source/pool/names.js';
+import { startConsole } from '../console-process.js';
+import type { BenchContext, ScenarioResult } from '../context.js';
+import { DESK, deskPool } from '../desk-pool.js';
+import { kubectlArgs, kubectlEnv } from '../kubectl.js';
+import { readyPods } from '../pool-setup.js';
+import { cpuMs, peakRssMb } from '../proc-stats.js';
+import { spread } from '../stats.js';
+import { startPty } from '../terminal.js';
+
+/** One round's figures. */
+interface StartupRound {
+	ctpoolMs: number;
+	/** CPU ctpool used until the table was complete (ms). */
+	ctpoolCpuMs: number | null;
+	ctpoolPeakRssMb: number | null;
+	ctpoolBytes: number;
+	kubectlMs: number | null;
+	kubectlLines: number | null;
+}
+
+/** How many member rows fit under the column titles of a terminal this tall. */
+export function rowsToCheck(ctx: BenchContext): number {
+	return Math.min(ctx.opts.members, Math.max(1, ctx.opts.rows - 10));
+}
+
+async function ctpoolOnce(ctx: BenchContext, ready: number) {
+	const run = startConsole(ctx, {
+		pool: DESK.pool,
+		observed: ctx.opts.members,
+		ready,
+		rows: rowsToCheck(ctx),
+	});
+	try {
+		const at = await run.complete;
+		const cpu = cpuMs(run.pty.pid);
+		const rss = peakRssMb(run.pty.pid);
+		return { ms: at - run.pty.startedAt, cpu, rss, bytes: run.pty.bytes() };
+	} finally {
+		run.detachScreen();
+		await run.pty.stop();
+	}
+}
+
+async function kubectlOnce(ctx: BenchContext) {
+	const k = ctx.kubectl!;
+	const pty = startPty(
+		k.bin,
+		kubectlArgs(k, ['get', 'pods', '-l', `${POOL_LABEL}=${DESK.pool}`, '-n', DESK.namespace]),
+		{ columns: ctx.opts.columns, rows: ctx.opts.rows, env: kubectlEnv(k), cwd: ctx.root },
+	);
+	let text = '';
+	pty.onChunk((d) => {
+		text += d;
+	});
+	let lastAt = pty.startedAt;
+	pty.onChunk((_d, at) => {
+		lastAt = at;
+	});
+	const code = await pty.exited;
+	const ended = performance.timeOrigin + performance.now();
+	if (code !== 0) throw new Error(`kubectl get pods failed (${code}): ${text.slice(0, 500)}`);
+	const lines = text.split('\n').filter((l) => l.startsWith(`${DESK.pool}-`)).length;
+	// the exit is seen a little after the last byte; the exit time is what a person waits for
+	return { ms: Math.max(ended, lastAt) - pty.startedAt, lines };
+}
+
+/** Runs the start-up scenario. */
+export async function startupScenario(ctx: BenchContext): Promise<ScenarioResult> {
+	await deskPool(ctx);
+	const notes: string[] = [];
+	const ready = await readyPods(ctx.sim.api, DESK.namespace, DESK.pool);
+	ctx.log('start-up: warm-up run of each');
+	await ctpoolOnce(ctx, ready);
+	if (ctx.kubectl) await kubectlOnce(ctx);
+	else notes.push('kubectl is not on the PATH: the start-up baseline was skipped');
+	const rounds: StartupRound[] = [];
+	for (let r = 1; r <= ctx.opts.rounds; r++) {
+		const c = await ctpoolOnce(ctx, ready);
+		const k = ctx.kubectl ? await kubectlOnce(ctx) : null;
+		if (k && k.lines !== ctx.opts.members)
+			notes.push(`round ${r}: kubectl printed ${k.lines} member lines, not ${ctx.opts.members}`);
+		rounds.push({
+			ctpoolMs: c.ms,
+			ctpoolCpuMs: c.cpu,
+			ctpoolPeakRssMb: c.rss,
+			ctpoolBytes: c.bytes,
+			kubectlMs: k?.ms ?? null,
+			kubectlLines: k?.lines ?? null,
+		});
+		ctx.log(
+			`start-up round ${r}: ctpool ${c.ms.toFixed(0)} ms, kubectl ${k ? `${k.ms.toFixed(0)} ms` : 'skipped'}`,
+		);
+	}
+	const ct = spread(rounds.map((r) => r.ctpoolMs));
+	const kc = ctx.kubectl ? spread(rounds.map((r) => r.kubectlMs ?? Number.NaN)) : undefined;
+	return {
+		rows: [
+			{
+				scenario: 'startup',
+				metric: `first complete table (${ctx.opts.members} members)`,
+				unit: 'ms',
+				ctpool: ct,
+				...(kc
+					? {
+							baseline: kc,
+							baselineName: 'kubectl get pods -l',
+							target: { text: '<= 1.5 x kubectl', met: ct.median <= 1.5 * kc.median },
+						}
+					: {}),
+			},
+			{
+				scenario: 'startup',
+				metric: 'CPU until the table is complete',
+				unit: 'ms',
+				ctpool: spread(rounds.map((r) => r.ctpoolCpuMs ?? Number.NaN)),
+			},
+		],
+		detail: { ready, rounds },
+		notes,
+	};
+}
