@@ -1,0 +1,338 @@
+/**
+ * One chaos run: a simulated cluster with faults, real reconciler processes killed
+ * mid-step, simulated users and an administrator; then faults off, every user done, one
+ * final reconcile 11 minutes later, and the checks: safety over the whole timeline,
+ * convergence of the pool, and the console's store equal to the cluster.
+ */
+
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apply, createEngineContext, reconcile } from '../source/engine/index.js';
+import { loadKube } from '../source/kube/config.js';
+import type { PoolSpec } from '../source/pool/spec.js';
+import { type FaultCounts, startSimCluster } from '../source/sim/index.js';
+import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
+import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
+import { checkConvergence } from './convergence.js';
+import { type FaultScheduleCounts, startFaultSchedule } from './fault-schedule.js';
+import { checkTimeline, type Finding, type InvariantResult } from './invariants.js';
+import { builtCli } from './paths.js';
+import { Random } from './random.js';
+import { type FleetCounts, ReconcilerFleet } from './reconcilers.js';
+import { Timeline } from './timeline.js';
+import { Truth } from './truth.js';
+import { ChaosUser } from './users.js';
+import { type ActorCounts, errorText, type World, zeroCounts } from './world.js';
+
+/** How a chaos run goes. */
+export interface ChaosOptions {
+	seed: number;
+	/** How long the chaos lasts (ms), before the faults go off and the final checks. */
+	durationMs: number;
+	/** The pool size (the admin changes it around this and puts it back at the end). */
+	size: number;
+	/** Reconciler processes. */
+	reconcilers: number;
+	/** Simulated users. */
+	users: number;
+	/** The --interval of the reconcilers' watch mode. */
+	interval: string;
+	/** The simulated cluster's pace (1 = real-ish; 0.1 = ten times faster). */
+	timeScale: number;
+	/** The error rate of the worst storms. */
+	maxErrorRate: number;
+	/** Watches are dropped this often (ms). */
+	dropWatchesEveryMs: number;
+	/** Time between two reconciler kills (ms, a range). */
+	killEveryMs: [number, number];
+	/** Bursts of refused connections. */
+	refusedBursts: number;
+	/** The built CLI; default dist/cli.js of the repository. */
+	cliPath?: string;
+	/** Progress lines (default: none). */
+	log?: (line: string) => void;
+}
+
+/** The default run: about a minute of chaos and a minute and a half in all on two cores. */
+export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed'> = {
+	durationMs: 60_000,
+	size: 10,
+	reconcilers: 3,
+	users: 12,
+	interval: '2s',
+	timeScale: 0.1,
+	maxErrorRate: 0.08,
+	dropWatchesEveryMs: 4000,
+	killEveryMs: [9000, 16000],
+	refusedBursts: 2,
+};
+
+/** The pool every chaos run uses. */
+export const CHAOS_POOL = 'chaos';
+const NAMESPACE = 'corral';
+/** How far ahead the final reconcile's clock runs: past the reconciler Lease's 10 minutes. */
+export const FINAL_CLOCK_AHEAD_MS = 11 * 60_000;
+
+/** What a run did and found. */
+export interface ChaosResult {
+	seed: number;
+	options: Omit<ChaosOptions, 'log' | 'cliPath'>;
+	/** Wall-clock time of the whole run (ms). */
+	elapsedMs: number;
+	actors: ActorCounts;
+	reconcilers: FleetCounts;
+	faults: FaultCounts;
+	spells: FaultScheduleCounts;
+	mirror: MirrorCounts;
+	invariants: InvariantResult;
+	/** Checks of the final state and of the console's store. */
+	finalChecks: number;
+	/** Reconciles in all: the processes', the admin's applies, the final one. */
+	reconciles: number;
+	/** Safety, convergence and console violations: the run fails when there is any. */
+	violations: Finding[];
+	warnings: Finding[];
+	/** Member states at the end. */
+	finalStates: Record<string, number>;
+	/** The final reconcile's steps. */
+	finalSteps: string[];
+	passed: boolean;
+}
+
+/** Polls until check() is true or the time is up; resolves whether it became true. */
+async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (check()) return true;
+		if (Date.now() > deadline) return false;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+}
+
+/** The pool's first definition: small members, so the simulated nodes never run out. */
+export function chaosSpec(size: number, version = 1): PoolSpec {
+	return {
+		image: chaosImage(version),
+		cpu: '100m',
+		memory: '256Mi',
+		disk: '1Gi',
+		storageClass: '',
+		privileged: false,
+		init: false,
+		mode: 'ephemeral',
+		size,
+	};
+}
+
+/** Runs one chaos run and checks it. Never throws for a failed check: see result.passed. */
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+	const started = Date.now();
+	const log = options.log ?? (() => {});
+	const rng = new Random(options.seed);
+	const cliPath = options.cliPath ?? builtCli();
+	if (options.reconcilers > 0 && !existsSync(cliPath))
+		throw new Error(`the reconcilers need the built CLI at ${cliPath}: run npm run build first`);
+	const dir = await mkdtemp(join(tmpdir(), 'ctpool-chaos-'));
+	const sim = await startSimCluster({
+		kubeconfigPath: join(dir, 'kubeconfig'),
+		config: { timeScale: options.timeScale, containerStartMs: 3000 },
+		bookmarkIntervalMs: 1000,
+	});
+	const extraViolations: Finding[] = [];
+	const extraWarnings: Finding[] = [];
+	let mirror: ConsoleMirror | null = null;
+	let fleet: ReconcilerFleet | null = null;
+	try {
+		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: NAMESPACE });
+		const timeline = new Timeline(CHAOS_POOL, NAMESPACE, sim.store);
+		timeline.follow();
+		const truth = new Truth(sim.store, CHAOS_POOL, NAMESPACE);
+		let stopping = false;
+		const world: World = {
+			pool: CHAOS_POOL,
+			namespace: NAMESPACE,
+			sim,
+			kube,
+			timeline,
+			truth,
+			counts: zeroCounts(),
+			baseSize: options.size,
+			log,
+			stopping: () => stopping,
+		};
+		const admin = new ChaosAdmin(world, rng.fork());
+
+		// The pool, calm, before the chaos.
+		log(
+			`pool ${CHAOS_POOL}: size ${options.size}, ${options.users} users, ${options.reconcilers} reconcilers`,
+		);
+		await apply(admin.ctx, CHAOS_POOL, chaosSpec(options.size));
+		if (!(await until(() => truth.views(Date.now()).every((v) => v.state === 'Ready'), 60_000)))
+			throw new Error('the pool did not become Ready before the chaos');
+
+		mirror = new ConsoleMirror(
+			await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: NAMESPACE }),
+			NAMESPACE,
+			CHAOS_POOL,
+		);
+		mirror.start();
+		if (options.reconcilers > 0) {
+			fleet = new ReconcilerFleet({
+				count: options.reconcilers,
+				cliPath,
+				pool: CHAOS_POOL,
+				namespace: NAMESPACE,
+				simPort: sim.port,
+				token: sim.token,
+				dir,
+				interval: options.interval,
+				rng: rng.fork(),
+				log,
+			});
+			await fleet.start();
+		}
+
+		// The chaos.
+		log(`chaos for ${Math.round(options.durationMs / 1000)} s`);
+		const schedule = startFaultSchedule(sim.faults, {
+			durationMs: options.durationMs,
+			dropWatchesEveryMs: options.dropWatchesEveryMs,
+			maxErrorRate: options.maxErrorRate,
+			refusedBursts: options.refusedBursts,
+			rng: rng.fork(),
+			log,
+		});
+		const users = Array.from(
+			{ length: options.users },
+			(_, i) => new ChaosUser(`user${i + 1}@example.com`, world, rng.fork()),
+		);
+		const actors = [...users.map((u) => u.run()), admin.run()];
+		const killRng = rng.fork();
+		let killTimer: NodeJS.Timeout | null = null;
+		const scheduleKill = () => {
+			killTimer = setTimeout(
+				() => {
+					fleet?.armKill(killRng.chance(0.35) ? 'lease-delete' : killRng.int(0, 3));
+					scheduleKill();
+				},
+				killRng.int(...options.killEveryMs),
+			);
+		};
+		if (fleet) scheduleKill();
+		await new Promise((r) => setTimeout(r, options.durationMs));
+
+		// Calm again: actors finish what they are doing, reconcilers die where they stand.
+		log('chaos over: stopping the actors, killing the reconcilers, faults off');
+		stopping = true;
+		if (killTimer) clearTimeout(killTimer);
+		await Promise.all(actors);
+		schedule.stop();
+		await fleet?.stop();
+		sim.faults.clear();
+
+		// Every user gives their desktop back; the admin recovers what failed releases left.
+		for (const u of users)
+			for (const f of await u.releaseAll())
+				extraViolations.push({ rule: 'final-release', member: '', revision: 0, message: f });
+		for (const c of truth.userClaims()) {
+			await admin.forceRelease(c.member);
+			log(`claim of ${c.holder} on ${c.member} force-released at the end`);
+		}
+		for (const { member } of truth.inMaintenance()) await admin.recover(member);
+		await admin.restoreSize();
+		if (!(await until(() => !truth.anyTerminating(), 60_000)))
+			extraWarnings.push({
+				rule: 'terminating',
+				member: '',
+				revision: 0,
+				message: 'objects were still Terminating before the final reconcile',
+			});
+
+		// One final reconcile, its clock past the 10-minute reconciler Lease.
+		const finalCtx = createEngineContext(kube, {
+			actor: ADMIN_IDENTITY,
+			namespace: NAMESPACE,
+			now: () => Date.now() + FINAL_CLOCK_AHEAD_MS,
+		});
+		log('final reconcile, 11 minutes ahead');
+		let finalSteps: string[] = [];
+		try {
+			const last = await timeline.track('reconcile', ADMIN_IDENTITY, '', () =>
+				reconcile(finalCtx, CHAOS_POOL),
+			);
+			finalSteps = last.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
+			for (const e of last.errors)
+				extraViolations.push({ rule: 'final-reconcile', member: '', revision: 0, message: e });
+		} catch (err) {
+			extraViolations.push({
+				rule: 'final-reconcile',
+				member: '',
+				revision: 0,
+				message: errorText(err),
+			});
+		}
+		await until(() => checkConvergence(truth, Date.now()).violations.length === 0, 60_000);
+		const converged = checkConvergence(truth, Date.now());
+		let compared = mirror.compare(truth, Date.now());
+		await until(() => {
+			compared = mirror!.compare(truth, Date.now());
+			return compared.differences.length === 0;
+		}, 60_000);
+		for (const d of compared.differences)
+			extraViolations.push({ rule: 'console-store', member: '', revision: 0, message: d });
+		mirror.stop();
+		timeline.stop();
+
+		const invariants = checkTimeline(timeline);
+		for (const e of sim.controllers.errors())
+			extraWarnings.push({
+				rule: 'sim-controller',
+				member: '',
+				revision: 0,
+				message: JSON.stringify(e),
+			});
+		const violations = [...invariants.violations, ...converged.violations, ...extraViolations];
+		const fleetCounts = fleet?.counts() ?? emptyFleet();
+		const applies = timeline.operations.filter((o) => o.kind === 'apply').length + 1;
+		const { log: _log, cliPath: _cli, ...shown } = options;
+		return {
+			seed: options.seed,
+			options: shown,
+			elapsedMs: Date.now() - started,
+			actors: world.counts,
+			reconcilers: fleetCounts,
+			faults: { ...sim.faults.counts },
+			spells: schedule.counts(),
+			mirror: { ...mirror.counts },
+			invariants,
+			finalChecks: converged.checks + compared.checks,
+			reconciles: fleetCounts.reconciles + applies + 1,
+			violations,
+			warnings: [...invariants.warnings, ...extraWarnings],
+			finalStates: converged.states,
+			finalSteps,
+			passed: violations.length === 0,
+		};
+	} finally {
+		mirror?.stop();
+		await fleet?.stop().catch(() => {});
+		await sim.close();
+		await rm(dir, { recursive: true, force: true });
+	}
+}
+
+function emptyFleet(): FleetCounts {
+	return {
+		starts: 0,
+		kills: 0,
+		killsMidStep: 0,
+		unexpectedExits: 0,
+		reconciles: 0,
+		leasesTaken: 0,
+		steps: 0,
+		stepErrors: 0,
+		requests: 0,
+	};
+}
