@@ -202,6 +202,42 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		expect(await quit(t)).toBe(0);
 	});
 
+	it('shows keys the identity lacks rights for as disabled, with the missing permission', async () => {
+		sim.cluster.config.deny = ['create pods/exec'];
+		try {
+			const { name, term } = await openOn(1);
+			term.write('?');
+			await term.waitFor(/open a shell .* disabled: forbidden: cannot create p/, SLOW);
+			term.write('\u001b');
+			await term.waitFor(/NAME\s+STATE/, SLOW);
+			term.write('s');
+			await term.waitFor(/console: forbidden: cannot create pods\/exec in namespace corral/, SLOW);
+			expect(term.altScreen()).toBe(true);
+		} finally {
+			sim.cluster.config.deny = [];
+		}
+	});
+
+	it('opens the pools screen without a pool, and --read-only removes every mutating key', async () => {
+		pool++;
+		const name = `p${pool}`;
+		await apply(createEngineContext(kube, { actor: 'test' }), name, spec(1));
+		t = startCtpool({ args: ['--read-only'], kubeconfig: sim.kubeconfigPath, columns: 120 });
+		await t.waitFor(new RegExp(`^${name}\\s+ghcr\\.io/example/desktop:1\\s+1/1`, 'm'), SLOW);
+		expect(t.screen()).toMatch(/pools \(\d+\)/);
+		expect(t.screen()).toContain('read-only');
+		const hints = t.lines().at(-2) ?? '';
+		expect(hints).toContain('help');
+		for (const h of ['claim', 'release', 'reconcile', 'loop', 'maint', 'console'])
+			expect(hints).not.toContain(h);
+		t.write('G');
+		t.write('\r');
+		await t.waitFor(new RegExp(`pool ${name} · ns corral`), SLOW);
+		t.write('c');
+		await t.waitFor('claim: read-only mode (--read-only)', SLOW);
+		expect(await quit(t)).toBe(0);
+	});
+
 	it('shows the stale banner while the watches are down, and clears it when they are back', async () => {
 		const { term } = await openOn(1);
 		sim.cluster.faults.refuseConnectionsFor(7_000);

@@ -132,6 +132,7 @@ describe('help', () => {
 		r = await renderConsole(store, { columns: 140, rows: 30 });
 		await r.press('?');
 		const frame = r.lastFrame();
+		expect(frame).toContain('pool desk · ns corral');
 		for (const k of [
 			'↑ k',
 			'↓ j',

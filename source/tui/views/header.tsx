@@ -47,7 +47,7 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' || helpOpen ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
+	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
 	const c = pool?.counts;
 	return (
 		<Box flexDirection="column">
