@@ -208,6 +208,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 			const { name, term } = await openOn(1);
 			term.write('?');
 			await term.waitFor(/open a shell .* disabled: forbidden: cannot create p/, SLOW);
+			expect(term.screen()).toContain(`pool ${name} · ns corral`);
 			term.write('\u001b');
 			await term.waitFor(/NAME\s+STATE/, SLOW);
 			term.write('s');
