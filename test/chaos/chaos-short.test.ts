@@ -1,0 +1,61 @@
+/**
+ * The short chaos run inside npm test: the same driver as `npm run chaos`, with a small
+ * pool for about fifteen seconds of faults, kills, users and an admin.
+ */
+
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type ChaosResult, DEFAULT_CHAOS, runChaos } from '../../chaos/chaos.js';
+import { builtCli } from '../../chaos/paths.js';
+import { formatReport } from '../../chaos/report.js';
+
+const CLI = builtCli();
+const built = existsSync(CLI);
+if (!built)
+	console.warn(`skipping the short chaos run: ${CLI} is missing (npm test builds it first)`);
+
+/** The seed of the short run; a failure names it for `npm run chaos -- --seed N ...`. */
+const SEED = 7;
+
+// Violations of these rules come from known engine bugs, each shown by an it.fails test
+// (reconciler-lease-left: test/chaos/stale-reconciler-lease.test.ts). They are printed but
+// do not fail this run until the engine is fixed: remove a rule here when its bug is fixed.
+const KNOWN_ENGINE_BUGS = new Set(['reconciler-lease-left']);
+
+describe.skipIf(!built)('a short chaos run', () => {
+	let result: ChaosResult;
+
+	it('loses nothing, lets nothing through, and converges', { timeout: 180_000 }, async () => {
+		result = await runChaos({
+			...DEFAULT_CHAOS,
+			seed: SEED,
+			durationMs: 15_000,
+			size: 4,
+			users: 5,
+			killEveryMs: [3000, 6000],
+			refusedBursts: 1,
+			cliPath: CLI,
+		});
+		const report = formatReport(result).join('\n');
+		const known = result.violations.filter((v) => KNOWN_ENGINE_BUGS.has(v.rule));
+		if (known.length > 0)
+			console.warn(`known engine bugs showed in the short chaos run:\n${report}`);
+		const unknown = result.violations.filter((v) => !KNOWN_ENGINE_BUGS.has(v.rule));
+		expect(unknown, report).toEqual([]);
+	});
+
+	it('really was chaotic: faults, kills, claims, releases and checks all happened', () => {
+		expect(result).toBeDefined();
+		const r = result;
+		expect(r.faults.errors + r.faults.refusedConnections).toBeGreaterThan(0);
+		expect(r.faults.droppedWatches).toBeGreaterThan(0);
+		expect(r.reconcilers.kills).toBeGreaterThan(0);
+		expect(r.reconcilers.reconciles).toBeGreaterThan(0);
+		expect(r.actors.claims).toBeGreaterThan(0);
+		expect(r.actors.releases + r.actors.forceReleases).toBeGreaterThan(0);
+		expect(r.invariants.seen.claimsChecked).toBe(r.actors.claims);
+		expect(r.invariants.checks).toBeGreaterThan(r.actors.claims);
+		expect(r.finalChecks).toBeGreaterThan(result.options.size * 6);
+		expect(r.finalStates).toEqual({ Ready: result.options.size });
+	});
+});
