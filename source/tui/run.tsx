@@ -98,7 +98,21 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		kube,
 		{ namespace },
 		{
-			onBatch: (changes) => store.getState().applyBatch(changes),
+			onBatch: (changes) => {
+				try {
+					store.getState().applyBatch(changes);
+				} catch (err) {
+					// a change the console cannot show must not stop the watch
+					store.getState().logEvent({
+						time: Date.now(),
+						actor: 'console',
+						pool: store.getState().pool ?? '',
+						action: 'watch',
+						outcome: 'error',
+						message: `a watch change could not be shown: ${describeError(err)}`,
+					});
+				}
+			},
 			onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
 		},
 	);
