@@ -18,6 +18,7 @@ export type KubeEventReason =
 	| 'Started'
 	| 'Replaced'
 	| 'Deleted'
+	| 'TakenOver'
 	| 'Maintenance'
 	| 'ReconcileFailed'
 	| 'ReleaseFailed'

@@ -12,7 +12,8 @@ import { checkMember } from './release.js';
 
 /**
  * Sets (on) or removes (off) the maintenance annotation on the member's PVC; its value is the
- * reason. Throws PoolError('not-found') when the member has no PVC.
+ * reason. Throws PoolError('not-found') when the member has no PVC to mark; "off" without a
+ * PVC is already true, and succeeds.
  */
 export async function setMaintenance(
 	ctx: EngineContext,
@@ -37,6 +38,12 @@ export async function setMaintenance(
 			mergePatchOptions(),
 		);
 	} catch (err) {
+		if (isNotFound(err) && !on) {
+			// Nothing is in maintenance without a PVC: "off" already holds.
+			const message = `${member} has no PVC ${name}, so it is not in maintenance; nothing to do`;
+			emitEvent(ctx, { pool, member, action: 'maintenance', outcome: 'info', message });
+			return;
+		}
 		if (isNotFound(err))
 			throw new PoolError(
 				'not-found',

@@ -3,7 +3,7 @@
 import type { MemberView } from '../pool/member-state.js';
 
 /** A reconcile step on one member. */
-export type ReconcileStep = 'create' | 'start' | 'replace' | 'delete';
+export type ReconcileStep = 'create' | 'start' | 'replace' | 'delete' | 'takeover';
 
 /** True when the reconciler's Lease on the member has expired (or has no readable time). */
 function reconcilerLeaseExpired(view: MemberView, now: number): boolean {
@@ -20,21 +20,15 @@ export function claimedByUser(view: MemberView): boolean {
  * 1. create a Missing member within size (not when a user holds its Lease);
  * 2. start a Stopped member (claimed or in maintenance too: a start destroys nothing);
  * 3. replace an unclaimed, not-in-maintenance member that drifted or Failed;
- * 4. delete an unclaimed, not-in-maintenance member above size (or a leftover expired
- *    reconciler Lease of a member that no longer exists).
- * A Terminating member, and one a live reconciler holds, are left alone.
+ * 4. delete an unclaimed, not-in-maintenance member above size.
+ * A Terminating member, and one a live reconciler holds, are left alone. A member whose
+ * reconciler Lease has expired is taken over: see takeoverStep.
  */
 export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	if (view.state === 'Terminating') return null;
-	if (view.reconciling && !reconcilerLeaseExpired(view, now)) return null;
+	if (view.reconciling) return reconcilerLeaseExpired(view, now) ? takeoverStep(view) : null;
 	const claimed = claimedByUser(view);
-	if (view.state === 'Missing') {
-		if (claimed) return null;
-		// Above size, only an expired reconciler Lease is left: take it over, find nothing to
-		// do, and remove it.
-		if (view.aboveSize) return view.reconciling ? 'delete' : null;
-		return 'create';
-	}
+	if (view.state === 'Missing') return claimed || view.aboveSize ? null : 'create';
 	if (view.state === 'Stopped') {
 		if (claimed || view.maintenance) return 'start';
 		if (view.aboveSize) return 'delete';
@@ -46,8 +40,22 @@ export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	return null;
 }
 
+/**
+ * The step for a member whose reconciler Lease expired: a reconciler (or a release) stopped
+ * in the middle of a step, so the member may be half made, or still hold the data of the
+ * user whose release was cut short. It is made again from the current source (deleted when
+ * above size; created when nothing is left), never handed out as it is. A member in
+ * maintenance is left to the administrator: only the Lease is removed ('takeover').
+ */
+export function takeoverStep(view: MemberView): ReconcileStep {
+	if (view.maintenance || view.state === 'Terminating') return 'takeover';
+	if (view.state === 'Missing') return view.aboveSize ? 'takeover' : 'create';
+	return view.aboveSize ? 'delete' : 'replace';
+}
+
 /** Why a member is replaced, for messages: `drifted` or `Failed: <reason>`. */
 export function replaceReason(view: MemberView): string {
+	if (view.reconciling) return 'left mid-step by a reconciler that stopped';
 	if (view.state === 'Failed') return view.message ? `Failed: ${view.message}` : 'Failed';
 	return view.drifted ? 'drifted from the pool definition' : view.state;
 }

@@ -26,7 +26,13 @@ import { flushKubeEvents, type KubeEventReason, recordKubeEvent } from './kube-e
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import { createMember, destroyMember, readMember, startMember } from './member-ops.js';
-import { claimedByUser, planStep, type ReconcileStep, replaceReason } from './member-step.js';
+import {
+	claimedByUser,
+	planStep,
+	type ReconcileStep,
+	replaceReason,
+	takeoverStep,
+} from './member-step.js';
 import { mergePatchOptions } from './merge-patch.js';
 import { listPoolObjects } from './pool-objects.js';
 
@@ -50,13 +56,20 @@ export interface ReconcileResult {
 	statusWritten: boolean;
 }
 
-const STEP_ORDER: Record<ReconcileStep, number> = { create: 0, start: 1, replace: 2, delete: 3 };
+const STEP_ORDER: Record<ReconcileStep, number> = {
+	create: 0,
+	start: 1,
+	replace: 2,
+	delete: 3,
+	takeover: 4,
+};
 
 const EVENT_REASON: Record<ReconcileStep, KubeEventReason> = {
 	create: 'Created',
 	start: 'Started',
 	replace: 'Replaced',
 	delete: 'Deleted',
+	takeover: 'TakenOver',
 };
 
 /** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
@@ -180,7 +193,11 @@ function describeStep(step: ReconcileStep, view: MemberView, spec: PoolSpec): st
 		case 'replace':
 			return `replace ${member} (${replaceReason(view)}) from ${spec.image}`;
 		case 'delete':
-			return `delete ${member} (index ${view.index} is above the pool size ${spec.size})`;
+			return view.reconciling
+				? `delete ${member} (${replaceReason(view)}; index ${view.index} is above the pool size ${spec.size})`
+				: `delete ${member} (index ${view.index} is above the pool size ${spec.size})`;
+		case 'takeover':
+			return `take over the expired reconciler Lease of ${member} (${view.maintenance ? 'in maintenance: left to the administrator' : 'nothing left to make'})`;
 	}
 }
 
@@ -305,7 +322,9 @@ async function underLease(
 			facts,
 			ctx.now(),
 		);
-		const again = planStep(fresh, ctx.now());
+		// A Lease taken over from a reconciler that stopped mid-step: the member is made again
+		// whatever it looks like now (it may hold the data of a release cut short).
+		const again = plan.view.reconciling ? takeoverStep(fresh) : planStep(fresh, ctx.now());
 		if (!again) {
 			emitEvent(ctx, {
 				pool,
@@ -320,7 +339,7 @@ async function underLease(
 			const src = sourceFields(spec);
 			if (step === 'create') await createMember(ctx, pool, member, src);
 			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
-			else {
+			else if (step !== 'takeover') {
 				const opts: Parameters<typeof destroyMember>[2] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
@@ -365,6 +384,7 @@ async function underLease(
 }
 
 function doneText(step: ReconcileStep, member: string): string {
+	if (step === 'takeover') return `removed the expired reconciler Lease of ${member}`;
 	const verb = { create: 'created', start: 'started', replace: 'replaced', delete: 'deleted' }[
 		step
 	];

@@ -122,8 +122,9 @@ export async function release(
 	} catch (err) {
 		destroyError = failureText(err);
 	}
+	let quarantined = false;
 	if (destroyError) {
-		await quarantine(ctx, pool, member, identity, destroyError);
+		quarantined = await quarantine(ctx, pool, member, identity, destroyError);
 	} else if (index <= spec.size) {
 		opts.onProgress?.(`creating ${member} again from ${spec.image}`);
 		try {
@@ -135,7 +136,13 @@ export async function release(
 	}
 	let leaseError = '';
 	try {
-		if (!(await deleteLease(ctx, held)))
+		// A member that may still hold the old desktop and could not be marked keeps the
+		// reconciler's Lease: nobody can claim it, and once the Lease expires the next
+		// reconcile takes it over and makes the member again from the image.
+		if (destroyError && !quarantined)
+			leaseError =
+				'it could not be put in maintenance either, so the reconciler keeps its Lease: nobody can claim it, and in 10 minutes the next reconcile makes it again from the image';
+		else if (!(await deleteLease(ctx, held)))
 			leaseError = 'its Lease changed hands meanwhile and was left to its new holder';
 	} catch (err) {
 		leaseError = `its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over): ${failureText(err)}`;
@@ -159,8 +166,9 @@ export async function release(
 
 	const extra = leaseError ? `; ${leaseError}` : '';
 	let failure = '';
-	if (destroyError)
-		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)}, then run ctpool maintenance ${pool} ${member} off${extra}`;
+	if (destroyError && quarantined)
+		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (kubectl delete pod ${member}; kubectl delete pvc ${pvcName(member)}), and the next reconcile makes it again${extra}`;
+	else if (destroyError) failure = `release of ${member}: ${destroyError}; ${leaseError}`;
 	else if (recreateError)
 		failure = `released ${member}, but creating it again failed: ${recreateError}; the next reconcile creates it${extra}`;
 	else if (leaseError) failure = `released ${member}, but ${leaseError}`;
@@ -178,6 +186,7 @@ export async function release(
 /**
  * A member whose destroy failed may still hold the previous user's data: put it in
  * maintenance so that it is never free, and the next user never gets the old desktop.
+ * Resolves false when the mark could not be written.
  */
 async function quarantine(
 	ctx: EngineContext,
@@ -185,7 +194,7 @@ async function quarantine(
 	member: string,
 	identity: string,
 	why: string,
-): Promise<void> {
+): Promise<boolean> {
 	const reason = `release by ${identity} failed (${why.slice(0, 200)}); the previous user's data may remain`;
 	try {
 		await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
@@ -196,14 +205,17 @@ async function quarantine(
 			},
 			mergePatchOptions(),
 		);
+		return true;
 	} catch (err) {
-		if (!isNotFound(err))
-			emitEvent(ctx, {
-				pool,
-				member,
-				action: 'release',
-				outcome: 'error',
-				message: `${member} could not be put in maintenance: ${failureText(err)}`,
-			});
+		// No PVC left: no old data left either.
+		if (isNotFound(err)) return true;
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'release',
+			outcome: 'error',
+			message: `${member} could not be put in maintenance: ${failureText(err)}`,
+		});
+		return false;
 	}
 }

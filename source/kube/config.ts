@@ -206,9 +206,46 @@ function registerCredentials(user: User | null): void {
 		if (typeof v === 'string') registerSecret(v);
 }
 
+/** HTTP answers worth another try: the server or a proxy was briefly unable to answer. */
+const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
 /**
- * An http library that gives every request a deadline (the whole answer, body included) and
- * ctpool's User-Agent; a passed deadline becomes a KubeTimeoutError.
+ * Methods that are safe to send again. A GET reads; a DELETE that went through answers 404
+ * the second time; a merge PATCH sets the same fields again. A POST (the atomic create of a
+ * claim) and a PUT (a compare-and-swap) are never repeated: their first answer decides.
+ */
+const RETRIED_METHODS = new Set(['GET', 'DELETE', 'PATCH']);
+/** Pauses before the second, third and fourth try (ms; a random part is added). */
+export const RETRY_PAUSES_MS = [100, 300, 900];
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve) => {
+		if (signal.aborted) return resolve();
+		const done = () => {
+			clearTimeout(timer);
+			signal.removeEventListener('abort', done);
+			resolve();
+		};
+		const timer = setTimeout(done, ms);
+		signal.addEventListener('abort', done, { once: true });
+	});
+}
+
+/** A failure to reach the server at all (refused, reset, DNS), as opposed to an answer. */
+function isNetworkError(err: unknown): boolean {
+	const e = err as { code?: string; cause?: { code?: string }; name?: string; type?: string };
+	const code = e?.code ?? e?.cause?.code;
+	return (
+		(typeof code === 'string' &&
+			/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET)$/.test(code)) ||
+		e?.type === 'system'
+	);
+}
+
+/**
+ * An http library that gives every request a deadline (the whole answer, body included,
+ * retries too) and ctpool's User-Agent; a passed deadline becomes a KubeTimeoutError. GET,
+ * DELETE and PATCH are tried again, up to three more times, after a 429 or 5xx answer or a
+ * failure to connect: one blip of the API server costs a retry, not a step.
  */
 function deadlineHttpApi(timeoutMs: number, agentName: string) {
 	const inner = new IsomorphicFetchHttpLibrary();
@@ -220,8 +257,10 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 			const timer = setTimeout(() => deadline.abort(), timeoutMs);
 			timer.unref();
 			const own = request.getSignal();
-			request.setSignal(own ? AbortSignal.any([own, deadline.signal]) : deadline.signal);
+			const signal = own ? AbortSignal.any([own, deadline.signal]) : deadline.signal;
+			request.setSignal(signal);
 			const what = `${request.getHttpMethod()} ${new URL(request.getUrl()).pathname}`;
+			const retried = RETRIED_METHODS.has(String(request.getHttpMethod()).toUpperCase());
 			const mapError = (err: unknown): never => {
 				clearTimeout(timer);
 				if (deadline.signal.aborted && !own?.aborted) throw new KubeTimeoutError(timeoutMs, what);
@@ -231,16 +270,31 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 				clearTimeout(timer);
 				return value;
 			};
-			try {
-				const response = await inner.send(request).toPromise();
+			for (let attempt = 0; ; attempt++) {
+				const wait = RETRY_PAUSES_MS[attempt];
+				const canRetry = retried && wait !== undefined;
+				let response: ResponseContext;
+				try {
+					response = await inner.send(request).toPromise();
+				} catch (err) {
+					if (canRetry && !signal.aborted && isNetworkError(err)) {
+						await pause(wait + Math.random() * wait, signal);
+						if (!signal.aborted) continue;
+					}
+					return mapError(err);
+				}
+				if (canRetry && TRANSIENT_STATUS.has(response.httpStatusCode)) {
+					await response.body.text().catch(() => '');
+					await pause(wait + Math.random() * wait, signal);
+					if (!signal.aborted) continue;
+					return mapError(new KubeTimeoutError(timeoutMs, what));
+				}
 				const body = response.body;
 				response.body = {
 					text: () => body.text().then(done, mapError),
 					binary: () => body.binary().then(done, mapError),
 				};
 				return response;
-			} catch (err) {
-				return mapError(err);
 			}
 		},
 	});

@@ -112,6 +112,54 @@ const CASES: Case[] = [
 		3,
 		'create',
 	],
+	[
+		'expired reconciler Lease on a ready member: take over and make it again',
+		{
+			pod: pod('desk-2'),
+			pvc: pvc('desk-2'),
+			lease: lease('desk-2', RECONCILER_IDENTITY, 11, 600),
+		},
+		3,
+		'replace',
+	],
+	[
+		'expired reconciler Lease on a stopped member: take over and make it again',
+		{ pvc: pvc('desk-2'), lease: lease('desk-2', RECONCILER_IDENTITY, 11, 600) },
+		3,
+		'replace',
+	],
+	[
+		'expired reconciler Lease above size: take over and delete',
+		{
+			pod: pod('desk-2'),
+			pvc: pvc('desk-2'),
+			lease: lease('desk-2', RECONCILER_IDENTITY, 11, 600),
+		},
+		1,
+		'delete',
+	],
+	[
+		'expired reconciler Lease, nothing left above size: take over the Lease only',
+		{ lease: lease('desk-2', RECONCILER_IDENTITY, 11, 600) },
+		1,
+		'takeover',
+	],
+	[
+		'expired reconciler Lease in maintenance: take over the Lease only',
+		{
+			pod: pod('desk-2'),
+			pvc: pvc('desk-2', { maintenance: 'x' }),
+			lease: lease('desk-2', RECONCILER_IDENTITY, 11, 600),
+		},
+		3,
+		'takeover',
+	],
+	[
+		'live reconciler Lease on a ready member: nothing',
+		{ pod: pod('desk-2'), pvc: pvc('desk-2'), lease: lease('desk-2', RECONCILER_IDENTITY, 9, 600) },
+		3,
+		null,
+	],
 ];
 
 describe('planStep', () => {

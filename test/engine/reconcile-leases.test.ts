@@ -89,6 +89,32 @@ describe('reconcile and Leases', () => {
 		expect(leasesOf('crash')).toEqual([]);
 	});
 
+	it('a member left with an expired reconciler Lease is made again, never handed out as it is', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'cut', poolSpec({ size: 2 }));
+		await waitReady(ctx, 'cut', 2);
+		// A release cut short after its compare-and-swap: the reconciler holds the Lease and the
+		// old desktop (pod and PVC) is still there.
+		const oldPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
+		const start = Date.now();
+		putLease(c, 'cut', 'cut-1', 'corral-vdi/reconciler', start, 600);
+		const before = await reconcile(c.context({ now: () => start + 9 * 60_000 }), 'cut');
+		expect(before.actions).toEqual([]);
+		expect(before.status.members[0]).toMatchObject({ name: 'cut-1', holder: '' });
+		expect(before.status.free).toBe(1);
+
+		const mark = c.sim.audit.mark();
+		const later = await reconcile(c.context({ now: () => start + 11 * 60_000 }), 'cut');
+		expect(later.errors).toEqual([]);
+		expect(later.actions).toEqual([{ member: 'cut-1', step: 'replace', ok: true }]);
+		expect(changed(mark, 'update', 'leases', 'corral-vdi-ct-cut-1')).toBe(1);
+		expect(changed(mark, 'delete', 'persistentvolumeclaims', 'cut-1-data')).toBe(1);
+		const newPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
+		expect(newPvc).toBeDefined();
+		expect(newPvc).not.toBe(oldPvc);
+		expect(leasesOf('cut')).toEqual([]);
+	});
+
 	it('a failed create leaves no Lease and the next reconcile creates the member', async () => {
 		const ctx = c.context();
 		c.sim.config.deny.push('create pods');

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadKube } from '../../source/kube/config.js';
+import { apiFailure } from '../../source/kube/errors.js';
+
+/**
+ * A server that answers 503 to the first `failures` requests of each method and path, then
+ * a plain object: one blip of an API server must cost a retry of a GET, DELETE or PATCH,
+ * and never a second POST or PUT (a claim's create and a Lease's compare-and-swap).
+ */
+let server: Server;
+let dir: string;
+let file: string;
+const seen: string[] = [];
+let failures = 1;
+const failedSoFar = new Map<string, number>();
+
+beforeAll(async () => {
+	server = createServer((req, res) => {
+		const key = `${req.method} ${req.url?.split('?')[0]}`;
+		seen.push(key);
+		req.resume();
+		const n = failedSoFar.get(key) ?? 0;
+		if (n < failures) {
+			failedSoFar.set(key, n + 1);
+			res.writeHead(503, { 'content-type': 'application/json' });
+			res.end(
+				JSON.stringify({
+					kind: 'Status',
+					apiVersion: 'v1',
+					status: 'Failure',
+					message: 'busy',
+					reason: 'ServiceUnavailable',
+					code: 503,
+				}),
+			);
+			return;
+		}
+		res.writeHead(200, { 'content-type': 'application/json' });
+		res.end(
+			JSON.stringify({
+				apiVersion: 'v1',
+				kind: 'ConfigMap',
+				metadata: { name: 'x', namespace: 'corral' },
+			}),
+		);
+	});
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+	const port = (server.address() as { port: number }).port;
+	dir = mkdtempSync(join(tmpdir(), 'ctpool-retry-'));
+	file = join(dir, 'kubeconfig');
+	writeFileSync(
+		file,
+		`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster:
+    server: http://127.0.0.1:${port}
+users:
+- name: u
+  user:
+    token: retry-token
+contexts:
+- name: r
+  context:
+    cluster: c
+    user: u
+current-context: r
+`,
+	);
+});
+
+afterAll(async () => {
+	await new Promise((r) => server.close(r));
+	rmSync(dir, { recursive: true, force: true });
+});
+
+function reset(n: number) {
+	failures = n;
+	failedSoFar.clear();
+	seen.length = 0;
+}
+
+describe('transient answers', () => {
+	it('a GET, a DELETE and a PATCH succeed after one 503', async () => {
+		reset(1);
+		const kube = await loadKube({ kubeconfig: file });
+		const got = await kube.core.readNamespacedConfigMap({ name: 'x', namespace: 'corral' });
+		expect(got.metadata?.name).toBe('x');
+		await kube.core.deleteNamespacedConfigMap({ name: 'x', namespace: 'corral' });
+		await kube.core.patchNamespacedConfigMap({ name: 'x', namespace: 'corral', body: [] });
+		expect(seen.filter((s) => s.startsWith('GET'))).toHaveLength(2);
+		expect(seen.filter((s) => s.startsWith('DELETE'))).toHaveLength(2);
+		expect(seen.filter((s) => s.startsWith('PATCH'))).toHaveLength(2);
+	});
+
+	it('a POST and a PUT are sent once: their first answer decides', async () => {
+		reset(1);
+		const kube = await loadKube({ kubeconfig: file });
+		const body = { metadata: { name: 'x' } };
+		const create = await kube.core
+			.createNamespacedConfigMap({ namespace: 'corral', body })
+			.catch((e: unknown) => e);
+		const replace = await kube.core
+			.replaceNamespacedConfigMap({ name: 'x', namespace: 'corral', body })
+			.catch((e: unknown) => e);
+		expect(apiFailure(create)?.code).toBe(503);
+		expect(apiFailure(replace)?.code).toBe(503);
+		expect(seen).toEqual([
+			'POST /api/v1/namespaces/corral/configmaps',
+			'PUT /api/v1/namespaces/corral/configmaps/x',
+		]);
+	});
+
+	it('gives up after four tries and reports the last answer', async () => {
+		reset(10);
+		const kube = await loadKube({ kubeconfig: file });
+		const err = await kube.core
+			.readNamespacedConfigMap({ name: 'x', namespace: 'corral' })
+			.catch((e: unknown) => e);
+		expect(apiFailure(err)?.code).toBe(503);
+		expect(seen).toHaveLength(4);
+	});
+});
