@@ -8,6 +8,9 @@ import { runCli } from './commands/main.js';
 const controller = new AbortController();
 let interrupted = false;
 process.on('SIGINT', () => {
+	// While another part holds Ctrl-C (the console hands the terminal to kubectl exec, which
+	// gets the same signal), the keys are the user's, not a request to stop ctpool.
+	if (process.listenerCount('SIGINT') > 1) return;
 	// The first Ctrl-C stops gracefully (watch mode exits 0; a step in flight finishes its
 	// cleanup); a second one stops at once.
 	if (interrupted) process.exit(130);
