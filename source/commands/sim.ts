@@ -23,7 +23,8 @@ Flags
   --nodes N            number of nodes (default 3)
   --node-cpu Q         allocatable CPU of each node (default 8)
   --node-memory Q      allocatable memory of each node (default 32Gi)
-  --demo               simulated users claim and release desktops (arrives with the engine)
+  --demo               define pool desk, keep it reconciled, and let simulated users
+                       claim and release desktops
   --fault SPEC         switch faults on, e.g. drop-watches-every=5s,error-rate=0.05,
                        latency=50ms,force-410,seed=7
   --help               show this help
@@ -155,9 +156,22 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	];
 	if (Object.keys(faults).length > 0)
 		lines.push(`Faults: ${JSON.stringify(cluster.faults.current())}`, '');
-	if (f.demo) lines.push('Demo actors arrive with the engine; --demo does nothing yet.', '');
+	if (f.demo)
+		lines.push(
+			'Demo: pool desk (6 desktops) is defined and reconciled every 10 s; simulated users claim and release.',
+			'',
+		);
 	lines.push('Press Ctrl-C to stop.');
 	stdout.write(`${lines.join('\n')}\n`);
+	let demo: { stop(): Promise<void> } | null = null;
+	if (f.demo) {
+		const { startBackgroundDemo } = await import('../demo/background.js');
+		try {
+			demo = await startBackgroundDemo(cluster, { log: (line) => stdout.write(`${line}\n`) });
+		} catch (err) {
+			stderr.write(`ctpool sim: the demo pool could not be set up: ${(err as Error).message}\n`);
+		}
+	}
 	io.onReady?.(cluster);
 
 	await new Promise<void>((resolve) => {
@@ -174,6 +188,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		process.on('SIGINT', stop);
 		process.on('SIGTERM', stop);
 	});
+	await demo?.stop();
 	await cluster.close();
 	stdout.write('ctpool sim: stopped\n');
 	return 0;

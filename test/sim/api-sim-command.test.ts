@@ -55,7 +55,9 @@ describe('ctpool sim', () => {
 		await ready;
 		expect(out.text()).toContain(`kubectl --kubeconfig ${path} get pods -n corral`);
 		expect(out.text()).toContain(`ctpool --kubeconfig ${path} desk`);
-		expect(out.text()).toContain('Demo actors arrive with the engine');
+		expect(out.text()).toContain('Demo: pool desk (6 desktops) is defined');
+		expect(cluster!.store.get('configmaps', 'corral', 'corral-vdi-ctpool-desk')).toBeDefined();
+		expect(cluster!.store.list('pods', { namespace: 'corral' })).toHaveLength(6);
 		const kubeconfig = await readFile(path, 'utf8');
 		expect(kubeconfig).toContain(`server: https://127.0.0.1:${cluster!.port}`);
 		expect(kubeconfig).toContain('current-context: ctpool-sim');
