@@ -270,9 +270,12 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 				clearTimeout(timer);
 				return value;
 			};
+			const deadlineAt = Date.now() + timeoutMs;
 			for (let attempt = 0; ; attempt++) {
 				const wait = RETRY_PAUSES_MS[attempt];
-				const canRetry = retried && wait !== undefined;
+				// Only while a pause (jitter included) still ends before the deadline: otherwise the
+				// answer in hand, a refused connection say, says more than a timeout would.
+				const canRetry = retried && wait !== undefined && Date.now() + 2 * wait < deadlineAt;
 				let response: ResponseContext;
 				try {
 					response = await inner.send(request).toPromise();
