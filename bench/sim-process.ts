@@ -25,9 +25,16 @@ export interface SimHandle {
 }
 
 async function getJson<T>(url: string): Promise<T> {
-	const res = await fetch(url);
-	if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
-	return (await res.json()) as T;
+	// a kept-alive connection the server closed while this process was busy fails once: retry
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const res = await fetch(url);
+			if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+			return (await res.json()) as T;
+		} catch (err) {
+			if (attempt >= 3) throw err;
+		}
+	}
 }
 
 /**
