@@ -29,6 +29,8 @@ export interface BenchOptions {
 	rows: number;
 	/** Controller delay scale of the simulated cluster. */
 	timeScale: number;
+	/** When set, every ctpool process runs with --cpu-prof into <dir>/<scenario>. */
+	profileDir?: string;
 }
 
 /** The scenarios, in the order they run. */
@@ -52,6 +54,12 @@ export interface BenchContext {
 	/** A scratch directory for manifests and profiles. */
 	tmp: string;
 	log(message: string): void;
+}
+
+/** Node flags for a ctpool process of a scenario: --cpu-prof into the profile dir when asked. */
+export function profileArgs(ctx: BenchContext, scenario: ScenarioName): string[] {
+	const dir = ctx.opts.profileDir;
+	return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${scenario}`] : [];
 }
 
 /** A target and whether the figure meets it. */

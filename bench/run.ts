@@ -47,6 +47,7 @@ Flags (defaults in brackets)
   --time-scale F           controller delay scale of the simulated cluster [1]
   --cli FILE               the ctpool entry to measure [dist/cli.js]
   --out-dir DIR            where results go [bench/results]
+  --profile DIR            run every ctpool process with node --cpu-prof, profiles in DIR/<scenario>
   --help
 `;
 
@@ -123,6 +124,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 			'time-scale': { type: 'string' },
 			cli: { type: 'string' },
 			'out-dir': { type: 'string' },
+			profile: { type: 'string' },
 			help: { type: 'boolean' },
 		},
 	});
@@ -161,6 +163,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 		rows: positiveInt('rows', values.rows, DEFAULTS.rows, 24),
 		timeScale,
 	};
+	if (values.profile) opts.profileDir = resolve(values.profile);
 	if (opts.releases > opts.claims) throw new Error('--releases must not exceed --claims');
 	if (opts.scenarios.includes('live') && opts.members <= opts.rows)
 		throw new Error(

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { leaseName, pvcName } from '../../source/pool/names.js';
 import type { ClaimStormOptions, ClaimStormResult } from '../claim-storm.js';
 import { wallMs } from '../clock.js';
-import type { BenchContext, ResultRow, ScenarioResult } from '../context.js';
+import { type BenchContext, profileArgs, type ResultRow, type ScenarioResult } from '../context.js';
 import { runKubectl } from '../kubectl.js';
 import { makePool, manifestText, memberObjects } from '../pool-setup.js';
 import { percentile, spread } from '../stats.js';
@@ -44,7 +44,7 @@ function runStorm(ctx: BenchContext, opts: ClaimStormOptions): Promise<ClaimStor
 	return new Promise((resolve, reject) => {
 		const child = spawn(
 			process.execPath,
-			[join(ctx.benchDir, 'claim-child.js'), JSON.stringify(opts)],
+			[...profileArgs(ctx, 'claims'), join(ctx.benchDir, 'claim-child.js'), JSON.stringify(opts)],
 			{ stdio: ['ignore', 'pipe', 'inherit'], cwd: ctx.root },
 		);
 		let out = '';

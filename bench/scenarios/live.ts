@@ -15,7 +15,7 @@ import { POOL_LABEL } from '../../source/pool/names.js';
 import type { ChurnOptions, ChurnResult } from '../churn.js';
 import { sleep, wallMs } from '../clock.js';
 import { startConsole } from '../console-process.js';
-import type { BenchContext, ResultRow, ScenarioResult } from '../context.js';
+import { type BenchContext, profileArgs, type ResultRow, type ScenarioResult } from '../context.js';
 import { DESK, deskPool, visibleMembers } from '../desk-pool.js';
 import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { readyPods } from '../pool-setup.js';
@@ -110,12 +110,11 @@ async function liveRound(ctx: BenchContext, round: number, notes: string[]): Pro
 	const pattern = new RegExp(`${prefix}\\d{6}`, 'g');
 	const tokenLength = prefix.length + 6;
 
-	const tui = startConsole(ctx, {
-		pool: DESK.pool,
-		observed: opts.members,
-		ready,
-		rows: rowsToCheck(ctx),
-	});
+	const tui = startConsole(
+		ctx,
+		{ pool: DESK.pool, observed: opts.members, ready, rows: rowsToCheck(ctx) },
+		{ nodeArgs: profileArgs(ctx, 'live') },
+	);
 	const ctScanner = new TokenScanner(pattern, tokenLength);
 	tui.pty.onChunk((d, at) => ctScanner.feed(d, at));
 

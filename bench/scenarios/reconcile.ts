@@ -9,7 +9,7 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BenchContext, ScenarioResult } from '../context.js';
+import { type BenchContext, profileArgs, type ScenarioResult } from '../context.js';
 import { runKubectl, type TimedRun, timedRun } from '../kubectl.js';
 import {
 	BENCH_SOURCE,
@@ -52,7 +52,7 @@ async function ctpoolCommand(
 	const mark = await ctx.sim.mark();
 	const run = await timedRun(
 		process.execPath,
-		[ctx.cli, ...args, '--kubeconfig', ctx.sim.kubeconfig],
+		[...profileArgs(ctx, 'reconcile'), ctx.cli, ...args, '--kubeconfig', ctx.sim.kubeconfig],
 		{ cwd: ctx.root },
 	);
 	const activity = (await ctx.sim.since(mark)).ctpool ?? none();

@@ -7,7 +7,7 @@
 
 import { POOL_LABEL } from '../../source/pool/names.js';
 import { startConsole } from '../console-process.js';
-import type { BenchContext, ScenarioResult } from '../context.js';
+import { type BenchContext, profileArgs, type ScenarioResult } from '../context.js';
 import { DESK, deskPool } from '../desk-pool.js';
 import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { readyPods } from '../pool-setup.js';
@@ -32,12 +32,11 @@ export function rowsToCheck(ctx: BenchContext): number {
 }
 
 async function ctpoolOnce(ctx: BenchContext, ready: number) {
-	const run = startConsole(ctx, {
-		pool: DESK.pool,
-		observed: ctx.opts.members,
-		ready,
-		rows: rowsToCheck(ctx),
-	});
+	const run = startConsole(
+		ctx,
+		{ pool: DESK.pool, observed: ctx.opts.members, ready, rows: rowsToCheck(ctx) },
+		{ nodeArgs: profileArgs(ctx, 'startup') },
+	);
 	try {
 		const at = await run.complete;
 		const cpu = cpuMs(run.pty.pid);
