@@ -6,7 +6,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -187,6 +187,8 @@ export interface BenchResults {
 		memoryGb: number;
 		node: string;
 		kubectl: string | null;
+		/** 1-minute load average at the start and at the end (other work on the machine skews figures). */
+		loadAverage: { start: number; end: number };
 	};
 	options: BenchOptions;
 	rows: ResultRow[];
@@ -207,6 +209,7 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
 export async function runBench(args: BenchArgs): Promise<{ code: number; results: BenchResults }> {
 	const t0 = wallMs();
 	const startedAt = new Date().toISOString();
+	const loadAtStart = loadavg()[0] ?? 0;
 	const benchDir = dirname(fileURLToPath(import.meta.url));
 	const root = repoRoot(benchDir);
 	const cli = resolve(args.cli ?? join(root, 'dist', 'cli.js'));
@@ -275,6 +278,7 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 			memoryGb: Math.round(totalmem() / 2 ** 30),
 			node: process.version,
 			kubectl: kver,
+			loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
 		},
 		options: args.opts,
 		rows,
@@ -290,6 +294,9 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 	process.stdout.write(`\n${textTable(rows)}\n\n`);
 	if (notes.length > 0)
 		process.stdout.write(`Notes:\n${notes.map((n) => `- ${n}`).join('\n')}\n\n`);
+	process.stdout.write(
+		`load average ${results.machine.loadAverage.start.toFixed(2)} at the start, ${results.machine.loadAverage.end.toFixed(2)} at the end (${results.machine.cpus} CPUs)\n`,
+	);
 	process.stdout.write(
 		`${judged.filter((r) => r.target?.met).length}/${judged.length} targets met; ${results.durationSeconds.toFixed(0)} s; results in ${join(outDir, `${stamp}.json`)} and latest.json\n`,
 	);
