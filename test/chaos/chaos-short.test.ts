@@ -17,11 +17,6 @@ if (!built)
 /** The seed of the short run; a failure names it for `npm run chaos -- --seed N ...`. */
 const SEED = 7;
 
-// Violations of these rules come from known engine bugs, each shown by an it.fails test
-// (reconciler-lease-left: test/chaos/stale-reconciler-lease.test.ts). They are printed but
-// do not fail this run until the engine is fixed: remove a rule here when its bug is fixed.
-const KNOWN_ENGINE_BUGS = new Set(['reconciler-lease-left']);
-
 describe.skipIf(!built)('a short chaos run', () => {
 	let result: ChaosResult;
 
@@ -36,12 +31,7 @@ describe.skipIf(!built)('a short chaos run', () => {
 			refusedBursts: 1,
 			cliPath: CLI,
 		});
-		const report = formatReport(result).join('\n');
-		const known = result.violations.filter((v) => KNOWN_ENGINE_BUGS.has(v.rule));
-		if (known.length > 0)
-			console.warn(`known engine bugs showed in the short chaos run:\n${report}`);
-		const unknown = result.violations.filter((v) => !KNOWN_ENGINE_BUGS.has(v.rule));
-		expect(unknown, report).toEqual([]);
+		expect(result.violations, formatReport(result).join('\n')).toEqual([]);
 	});
 
 	it('really was chaotic: faults, kills, claims, releases and checks all happened', () => {

@@ -18,12 +18,10 @@ import { formatMicroTime, leaseName } from '../../source/pool/index.js';
 import { waitFor } from '../support/sim.js';
 import { startTappedCluster, type TappedCluster } from './tapped-cluster.js';
 
-// KNOWN ENGINE BUG, reported to the lead (issue 7): planStep (source/engine/member-step.ts)
-// returns null for a Ready, current, unclaimed member whose only problem is an expired
-// reconciler Lease, so reconcile never touches it and the Lease blocks the member forever.
-// The `it.fails` tests assert the seed's behaviour and fail until the engine is fixed; then
-// vitest reports them as unexpectedly passing: change them back to `it`. The plain `it`
-// tests before them set the scene and check it, so the `it.fails` ones fail for the bug only.
+// Found by the chaos suite: planStep used to return null for a Ready, current, unclaimed
+// member whose only problem was an expired reconciler Lease, so the Lease blocked the member
+// forever. Each scene is set and checked first; the test after it holds the engine to the
+// seed's rule.
 
 const ELEVEN_MINUTES = 11 * 60_000;
 let c: TappedCluster;
@@ -51,7 +49,7 @@ function holder(member: string): string | undefined {
 
 describe('an expired reconciler Lease left by a reconciler killed before it deleted it', () => {
 	let later: ReconcileResult;
-	it('is still there after the next reconcile 11 minutes later (the scene)', async () => {
+	it('is met by the next reconcile, 11 minutes later (the scene)', async () => {
 		await readyPool('stale', 2);
 		const now = Date.now();
 		c.sim.store.create('leases', {
@@ -73,7 +71,7 @@ describe('an expired reconciler Lease left by a reconciler killed before it dele
 		expect(later.errors).toEqual([]);
 	});
 
-	it.fails('is taken over and removed by that reconcile, and the member is free again', () => {
+	it('is taken over and removed by that reconcile, and the member is free again', () => {
 		expect(holder('stale-1')).toBeUndefined();
 		expect(later.status.free).toBe(2);
 	});
@@ -81,14 +79,17 @@ describe('an expired reconciler Lease left by a reconciler killed before it dele
 
 describe('a reconciler Lease left by a release whose Lease delete got a 503', () => {
 	let member = '';
-	it('is left behind, and the release says it expires in 10 minutes (the scene)', async () => {
+	it('is left behind, and the release says the next reconcile takes it over (the scene)', async () => {
 		await readyPool('relstale', 1);
 		member = (await claim(c.context(), 'relstale', 'alice@example.com')).member;
-		const failed = c.fail('DELETE', new RegExp(`/leases/${leaseName(member)}$`), 503);
+		// Every try of the Lease delete fails: the first and the client's three retries.
+		const failed = c.fail('DELETE', new RegExp(`/leases/${leaseName(member)}$`), 503, {
+			times: 4,
+		});
 		await expect(release(c.context(), 'relstale', member, 'alice@example.com')).rejects.toThrow(
 			'its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over)',
 		);
-		expect(failed()).toBe(1);
+		expect(failed()).toBe(4);
 		expect(holder(member)).toBe('corral-vdi/reconciler');
 		const later = await reconcile(
 			c.context({ now: () => Date.now() + ELEVEN_MINUTES }),
@@ -97,7 +98,7 @@ describe('a reconciler Lease left by a release whose Lease delete got a 503', ()
 		expect(later.errors).toEqual([]);
 	});
 
-	it.fails('is removed by the next reconcile after those 10 minutes', () => {
+	it('is removed by the next reconcile after those 10 minutes', () => {
 		expect(holder(member)).toBeUndefined();
 	});
 });

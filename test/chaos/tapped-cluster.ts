@@ -43,6 +43,8 @@ export interface TappedCluster {
 		status: number | 'cut',
 		opts?: { skip?: number; times?: number },
 	): () => number;
+	/** Forgets every planned fault. */
+	clear(): void;
 	/** Every request through the tap, as `METHOD path`. */
 	seen: string[];
 	close(): Promise<void>;
@@ -93,6 +95,9 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 				...opts,
 			});
 			return Object.assign(ctx, { events });
+		},
+		clear() {
+			for (const f of planned) f.left = 0;
 		},
 		fail(method, path, status, opts = {}) {
 			const f = { method, path, status, skip: opts.skip ?? 0, left: opts.times ?? 1, hits: 0 };
