@@ -13,6 +13,7 @@ import {
 } from '../engine/index.js';
 import type { Kube } from '../kube/config.js';
 import type { SimControllers } from '../sim/controllers/index.js';
+import { seededRandom } from '../sim/random.js';
 
 /** How fast the actors act (ms ranges, picked at random within). */
 export interface DemoPace {
@@ -59,21 +60,10 @@ export interface DemoActors {
 	stop(): Promise<void>;
 }
 
-function mulberry32(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /** Starts the actors. */
 export function startDemoActors(opts: DemoActorsOptions): DemoActors {
 	const pace: DemoPace = { ...DEMO_PACE, ...opts.pace };
-	const random = mulberry32(opts.seed ?? Date.now());
+	const random = seededRandom(opts.seed ?? Date.now());
 	const abort = new AbortController();
 	const { signal } = abort;
 	const between = ([min, max]: [number, number]) => min + Math.floor(random() * (max - min));

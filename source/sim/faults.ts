@@ -1,5 +1,7 @@
 /** Switchable faults of the simulated API server: dropped watches, 5xx, latency, 410s, refused connections. */
 
+import { seededRandom } from './random.js';
+
 /** The settings of the switchable faults. */
 export interface FaultSettings {
 	/** Fraction (0..1) of non-watch requests answered 500 or 503. */
@@ -40,22 +42,10 @@ function defaults(): FaultSettings {
 	return { errorRate: 0, latencyMs: 0, force410: false, dropWatchesEveryMs: 0, seed: 1 };
 }
 
-/** A small seeded PRNG (mulberry32): the same seed fails the same requests. */
-function mulberry32(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /** The fault switch of one simulated cluster. */
 export class FaultSwitch {
 	private settings: FaultSettings = defaults();
-	private rng = mulberry32(1);
+	private rng = seededRandom(1);
 	private target: FaultTarget | undefined;
 	private dropTimer: NodeJS.Timeout | undefined;
 	private refuseUntil = 0;
@@ -84,7 +74,7 @@ export class FaultSwitch {
 		const next = { ...this.settings, ...partial };
 		next.errorRate = Math.min(1, Math.max(0, next.errorRate));
 		next.latencyMs = Math.max(0, next.latencyMs);
-		if (partial.seed !== undefined) this.rng = mulberry32(partial.seed);
+		if (partial.seed !== undefined) this.rng = seededRandom(partial.seed);
 		const restartDrops = next.dropWatchesEveryMs !== this.settings.dropWatchesEveryMs;
 		this.settings = next;
 		if (restartDrops) this.scheduleDrops();

@@ -10,7 +10,6 @@ import { type SimControllers, startControllers } from './controllers/index.js';
 import { FaultSwitch } from './faults.js';
 import { SimServer } from './server.js';
 import { Store } from './store.js';
-import type { SimObject } from './store-api.js';
 
 export type { AuditLog, AuditMutation, AuditRequest } from './audit.js';
 export type { SimClusterConfig, SimNode, SimStorageClass } from './config.js';
@@ -99,68 +98,6 @@ export function kubeconfigYaml(url: string, token: string, namespace = 'corral')
 	].join('\n');
 }
 
-function nodeObject(name: string, cpu: string, memory: string, index: number): SimObject {
-	const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-	const resources = { cpu, memory, pods: '110', 'ephemeral-storage': '100Gi' };
-	const cond = (type: string, status: string, reason: string, message: string) => ({
-		type,
-		status,
-		lastHeartbeatTime: now,
-		lastTransitionTime: now,
-		reason,
-		message,
-	});
-	return {
-		apiVersion: 'v1',
-		kind: 'Node',
-		metadata: {
-			name,
-			labels: {
-				'kubernetes.io/hostname': name,
-				'kubernetes.io/os': 'linux',
-				'kubernetes.io/arch': 'amd64',
-				'beta.kubernetes.io/os': 'linux',
-				'beta.kubernetes.io/arch': 'amd64',
-			},
-		},
-		spec: { podCIDR: `10.244.${index}.0/24`, podCIDRs: [`10.244.${index}.0/24`] },
-		status: {
-			capacity: resources,
-			allocatable: resources,
-			conditions: [
-				cond(
-					'MemoryPressure',
-					'False',
-					'KubeletHasSufficientMemory',
-					'kubelet has sufficient memory available',
-				),
-				cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-				cond(
-					'PIDPressure',
-					'False',
-					'KubeletHasSufficientPID',
-					'kubelet has sufficient PID available',
-				),
-				cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
-			],
-			addresses: [
-				{ type: 'InternalIP', address: `10.0.0.${index + 10}` },
-				{ type: 'Hostname', address: name },
-			],
-			nodeInfo: {
-				kubeletVersion: 'v1.32.0',
-				kubeProxyVersion: 'v1.32.0',
-				osImage: 'Ubuntu 24.04.1 LTS',
-				kernelVersion: '6.8.0-51-generic',
-				containerRuntimeVersion: 'containerd://1.7.24',
-				operatingSystem: 'linux',
-				architecture: 'amd64',
-			},
-			daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-		},
-	};
-}
-
 function seed(store: Store, config: SimClusterConfig, namespaces: string[]): void {
 	const who = { who: 'system:apiserver' };
 	for (const name of [...new Set(['default', 'kube-system', 'corral', ...namespaces])]) {
@@ -226,15 +163,8 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	await writeFile(kubeconfigPath, kubeconfigYaml(httpsUrl, token), { mode: 0o600 });
 	await chmod(kubeconfigPath, 0o600);
 
+	// The controllers register the configured nodes, as each node's kubelet would.
 	const controllers = startControllers(store, config);
-	// The controllers register the configured nodes; make sure every one exists.
-	config.nodes.forEach((n, i) => {
-		if (!store.getEntry('nodes', undefined, n.name)) {
-			store.create('nodes', nodeObject(n.name, n.cpu, n.memory, i), {
-				who: `system:node:${n.name}`,
-			});
-		}
-	});
 
 	let closing: Promise<void> | undefined;
 	return {
