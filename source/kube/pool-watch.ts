@@ -37,7 +37,10 @@ export interface PoolWatchOptions {
 	/** One pool; absent = every pool in the namespace. */
 	pool?: string;
 	kinds?: WatchKind[];
-	/** How long changes are gathered before the sink gets them (ms, default 50). */
+	/**
+	 * The shortest time between two batches (ms, default 50): a change after a quiet spell is
+	 * delivered at once; changes within batchMs of the last batch are gathered into the next.
+	 */
 	batchMs?: number;
 	/** Server-side watch timeout (s, default about 240, spread a little per watch). */
 	timeoutSeconds?: number;
@@ -108,6 +111,10 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	/** Index in pending of the last upsert/delete per kind and object, to coalesce repeats. */
 	let slots = new Map<string, number>();
 	let batchTimer: ReturnType<typeof setTimeout> | undefined;
+	/** When the last batch was delivered (leading edge: a change after a quiet spell goes at once). */
+	let lastFlush = Number.NEGATIVE_INFINITY;
+	/** A flush on the next turn of the event loop, for changes after a quiet spell. */
+	let immediate: ReturnType<typeof setImmediate> | undefined;
 
 	const byKind = {} as Record<WatchKind, ConnectionState>;
 	for (const k of WATCH_KINDS) byKind[k] = { phase: 'synced', since: started };
@@ -117,14 +124,21 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	const flush = () => {
 		if (batchTimer) clearTimeout(batchTimer);
 		batchTimer = undefined;
+		if (immediate) clearImmediate(immediate);
+		immediate = undefined;
 		if (stopped || pending.length === 0) return;
 		const batch = pending;
 		pending = [];
 		slots = new Map();
+		lastFlush = performance.now();
 		deliver(() => sink.onBatch(batch));
 	};
 	const schedule = () => {
-		if (!batchTimer && !stopped) batchTimer = setTimeout(flush, batchMs);
+		if (batchTimer || immediate || stopped) return;
+		const wait = lastFlush + batchMs - performance.now();
+		// after a quiet spell: deliver on the next turn (the changes of one network read stay together)
+		if (wait <= 0) immediate = setImmediate(flush);
+		else batchTimer = setTimeout(flush, wait);
 	};
 
 	const push = (change: WatchChange) => {
@@ -192,6 +206,8 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 			for (const w of watches) w.stop();
 			if (batchTimer) clearTimeout(batchTimer);
 			batchTimer = undefined;
+			if (immediate) clearImmediate(immediate);
+			immediate = undefined;
 			pending = [];
 			slots = new Map();
 		},

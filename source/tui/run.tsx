@@ -50,6 +50,14 @@ export interface ConsoleSessionOptions extends TuiOptions {
 	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
 }
 
+/**
+ * The shortest time between two watch batches (ms). The first change after a quiet spell is
+ * shown at once; under churn the console redraws about 1000 / WATCH_BATCH_MS times a second.
+ */
+const WATCH_BATCH_MS = 70;
+/** The shortest time between two frames drawn (ms): short, so it never adds to the batch wait. */
+const FRAME_INTERVAL_MS = 16;
+
 const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H\u001b[?25l';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const SHOW_CURSOR = '\u001b[?25h';
@@ -96,7 +104,8 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	});
 	const watch = startPoolWatch(
 		kube,
-		{ namespace },
+		// each batch is one store update and one frame: under churn, at most one every WATCH_BATCH_MS
+		{ namespace, batchMs: WATCH_BATCH_MS },
 		{
 			onBatch: (changes) => {
 				try {
@@ -125,7 +134,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	if (opts.loop && opts.pool && !opts.readOnly) ops.loop.start(opts.pool);
 	const stopExtra = opts.onStart?.(store, ops);
 
-	const writer = new FrameWriter(stdout);
+	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
 	const restoreConsole = patchConsole(store);
 	let inAltScreen = false;
 	const enterScreen = () => {
