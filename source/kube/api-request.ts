@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { userAgent } from './config.js';
+import { requestAuth, userAgent } from './config.js';
 import { KubeHttpError, KubeTimeoutError } from './errors.js';
 
 /** Query parameters of a request; undefined values are left out. */
@@ -22,20 +22,14 @@ export function apiUrl(kc: KubeConfig, path: string, query: Query = {}): URL {
 	return url;
 }
 
-interface AuthOptions {
-	headers?: Record<string, string>;
-	agent?: http.Agent;
-	auth?: string;
-}
-
 /** Opens a GET request; resolves with the response once its headers arrived. */
 async function open(
 	kc: KubeConfig,
 	url: URL,
 	signal: AbortSignal,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-	const opts: AuthOptions = {};
-	await kc.applyToHTTPSOptions(opts as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+	// The kubeconfig's auth, through the kept-alive agent the API clients share.
+	const opts = await requestAuth(kc);
 	signal.throwIfAborted();
 	const mod = url.protocol === 'https:' ? https : http;
 	return new Promise((resolve, reject) => {

@@ -3,6 +3,8 @@
  * a deadline and a `ctpool/<version>` User-Agent.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
@@ -16,6 +18,7 @@ import {
 	KubeConfig,
 	type RequestContext,
 	type ResponseContext,
+	type SecurityAuthentication,
 	ServerConfiguration,
 	type User,
 	wrapHttpLibrary,
@@ -206,6 +209,108 @@ function registerCredentials(user: User | null): void {
 		if (typeof v === 'string') registerSecret(v);
 }
 
+/** How long an idle kept-alive connection is kept (ms; a shorter Keep-Alive hint of the server wins). */
+export const IDLE_CONNECTION_MS = 30_000;
+
+/** The TLS options of a request that decide which connections it may share. */
+const AGENT_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'];
+
+/** What client-node puts into the options of a request (see KubeConfig.applyToHTTPSOptions). */
+interface HttpsOptions {
+	headers?: Record<string, string | number | string[]>;
+	auth?: string;
+	agent?: http.Agent;
+	[key: string]: unknown;
+}
+
+/** The authentication of one request, with the connection pool it goes through. */
+export interface RequestAuth {
+	/** Headers to send (Authorization: Bearer from a token, an exec plugin or a provider; impersonation). */
+	headers: Record<string, string>;
+	/** user:password for basic authentication, when the kubeconfig has one. */
+	auth?: string;
+	/** The kept-alive agent shared by every request of this kubeconfig with the same TLS options. */
+	agent: http.Agent;
+}
+
+interface SharedAgent {
+	options: Record<string, unknown>;
+	agent: http.Agent;
+}
+
+const sharedAgents = new WeakMap<KubeConfig, SharedAgent>();
+
+function sameOption(a: unknown, b: unknown): boolean {
+	if (a === b) return true;
+	if (a == null || b == null) return (a ?? null) === (b ?? null);
+	if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+	if (Array.isArray(a) && Array.isArray(b))
+		return a.length === b.length && a.every((v, i) => sameOption(v, b[i]));
+	return false;
+}
+
+/**
+ * One kept-alive agent per kubeconfig, made like client-node's own (CA, client certificate
+ * and key, skipTLSVerify, tlsServerName, proxy) so that every kind of kubeconfig still works;
+ * made again when those options change (an exec plugin that hands out a new certificate).
+ * client-node makes a new agent, hence a new TLS connection, for every request.
+ */
+function sharedAgent(kc: KubeConfig, opts: HttpsOptions): http.Agent {
+	const cluster = kc.getCurrentCluster();
+	const options: Record<string, unknown> = {};
+	for (const k of AGENT_KEYS) if (opts[k] !== undefined) options[k] = opts[k];
+	if (cluster?.skipTLSVerify) options.rejectUnauthorized = false;
+	if (cluster?.tlsServerName) options.servername = cluster.tlsServerName;
+	const known = sharedAgents.get(kc);
+	if (
+		known &&
+		AGENT_KEYS.every((k) => sameOption(known.options[k], options[k])) &&
+		Object.keys(known.options).length === Object.keys(options).length
+	)
+		return known.agent;
+	// The agent it replaces keeps its requests in flight; its idle connections time out.
+	const agentOptions = { ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS };
+	const make = (kc as unknown as { createAgent?: (c: unknown, o: unknown) => http.Agent })
+		.createAgent;
+	const agent =
+		typeof make === 'function'
+			? make.call(kc, cluster, agentOptions)
+			: cluster?.server.startsWith('http:')
+				? new http.Agent(agentOptions)
+				: new https.Agent(agentOptions);
+	sharedAgents.set(kc, { options, agent });
+	return agent;
+}
+
+/**
+ * The authentication of a request to the current context (token, client certificate, exec
+ * plugin, auth provider, basic) and the shared kept-alive agent to send it through.
+ */
+export async function requestAuth(kc: KubeConfig): Promise<RequestAuth> {
+	const opts: HttpsOptions = {};
+	await kc.applyToHTTPSOptions(opts as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
+	const headers: Record<string, string> = {};
+	for (const [k, v] of Object.entries(opts.headers ?? {}))
+		headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+	const auth: RequestAuth = { headers, agent: sharedAgent(kc, opts) };
+	if (typeof opts.auth === 'string') auth.auth = opts.auth;
+	return auth;
+}
+
+/** client-node's kubeconfig authentication, through the shared kept-alive agent. */
+function sharedAgentAuthentication(kc: KubeConfig): SecurityAuthentication {
+	return {
+		getName: () => 'kubeconfig authentication',
+		async applySecurityAuthentication(context: RequestContext): Promise<void> {
+			const { headers, auth, agent } = await requestAuth(kc);
+			if (auth)
+				context.setHeaderParam('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
+			for (const [k, v] of Object.entries(headers)) context.setHeaderParam(k, v);
+			context.setAgent(agent);
+		},
+	};
+}
+
 /** HTTP answers worth another try: the server or a proxy was briefly unable to answer. */
 const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
 /**
@@ -313,7 +418,7 @@ export function makeClient<T>(
 	if (!cluster) throw new PoolError('usage', 'the kubeconfig context names no cluster');
 	const configuration = createConfiguration({
 		baseServer: new ServerConfiguration(cluster.server, {}),
-		authMethods: { default: kc },
+		authMethods: { default: sharedAgentAuthentication(kc) },
 		httpApi: deadlineHttpApi(timeoutMs, userAgent()),
 	});
 	return new api(configuration);
