@@ -5,7 +5,6 @@
  */
 
 import {
-	countMembers,
 	groupMembers,
 	type MemberObjects,
 	memberIndex,
@@ -19,8 +18,18 @@ import {
 	sourceFields,
 	sourceHash,
 } from '../pool/index.js';
+import type { ColumnFacts } from './member-columns.js';
 import { type MemberRow, memberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
+import {
+	copyTally,
+	type RowTally,
+	sameFacts,
+	tallyCounts,
+	tallyFacts,
+	tallyRow,
+	tallyRows,
+} from './row-tally.js';
 
 /** One pool as the console shows it. */
 export interface PoolDerivation {
@@ -36,6 +45,18 @@ export interface PoolDerivation {
 	/** Members in index order. */
 	rows: readonly MemberRow[];
 	counts: PoolCounts;
+	/** What the rows hold, for the members table's columns (the same object while unchanged). */
+	facts: ColumnFacts;
+	/** The counts and facts, kept incrementally (never changed once the derivation is made). */
+	tally: RowTally;
+	/** Where each member is in rows (shared by derivations with the same members). */
+	positions: ReadonlyMap<string, number>;
+}
+
+function positionsOf(rows: readonly MemberRow[]): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const [i, r] of rows.entries()) out.set(r.name, i);
+	return out;
 }
 
 function readDefinition(
@@ -71,7 +92,16 @@ export function derivePool(index: ObjectIndex, pool: string, now: number): PoolD
 	const objects = index.poolObjects(pool);
 	const grouped = groupMembers(pool, def.spec?.size ?? 0, objects);
 	const rows = grouped.map((m) => memberRow(m, def, now));
-	return { pool, ...def, rows, counts: countMembers(def.spec?.size ?? 0, rows) };
+	const tally = tallyRows(rows);
+	return {
+		pool,
+		...def,
+		rows,
+		counts: tallyCounts(tally, def.spec?.size ?? 0),
+		facts: tallyFacts(tally),
+		tally,
+		positions: positionsOf(rows),
+	};
 }
 
 /** The grouped objects of one member, or null when it is no member now. */
@@ -111,24 +141,58 @@ export function rederiveMembers(
 		byName.set(name, objects ? memberRow(objects, prev, now) : null);
 	}
 	if (byName.size === 0) return prev;
-	const rows: MemberRow[] = [];
-	for (const row of prev.rows) {
-		if (!byName.has(row.name)) {
-			rows.push(row);
-			continue;
+	const tally = copyTally(prev.tally);
+	let rows: MemberRow[];
+	let positions = prev.positions;
+	let structural = false;
+	for (const [name, next] of byName) {
+		const at = prev.positions.get(name);
+		if (at === undefined ? next !== null : next === null) structural = true;
+	}
+	if (!structural) {
+		// the same members: replace the changed rows in a copy
+		rows = prev.rows.slice();
+		for (const [name, next] of byName) {
+			const at = prev.positions.get(name);
+			if (at === undefined || !next) continue;
+			const old = rows[at];
+			if (old) tallyRow(tally, old, -1);
+			tallyRow(tally, next, 1);
+			rows[at] = next;
 		}
-		const next = byName.get(row.name);
-		byName.delete(row.name);
-		if (next) rows.push(next);
+	} else {
+		rows = [];
+		for (const row of prev.rows) {
+			if (!byName.has(row.name)) {
+				rows.push(row);
+				continue;
+			}
+			tallyRow(tally, row, -1);
+			const next = byName.get(row.name);
+			byName.delete(row.name);
+			if (next) {
+				rows.push(next);
+				tallyRow(tally, next, 1);
+			}
+		}
+		let added = false;
+		for (const next of byName.values()) {
+			if (!next) continue;
+			rows.push(next);
+			tallyRow(tally, next, 1);
+			added = true;
+		}
+		if (added) rows.sort((a, b) => a.index - b.index);
+		positions = positionsOf(rows);
 	}
-	let added = false;
-	for (const next of byName.values()) {
-		if (!next) continue;
-		rows.push(next);
-		added = true;
-	}
-	if (added) rows.sort((a, b) => a.index - b.index);
-	return { ...prev, rows, counts: countMembers(size, rows) };
+	return {
+		...prev,
+		rows,
+		counts: tallyCounts(tally, size),
+		facts: sameFacts(prev.facts, tallyFacts(tally)),
+		tally,
+		positions,
+	};
 }
 
 /** The members whose claim expired between two clock ticks (their rows must change). */

@@ -3,6 +3,7 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import {
+	type ColumnFacts,
 	columnFacts,
 	type MemberColumn,
 	memberCell,
@@ -15,12 +16,13 @@ import { connectionView } from '../staleness.js';
 import { selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
-import { clean, displayWidth } from '../text-fit.js';
+import { displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
 import { TableLine } from './table-line.js';
 
 const NO_ROWS: readonly MemberRow[] = [];
+const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);
 
 /** Props of the members table. */
 export interface MembersViewProps {
@@ -33,6 +35,7 @@ export interface MembersViewProps {
 export function MembersView({ width, height }: MembersViewProps) {
 	const theme = useTheme();
 	const rows = useConsole((s) => (s.pool ? s.pools[s.pool]?.rows : undefined) ?? NO_ROWS);
+	const facts = useConsole((s) => (s.pool ? s.pools[s.pool]?.facts : undefined) ?? NO_FACTS);
 	const filter = useConsole((s) => s.filter);
 	const selected = useConsole((s) => s.selected);
 	const selectedIndex = useConsole((s) => s.selectedIndex);
@@ -45,7 +48,6 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const gutter = theme.color ? 0 : 2;
 
 	const visible = useMemo(() => filterRows(rows, filter), [rows, filter]);
-	const facts = useMemo(() => columnFacts(rows, (t) => displayWidth(clean(t))), [rows]);
 	const wanted = useMemo(() => memberColumns(facts), [facts]);
 	const columns = useMemo(() => layoutColumns(wanted, width - gutter), [wanted, width, gutter]);
 	const hidden = useMemo(() => {
