@@ -1,12 +1,13 @@
 /**
- * Kubernetes Events on a member's PVC, so `kubectl get events` and `kubectl describe pvc`
- * show who did what. A failed Event write never fails the operation.
+ * Kubernetes Events on a member's PVC (or, for a step done to many members at once, one on
+ * the pool's ConfigMap), so `kubectl get events` and `kubectl describe pvc` show who did
+ * what. A failed Event write never fails the operation.
  */
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { pvcName } from '../pool/names.js';
+import { configMapName, pvcName } from '../pool/names.js';
 import type { EngineContext } from './context.js';
 
 /** The reasons ctpool records. */
@@ -40,8 +41,56 @@ export function recordKubeEvent(
 	message: string,
 	type: 'Normal' | 'Warning' = 'Normal',
 ): void {
+	writeEvent(ctx, 'PersistentVolumeClaim', pvcName(member), reason, message, type);
+}
+
+/**
+ * Writes one Event about the pool's ConfigMap in the background: a step done to many members
+ * in one operation (`created desk-1..desk-500 (500 members)`), instead of one per member.
+ */
+export function recordPoolEvent(
+	ctx: EngineContext,
+	pool: string,
+	reason: KubeEventReason,
+	message: string,
+): void {
+	writeEvent(ctx, 'ConfigMap', configMapName(pool), reason, message, 'Normal');
+}
+
+/** How long the member list of a pool Event may get (an Event message is cut at 1,000). */
+const RANGES_MAX_CHARS = 800;
+
+/**
+ * The members named compactly, runs of consecutive indexes as ranges:
+ * `desk-1..desk-3, desk-7 (4 members)`; a single member is just its name.
+ */
+export function memberRanges(members: ReadonlyArray<{ name: string; index: number }>): string {
+	const sorted = [...members].sort((a, b) => a.index - b.index);
+	if (sorted.length === 1) return sorted[0]!.name;
+	const parts: string[] = [];
+	for (let i = 0; i < sorted.length; ) {
+		let j = i;
+		while (j + 1 < sorted.length && sorted[j + 1]!.index === sorted[j]!.index + 1) j++;
+		const first = sorted[i]!.name;
+		const last = sorted[j]!.name;
+		parts.push(i === j ? first : j === i + 1 ? `${first}, ${last}` : `${first}..${last}`);
+		i = j + 1;
+	}
+	let list = parts.join(', ');
+	if (list.length > RANGES_MAX_CHARS)
+		list = `${list.slice(0, list.lastIndexOf(', ', RANGES_MAX_CHARS))}, ...`;
+	return `${list} (${sorted.length} members)`;
+}
+
+function writeEvent(
+	ctx: EngineContext,
+	kind: 'PersistentVolumeClaim' | 'ConfigMap',
+	involved: string,
+	reason: KubeEventReason,
+	message: string,
+	type: 'Normal' | 'Warning',
+): void {
 	const now = new Date(ctx.now());
-	const involved = pvcName(member);
 	const event: CoreV1Event = {
 		apiVersion: 'v1',
 		kind: 'Event',
@@ -51,7 +100,7 @@ export function recordKubeEvent(
 		},
 		involvedObject: {
 			apiVersion: 'v1',
-			kind: 'PersistentVolumeClaim',
+			kind,
 			name: involved,
 			namespace: ctx.namespace,
 		},

@@ -50,17 +50,24 @@ export async function readMember(
 			},
 		),
 	]);
+	const problem = notOfPool(pool, member, { pod, pvc });
+	if (problem) throw problem;
+	return { pod, pvc };
+}
+
+/** The PoolError for a pod or PVC of the member's name that lacks the pool's label, else null. */
+function notOfPool(pool: string, member: string, now: MemberNow): PoolError | null {
 	for (const [what, o] of [
-		[`pod ${member}`, pod],
-		[`PVC ${pvcName(member)}`, pvc],
+		[`pod ${member}`, now.pod],
+		[`PVC ${pvcName(member)}`, now.pvc],
 	] as const) {
 		if (o && o.metadata.labels?.[POOL_LABEL] !== pool)
-			throw new PoolError(
+			return new PoolError(
 				'failed',
 				`${what} exists but is not a member of pool ${pool} (it lacks the label ${POOL_LABEL}=${pool}); ctpool leaves it alone: rename or remove it`,
 			);
 	}
-	return { pod, pvc };
+	return null;
 }
 
 /** Creates the member's pod from source fields; resolves false when the pod already existed. */
@@ -109,6 +116,59 @@ export async function createMember(
 	}
 	if (!(await createPod(ctx, pool, member, src)))
 		throw new PoolError('failed', `pod ${member} already exists, made by someone else`);
+}
+
+/**
+ * Creates a member the pool's list showed as Missing without reading it first: the member's
+ * Lease, just created by the caller, keeps every other ctpool away meanwhile. Resolves false
+ * when its PVC already exists (nothing was written: read the member and decide again). When a
+ * pod of that name turns out not to be the pool's, the PVC just made is deleted again and the
+ * PoolError of readMember is thrown: that pod is never touched.
+ */
+export async function createMissingMember(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	src: SourceFields,
+): Promise<boolean> {
+	let pvcUid: string | undefined;
+	try {
+		const pvc = await ctx.kube.core.createNamespacedPersistentVolumeClaim({
+			namespace: ctx.namespace,
+			body: buildPvc(pool, member, ctx.namespace, src),
+		});
+		pvcUid = pvc.metadata?.uid;
+	} catch (err) {
+		if (isAlreadyExists(err)) return false;
+		throw clusterError(err, {
+			verb: 'create',
+			resource: PVC_RESOURCE,
+			namespace: ctx.namespace,
+			name: pvcName(member),
+		});
+	}
+	if (await createPod(ctx, pool, member, src)) return true;
+	// A pod of that name exists: the pool's (someone else made it), or not (left alone).
+	let pod: PodObject;
+	try {
+		pod = plainObject<PodObject>(
+			await ctx.kube.core.readNamespacedPod({ name: member, namespace: ctx.namespace }),
+		);
+	} catch (err) {
+		if (isNotFound(err)) throw new PoolError('failed', `pod ${member} vanished while it was made`);
+		throw clusterError(err, {
+			verb: 'get',
+			resource: 'pods',
+			namespace: ctx.namespace,
+			name: member,
+		});
+	}
+	const problem = notOfPool(pool, member, { pod, pvc: null });
+	if (problem) {
+		if (pvcUid) await deleteOne(ctx, PVC_RESOURCE, pvcName(member), pvcUid).catch(() => {});
+		throw problem;
+	}
+	return true;
 }
 
 /**

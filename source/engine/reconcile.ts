@@ -22,10 +22,22 @@ import { mapLimit } from './bounded-map.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
-import { flushKubeEvents, type KubeEventReason, recordKubeEvent } from './kube-event.js';
+import {
+	flushKubeEvents,
+	type KubeEventReason,
+	memberRanges,
+	recordKubeEvent,
+	recordPoolEvent,
+} from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
-import { createMember, destroyMember, readMember, startMember } from './member-ops.js';
+import {
+	createMember,
+	createMissingMember,
+	destroyMember,
+	readMember,
+	startMember,
+} from './member-ops.js';
 import {
 	claimedByUser,
 	planStep,
@@ -85,6 +97,44 @@ interface Plan {
 	step: ReconcileStep;
 }
 
+/** A member's done step whose Kubernetes Event is written once per reconcile and step kind. */
+interface BulkDone {
+	name: string;
+	index: number;
+	/** The member's own Event message, used when it is the only one of its kind. */
+	message: string;
+}
+
+/** Creates and starts done by one reconcile, for one Event per kind instead of one per member. */
+type BulkEvents = Record<'create' | 'start', BulkDone[]>;
+
+const BULK_VERB: Record<keyof BulkEvents, string> = { create: 'created', start: 'started' };
+
+/**
+ * Records the Events of the creates and starts: one on the member's PVC when a kind has a
+ * single member, else one on the pool's ConfigMap naming them all.
+ */
+function recordBulkEvents(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	bulk: BulkEvents,
+): void {
+	for (const kind of ['create', 'start'] as const) {
+		const done = bulk[kind];
+		const only = done[0];
+		if (!only) continue;
+		if (done.length === 1) recordKubeEvent(ctx, only.name, EVENT_REASON[kind], only.message);
+		else
+			recordPoolEvent(
+				ctx,
+				pool,
+				EVENT_REASON[kind],
+				`${ctx.actor}: ${BULK_VERB[kind]} ${memberRanges(done)}${kind === 'create' ? ` from ${spec.image}` : ''}`,
+			);
+	}
+}
+
 /** Reconciles a pool against a definition already read (apply and delete use this). */
 export async function reconcileDefinition(
 	ctx: EngineContext,
@@ -108,9 +158,11 @@ export async function reconcileDefinition(
 		if (step) plans.push({ objects: m, view, step });
 	}
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
-		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan),
+		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan, bulk),
 	);
+	recordBulkEvents(ctx, pool, spec, bulk);
 	const actions = outcomes.filter((a): a is ReconcileAction => a !== null);
 	const errors = actions
 		.filter((a) => !a.ok)
@@ -177,9 +229,10 @@ function runPlan(
 	spec: PoolSpec,
 	facts: PoolFacts,
 	plan: Plan,
+	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
-	if (plan.step === 'start' && claimedByUser(plan.view)) return startClaimed(ctx, pool, plan);
-	return underLease(ctx, pool, spec, facts, plan);
+	if (plan.step === 'start' && claimedByUser(plan.view)) return startClaimed(ctx, pool, plan, bulk);
+	return underLease(ctx, pool, spec, facts, plan, bulk);
 }
 
 /** What a step does, for messages. */
@@ -210,6 +263,7 @@ async function startClaimed(
 	ctx: EngineContext,
 	pool: string,
 	plan: Plan,
+	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
 	const member = plan.view.name;
 	emitEvent(ctx, {
@@ -239,12 +293,11 @@ async function startClaimed(
 			return null;
 		}
 		await startMember(ctx, pool, member, now.pvc);
-		recordKubeEvent(
-			ctx,
-			member,
-			'Started',
-			`${ctx.actor} started ${member} (claimed by ${plan.view.holder})`,
-		);
+		bulk.start.push({
+			name: member,
+			index: plan.view.index,
+			message: `${ctx.actor} started ${member} (claimed by ${plan.view.holder})`,
+		});
 		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
 		return { member, step: 'start', ok: true };
 	} catch (err) {
@@ -281,6 +334,8 @@ function failed(
  * A create, start, replace or delete under the reconciler's Lease: take the Lease (a user's
  * Lease or another live reconciler's means hands off), read the member again and decide
  * again (the list may be stale), act, and delete the Lease whether the step worked or not.
+ * A create of a member the list showed Missing skips the read: the Lease just created keeps
+ * every other ctpool off it, and an existing PVC (nothing written) falls back to the read.
  */
 async function underLease(
 	ctx: EngineContext,
@@ -288,6 +343,7 @@ async function underLease(
 	spec: PoolSpec,
 	facts: PoolFacts,
 	plan: Plan,
+	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
 	const member = plan.view.name;
 	let step = plan.step;
@@ -314,6 +370,73 @@ async function underLease(
 		});
 		return null;
 	}
+	let action: ReconcileAction | null = null;
+	let done = false;
+	try {
+		if (
+			step === 'create' &&
+			plan.view.state === 'Missing' &&
+			!plan.view.reconciling &&
+			!plan.objects.lease &&
+			(await createMissingMember(ctx, pool, member, sourceFields(spec)))
+		) {
+			done = true;
+			bulk.create.push({
+				name: member,
+				index: plan.view.index,
+				message: `${ctx.actor}: ${describeStep(step, plan.view, spec)}`,
+			});
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: step,
+				outcome: 'ok',
+				message: doneText(step, member),
+			});
+			action = { member, step, ok: true };
+		}
+	} catch (err) {
+		done = true;
+		action = failed(ctx, pool, member, step, err);
+	}
+	if (!done) {
+		const decided = await decideAndAct(ctx, pool, spec, facts, plan, bulk);
+		step = decided.step;
+		action = decided.action;
+	}
+	try {
+		const removed = await deleteLease(ctx, lease);
+		if (!removed) {
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: step,
+				outcome: 'info',
+				message: `${member}: the reconciler Lease changed hands during the step; left to its new holder`,
+			});
+		}
+	} catch (err) {
+		const why = `its Lease could not be removed (it expires in 10 minutes): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
+		if (action?.ok === false) action.error = `${action.error}; ${why}`;
+		else action = failed(ctx, pool, member, step, new Error(why));
+	}
+	return action;
+}
+
+/**
+ * Reads the member again and decides again (the list may be stale), then acts; resolves
+ * with the step finally taken and what came of it (null: nothing was left to do).
+ */
+async function decideAndAct(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	facts: PoolFacts,
+	plan: Plan,
+	bulk: BulkEvents,
+): Promise<{ step: ReconcileStep; action: ReconcileAction | null }> {
+	const member = plan.view.name;
+	let step = plan.step;
 	let action: ReconcileAction | null = null;
 	try {
 		const now = await readMember(ctx, pool, member);
@@ -346,12 +469,10 @@ async function underLease(
 				await destroyMember(ctx, member, opts);
 				if (step === 'replace') await createMember(ctx, pool, member, src);
 			}
-			recordKubeEvent(
-				ctx,
-				member,
-				EVENT_REASON[step],
-				`${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`,
-			);
+			const message = `${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`;
+			if (step === 'create' || step === 'start')
+				bulk[step].push({ name: member, index: plan.view.index, message });
+			else recordKubeEvent(ctx, member, EVENT_REASON[step], message);
 			emitEvent(ctx, {
 				pool,
 				member,
@@ -364,23 +485,7 @@ async function underLease(
 	} catch (err) {
 		action = failed(ctx, pool, member, step, err);
 	}
-	try {
-		const removed = await deleteLease(ctx, lease);
-		if (!removed) {
-			emitEvent(ctx, {
-				pool,
-				member,
-				action: step,
-				outcome: 'info',
-				message: `${member}: the reconciler Lease changed hands during the step; left to its new holder`,
-			});
-		}
-	} catch (err) {
-		const why = `its Lease could not be removed (it expires in 10 minutes): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
-		if (action?.ok === false) action.error = `${action.error}; ${why}`;
-		else action = failed(ctx, pool, member, step, new Error(why));
-	}
-	return action;
+	return { step, action };
 }
 
 function doneText(step: ReconcileStep, member: string): string {

@@ -129,27 +129,34 @@ describe('apply then reconcile', () => {
 		expect(c.ctpoolRequests(mark)).toBeLessThanOrEqual(5);
 	});
 
-	it('records a Kubernetes Event on each created member PVC naming the actor', async () => {
-		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 2 }));
-		const events = c.sim.store
-			.list('events', { namespace: 'corral' })
-			.filter(
-				(e) =>
-					(e as { source?: { component?: string } }).source?.component === 'ctpool' &&
-					(e as { involvedObject?: { name?: string } }).involvedObject?.name?.startsWith('evt-'),
-			) as Array<
-			SimObject & {
-				reason: string;
-				message: string;
-				involvedObject: { kind: string; name: string };
-			}
-		>;
-		expect(
-			events.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason]).sort(),
-		).toEqual([
-			['PersistentVolumeClaim', 'evt-1-data', 'Created'],
-			['PersistentVolumeClaim', 'evt-2-data', 'Created'],
+	it('records one Kubernetes Event per bulk create on the pool ConfigMap, one on the PVC of a single member', async () => {
+		const ctpoolEvents = (prefix: string) =>
+			c.sim.store
+				.list('events', { namespace: 'corral' })
+				.filter(
+					(e) =>
+						(e as { source?: { component?: string } }).source?.component === 'ctpool' &&
+						(e as { involvedObject?: { name?: string } }).involvedObject?.name?.startsWith(prefix),
+				) as Array<
+				SimObject & {
+					reason: string;
+					message: string;
+					involvedObject: { kind: string; name: string };
+				}
+			>;
+		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 3 }));
+		const bulk = ctpoolEvents('corral-vdi-ctpool-evt');
+		expect(bulk.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
+			['ConfigMap', 'corral-vdi-ctpool-evt', 'Created'],
 		]);
-		for (const e of events) expect(e.message).toContain('ops@example.com');
+		expect(bulk[0]?.message).toContain('ops@example.com: created evt-1..evt-3 (3 members)');
+		expect(ctpoolEvents('evt-')).toEqual([]);
+
+		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 4 }));
+		const single = ctpoolEvents('evt-');
+		expect(single.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
+			['PersistentVolumeClaim', 'evt-4-data', 'Created'],
+		]);
+		expect(single[0]?.message).toContain('ops@example.com: create evt-4');
 	});
 });
