@@ -21,6 +21,11 @@ export interface TapHooks {
 	beforeRequest?(method: string, path: string): boolean | number;
 	/** The process took a member's Lease as the reconciler (create or takeover accepted). */
 	onReconcilerLease?(member: string): void;
+	/**
+	 * Called once a request's body has arrived, before it is forwarded: a promise returned
+	 * holds the request back until it settles (to order two clients' requests in a test).
+	 */
+	hold?(method: string, path: string): Promise<void> | undefined;
 }
 
 /** What went through the tap. */
@@ -119,6 +124,11 @@ export class ReconcilerTap {
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('error', () => res.destroy());
 		req.on('end', () => {
+			const held = this.hooks.hold?.(method, path);
+			if (held) held.then(go, go);
+			else go();
+		});
+		const go = () => {
 			const body = Buffer.concat(chunks);
 			const leaseMatch = LEASES.exec(bare);
 			const leaseWrite =
@@ -162,7 +172,7 @@ export class ReconcilerTap {
 				if (!res.writableFinished) upstream.destroy();
 			});
 			upstream.end(body);
-		});
+		};
 	}
 
 	private leaseMember(body: Buffer, fromPath: string | undefined): string | null {

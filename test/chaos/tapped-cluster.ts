@@ -45,6 +45,10 @@ export interface TappedCluster {
 	): () => number;
 	/** Forgets every planned fault. */
 	clear(): void;
+	/** Holds matching requests back until the promise the function returns settles. */
+	hold(fn: ((method: string, path: string) => Promise<void> | undefined) | null): void;
+	/** A Kube straight to the cluster, past the tap (another admin's connection). */
+	direct: Kube;
 	/** Every request through the tap, as `METHOD path`. */
 	seen: string[];
 	close(): Promise<void>;
@@ -62,7 +66,9 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 	});
 	const planned: Array<PlannedFault & { hits: number }> = [];
 	const seen: string[] = [];
+	let holder: ((method: string, path: string) => Promise<void> | undefined) | null = null;
 	tap.hooks = {
+		hold: (method, path) => holder?.(method, path.split('?', 1)[0] ?? ''),
 		beforeRequest(method, path) {
 			const bare = path.split('?', 1)[0] ?? '';
 			seen.push(`${method} ${bare}`);
@@ -80,7 +86,12 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 		},
 	};
 	const kube = await loadKube({ kubeconfig: kubeconfigPath });
+	const direct = await loadKube({ kubeconfig: test.kubeconfigPath });
 	return {
+		direct,
+		hold(fn) {
+			holder = fn;
+		},
 		sim,
 		test,
 		kubeconfigPath,
