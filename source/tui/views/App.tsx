@@ -116,8 +116,10 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 				: {}),
 	});
 	page.current = Math.max(1, layout.body - 1);
+	// clipped vertically only: every line is already fitted to the width, and a horizontal clip
+	// makes Ink slice every line of every frame again (a fifth of what a frame allocates)
 	return (
-		<Box flexDirection="column" width={columns} height={Math.max(0, rows - 1)} overflow="hidden">
+		<Box flexDirection="column" width={columns} height={Math.max(0, rows - 1)} overflowY="hidden">
 			<Header />
 			<StaleBanner />
 			{screen === 'pools' ? (
