@@ -3,6 +3,8 @@
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
  */
 
+import { getJson } from '../kube/api-request.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
 import { isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
@@ -12,23 +14,26 @@ import {
 	type MemberObjects,
 	type MemberView,
 	memberView,
-	type PoolFacts,
 } from '../pool/member-state.js';
 import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
 import type { LeaseObject, PvcObject } from '../pool/objects.js';
-import { sourceHash } from '../pool/source-hash.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { countMembers } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
+import {
+	type ClaimSnapshot,
+	claimSnapshot,
+	forgetClaimSnapshot,
+	stateRank,
+} from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
-import { readDefinition } from './definition.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
 import { createLease, deleteLease, replaceLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import { createPod } from './member-ops.js';
 import { mergePatchOptions } from './merge-patch.js';
-import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+import { type ListedObjects, poolSelector } from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -43,8 +48,6 @@ export interface ClaimResult {
 
 /** After this many lost races in a row, the Leases are listed again to skip taken members. */
 const LOSSES_BEFORE_REFRESH = 3;
-
-const STATE_RANK: Record<string, number> = { Ready: 0, Starting: 1, Stopped: 2 };
 
 /** Throws the PoolError for an unusable claim identity. */
 export function checkIdentity(identity: string): void {
@@ -61,7 +64,8 @@ export async function claim(
 ): Promise<ClaimResult> {
 	checkPoolName(pool);
 	checkIdentity(identity);
-	const { spec } = await readDefinition(ctx, pool);
+	const startedAt = Date.now();
+	let snapshot = await claimSnapshot(ctx, pool);
 	emitEvent(ctx, {
 		pool,
 		action: 'claim',
@@ -69,7 +73,18 @@ export async function claim(
 		message: `claim in ${pool} for ${identity}`,
 	});
 	try {
-		const result = await claimIn(ctx, pool, spec, identity);
+		// An identity that won a member through this read would not find it there: read again.
+		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, true);
+		let result: ClaimResult;
+		try {
+			result = await claimIn(ctx, pool, snapshot, identity);
+		} catch (err) {
+			// Nothing free in a read made before this claim began: read again, then decide.
+			if (!(err instanceof PoolError && err.kind === 'no-free') || snapshot.readAt >= startedAt)
+				throw err;
+			snapshot = await claimSnapshot(ctx, pool, true);
+			result = await claimIn(ctx, pool, snapshot, identity);
+		}
 		emitEvent(ctx, {
 			pool,
 			member: result.member,
@@ -91,41 +106,44 @@ export async function claim(
 async function claimIn(
 	ctx: EngineContext,
 	pool: string,
-	spec: PoolSpec,
+	snapshot: ClaimSnapshot,
 	identity: string,
 ): Promise<ClaimResult> {
-	const facts: PoolFacts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
-	const objects = await listPoolObjects(ctx, pool);
-	const now = ctx.now();
-	const members = groupMembers(pool, spec.size, objects);
-	const views = members.map((m) => memberView(m, facts, now));
-	const own = views.find((v) => v.holder === identity);
-	if (own) return keepOwn(ctx, pool, spec, identity, own, members);
+	const { spec, facts, objects, members, candidates, taken } = snapshot;
+	const own = snapshot.views.find((v) => v.holder === identity);
+	if (own) {
+		try {
+			return await keepOwn(ctx, pool, spec, identity, own, members);
+		} finally {
+			// Its Lease or pod may have changed: the next claim reads again.
+			forgetClaimSnapshot(ctx, pool);
+		}
+	}
 
-	const candidates = views
-		.filter((v) => v.free)
-		.sort((a, b) => (STATE_RANK[a.state] ?? 9) - (STATE_RANK[b.state] ?? 9) || a.index - b.index);
-	const taken = new Set<string>();
 	let losses = 0;
 	let tried = 0;
 	for (;;) {
 		const view = nextCandidate(candidates, taken, losses);
 		if (!view) break;
 		tried++;
-		const lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS);
+		// Taken before the first await: the other claims of this context pass it by.
+		taken.add(view.name);
+		let lease: LeaseObject | null;
+		try {
+			lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS);
+		} catch (err) {
+			taken.delete(view.name);
+			throw err;
+		}
 		if (!lease) {
-			taken.add(view.name);
-			if (++losses % LOSSES_BEFORE_REFRESH === 0) {
-				for (const l of await listLeases(ctx, pool)) {
-					const member = l.metadata.labels?.[MEMBER_LABEL];
-					if (member) taken.add(member);
-				}
-			}
+			if (++losses % LOSSES_BEFORE_REFRESH === 0) await refreshLeases(ctx, pool, snapshot);
 			continue;
 		}
 		const won = await settle(ctx, pool, spec, identity, view, lease);
-		if (won) return won;
-		taken.add(view.name);
+		if (won) {
+			snapshot.winners.add(identity);
+			return won;
+		}
 	}
 	// None free: the counts as they are now (the Leases listed again when races were lost).
 	const finalObjects: ListedObjects =
@@ -135,6 +153,25 @@ async function claimIn(
 		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
 	);
 	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+}
+
+/** Lists the Leases again (one list shared by the claims that lost races) and marks them taken. */
+async function refreshLeases(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+): Promise<void> {
+	snapshot.leaseRefresh ??= listLeases(ctx, pool)
+		.then((leases) => {
+			for (const l of leases) {
+				const member = l.metadata.labels?.[MEMBER_LABEL];
+				if (member) snapshot.taken.add(member);
+			}
+		})
+		.finally(() => {
+			snapshot.leaseRefresh = undefined;
+		});
+	await snapshot.leaseRefresh;
 }
 
 /**
@@ -151,13 +188,13 @@ function nextCandidate(
 ): MemberView | undefined {
 	const first = candidates.find((v) => !taken.has(v.name));
 	if (!first || losses === 0) return first;
-	const rank = STATE_RANK[first.state] ?? 9;
+	const rank = stateRank(first);
 	const spread = 2 ** Math.min(losses, 10);
 	const pool: MemberView[] = [];
 	for (const v of candidates) {
 		if (pool.length >= spread) break;
 		if (taken.has(v.name)) continue;
-		if ((STATE_RANK[v.state] ?? 9) !== rank) break;
+		if (stateRank(v) !== rank) break;
 		pool.push(v);
 	}
 	return pool[Math.floor(Math.random() * pool.length)] ?? first;
@@ -165,11 +202,15 @@ function nextCandidate(
 
 async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
 	try {
-		const list = await ctx.kube.coordination.listNamespacedLease({
-			namespace: ctx.namespace,
-			labelSelector: poolSelector(pool),
-		});
-		return list.items.map((o) => plainObject<LeaseObject>(o));
+		const list = await getJson<{ items?: LeaseObject[] }>(
+			ctx.kube.config,
+			`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ctx.namespace)}/leases`,
+			{ labelSelector: poolSelector(pool) },
+			ctx.kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+			undefined,
+			{ retry: true },
+		);
+		return list.items ?? [];
 	} catch (err) {
 		throw clusterError(err, {
 			verb: 'list',

@@ -3,6 +3,7 @@
 import { isNotFound } from '../kube/errors.js';
 import { PoolError } from '../pool/errors.js';
 import { MAINTENANCE_ANNOTATION, pvcName } from '../pool/names.js';
+import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
@@ -21,6 +22,20 @@ export async function setMaintenance(
 	member: string,
 	on: boolean,
 	reason?: string,
+): Promise<void> {
+	try {
+		await markMaintenance(ctx, pool, member, on, reason);
+	} finally {
+		forgetClaimSnapshot(ctx, pool);
+	}
+}
+
+async function markMaintenance(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	on: boolean,
+	reason: string | undefined,
 ): Promise<void> {
 	checkPoolName(pool);
 	checkMember(pool, member);

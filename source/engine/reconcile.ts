@@ -19,6 +19,7 @@ import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
 import { mapLimit } from './bounded-map.js';
+import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
@@ -178,6 +179,7 @@ export async function reconcileDefinition(
 	if (!recorded || !sameStatus(recorded, status))
 		statusWritten = await writeStatus(ctx, pool, status);
 	await flushKubeEvents(ctx);
+	forgetClaimSnapshot(ctx, pool);
 	emitEvent(ctx, {
 		pool,
 		action: 'reconcile',

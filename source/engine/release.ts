@@ -10,6 +10,7 @@ import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../poo
 import { sourceFields } from '../pool/spec.js';
 import { sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
+import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
@@ -58,6 +59,20 @@ export async function release(
 	member: string,
 	identity: string,
 	opts: ReleaseOptions = {},
+): Promise<ReleaseResult> {
+	try {
+		return await releaseMember(ctx, pool, member, identity, opts);
+	} finally {
+		forgetClaimSnapshot(ctx, pool);
+	}
+}
+
+async function releaseMember(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	identity: string,
+	opts: ReleaseOptions,
 ): Promise<ReleaseResult> {
 	checkPoolName(pool);
 	const index = checkMember(pool, member);

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { requestAuth, userAgent } from './config.js';
+import { RETRY_PAUSES_MS, requestAuth, userAgent } from './config.js';
 import { KubeHttpError, KubeTimeoutError } from './errors.js';
 
 /** Query parameters of a request; undefined values are left out. */
@@ -57,6 +57,38 @@ function readAll(res: http.IncomingMessage): Promise<string> {
 	});
 }
 
+/** Options of getJson. */
+export interface GetJsonOptions {
+	/**
+	 * Try again after a 429 or 5xx answer or a failure to connect, like the API clients do
+	 * (RETRY_PAUSES_MS, while the pause ends before the deadline).
+	 */
+	retry?: boolean;
+}
+
+const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
+
+function isNetworkError(err: unknown): boolean {
+	const code = (err as { code?: unknown })?.code;
+	return (
+		typeof code === 'string' &&
+		/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET)$/.test(code)
+	);
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+	return new Promise((resolve) => {
+		if (signal.aborted) return resolve();
+		const done = () => {
+			clearTimeout(timer);
+			signal.removeEventListener('abort', done);
+			resolve();
+		};
+		const timer = setTimeout(done, ms);
+		signal.addEventListener('abort', done, { once: true });
+	});
+}
+
 /**
  * GETs a path and parses the JSON answer. Non-2xx answers throw KubeHttpError (with the
  * Status body), a passed deadline KubeTimeoutError, and an abort through `signal` its reason.
@@ -67,16 +99,36 @@ export async function getJson<T = unknown>(
 	query: Query,
 	timeoutMs: number,
 	signal?: AbortSignal,
+	opts: GetJsonOptions = {},
 ): Promise<T> {
 	const deadline = new AbortController();
 	const timer = setTimeout(() => deadline.abort(), timeoutMs);
 	const both = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+	const deadlineAt = Date.now() + timeoutMs;
 	try {
-		const { res } = await open(kc, apiUrl(kc, path, query), both);
-		const text = await readAll(res);
-		const code = res.statusCode ?? 0;
-		if (code < 200 || code > 299) throw new KubeHttpError(code, text);
-		return JSON.parse(text) as T;
+		for (let attempt = 0; ; attempt++) {
+			const wait = opts.retry ? RETRY_PAUSES_MS[attempt] : undefined;
+			const canRetry = wait !== undefined && Date.now() + 2 * wait < deadlineAt;
+			let code: number;
+			let text: string;
+			try {
+				const { res } = await open(kc, apiUrl(kc, path, query), both);
+				text = await readAll(res);
+				code = res.statusCode ?? 0;
+			} catch (err) {
+				if (canRetry && !both.aborted && isNetworkError(err)) {
+					await pause(wait + Math.random() * wait, both);
+					if (!both.aborted) continue;
+				}
+				throw err;
+			}
+			if (canRetry && TRANSIENT_STATUS.has(code)) {
+				await pause(wait + Math.random() * wait, both);
+				if (!both.aborted) continue;
+			}
+			if (code < 200 || code > 299) throw new KubeHttpError(code, text);
+			return JSON.parse(text) as T;
+		}
 	} catch (err) {
 		if (deadline.signal.aborted && !signal?.aborted)
 			throw new KubeTimeoutError(timeoutMs, `GET ${path}`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, deletePool, release, setMaintenance } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
+import { waitFor } from '../support/sim.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
 import { objects, poolSpec, waitReady } from './fixtures.js';
 
@@ -80,6 +81,11 @@ describe('delete', () => {
 			c.sim.config.deny.splice(c.sim.config.deny.indexOf('delete persistentvolumeclaims'), 1);
 		}
 		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-stuck')).toBeDefined();
+		// The pod's delete went through before the PVC's was refused: wait out its grace period
+		// (a delete while it terminates says "still being deleted", as it should).
+		await waitFor(() => c.sim.store.get('pods', 'corral', 'stuck-1') === undefined, {
+			what: 'pod stuck-1 gone',
+		});
 		await deletePool(ctx, 'stuck');
 		expect(left('stuck')).toEqual([]);
 	});
