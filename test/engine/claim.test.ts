@@ -45,6 +45,32 @@ describe('claim', () => {
 		expect(err.message).toBe('pool has no free members (desired 50, claimed 50, unschedulable 0)');
 	});
 
+	it('concurrent claims of one context share one read of the pool and pick distinct members without racing', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'broker', poolSpec({ size: 30 }));
+		await waitReady(ctx, 'broker', 30);
+		const mark = c.sim.audit.mark();
+		const ids = Array.from({ length: 30 }, (_, i) => `b${i}@example.com`);
+		const results = await Promise.all(ids.map((id) => claim(ctx, 'broker', id)));
+		expect(new Set(results.map((r) => r.member)).size).toBe(30);
+		const since = c.sim.audit.since(mark);
+		const mine = since.requests.filter((r) => r.who === 'ctpool');
+		// One definition read and one list of each kind for all 30 claims.
+		expect(mine.filter((r) => r.verb === 'list').length).toBe(3);
+		expect(mine.filter((r) => r.verb === 'get' && r.resource === 'configmaps').length).toBe(1);
+		// Every Lease create won: none was lost to a claim of the same process.
+		const creates = since.mutations.filter(
+			(m) => m.who === 'ctpool' && m.verb === 'create' && m.resource === 'leases',
+		);
+		expect(creates.map((m) => m.code)).toEqual(ids.map(() => 201));
+		// A second claim of an identity that just won finds its member (it reads again).
+		const again = await claim(ctx, 'broker', 'b7@example.com');
+		expect(again).toMatchObject({ member: results[7]?.member, existing: true });
+		// Nothing free in the shared read: the 31st claim reads again before saying so.
+		const err = await poolError(claim(ctx, 'broker', 'late@example.com'));
+		expect(err.message).toBe('pool has no free members (desired 30, claimed 30, unschedulable 0)');
+	});
+
 	it('a second claim by the same identity returns the same member', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'same', poolSpec({ size: 3 }));
