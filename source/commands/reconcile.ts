@@ -82,7 +82,8 @@ function sleepUntil(
 			wake.fn = null;
 			resolve();
 		};
-		const timer = setTimeout(done, ms);
+		// setTimeout fires at once past 2^31-1 ms; never sleep longer than that.
+		const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
 		wake.fn = done;
 		signal?.addEventListener('abort', done, { once: true });
 		if (signal?.aborted) done();

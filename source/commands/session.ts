@@ -6,6 +6,9 @@
 import { userInfo } from 'node:os';
 import type { EngineContext } from '../engine/context.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
+import { PoolError } from '../pool/errors.js';
+import { isDnsLabel } from '../pool/names.js';
+import { sanitize } from '../text/sanitize.js';
 import type { CommandIo } from './io.js';
 
 /** A command's connection: the cluster, the engine, and the context for its operations. */
@@ -40,7 +43,14 @@ export function kubeOptions(flags: ConnectionFlags): KubeOptions {
 	const opts: KubeOptions = {};
 	if (typeof flags.kubeconfig === 'string') opts.kubeconfig = flags.kubeconfig;
 	if (typeof flags.context === 'string') opts.context = flags.context;
-	if (typeof flags.namespace === 'string') opts.namespace = flags.namespace;
+	if (typeof flags.namespace === 'string') {
+		if (!isDnsLabel(flags.namespace))
+			throw new PoolError(
+				'usage',
+				`-n ${JSON.stringify(sanitize(flags.namespace).slice(0, 70))} is not a valid namespace; use a DNS-1123 label of at most 63 characters, such as corral`,
+			);
+		opts.namespace = flags.namespace;
+	}
 	return opts;
 }
 

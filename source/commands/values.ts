@@ -108,7 +108,13 @@ export function checkMode(command: string, value: string): 'ephemeral' {
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** A duration such as 30s, 1m30s, 500ms or 2h, in ms; at least min. */
-export function parseDuration(command: string, flag: string, value: string, minMs = 1000): number {
+export function parseDuration(
+	command: string,
+	flag: string,
+	value: string,
+	minMs = 1000,
+	maxMs = 24 * 3_600_000,
+): number {
 	const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
 	let total = 0;
 	let matched = 0;
@@ -123,5 +129,7 @@ export function parseDuration(command: string, flag: string, value: string, minM
 		);
 	if (total < minMs)
 		throw usage(command, `--${flag} ${value} is too short; use at least ${minMs / 1000}s`);
+	if (total > maxMs)
+		throw usage(command, `--${flag} ${value} is too long; use at most ${maxMs / 3_600_000}h`);
 	return total;
 }

@@ -46,6 +46,8 @@ export function identityProblem(identity: string): string | null {
 		return `the identity is ${identity.length} characters long; use at most 253`;
 	if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(identity))
 		return 'the identity contains control characters; use printable text such as alice@example.com';
+	if (/[\p{Cf}\p{Co}\p{Cn}]/u.test(identity))
+		return 'the identity contains invisible characters (zero-width, bidi or format marks) that would make it look like another; type it plainly, such as alice@example.com';
 	if (identity.trim() !== identity || /\s/.test(identity))
 		return 'the identity contains white space; use a single word such as alice@example.com';
 	return null;
