@@ -17,6 +17,7 @@ import {
 	type EngineOperations,
 } from './engine-operations.js';
 import { FrameWriter } from './frame-writer.js';
+import { collectOnce, tuneHeap } from './heap-tuning.js';
 import { type ConsoleStore, createConsoleStore } from './store.js';
 import { colourDisabled, createTheme } from './theme.js';
 import { App } from './views/App.js';
@@ -79,6 +80,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	}
 	const { kube } = opts;
 	const namespace = kube.namespace;
+	tuneHeap();
 	const actor = opts.identity || defaultActor();
 	const store = createConsoleStore({
 		session: {
@@ -126,6 +128,12 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		},
 	);
 	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
+	// once every kind is listed, one full collection sets the heap limit from the live heap
+	const unsubscribeSynced = store.subscribe((s) => {
+		if (s.connection.phase !== 'synced') return;
+		unsubscribeSynced();
+		setTimeout(collectOnce, 1000).unref();
+	});
 	if (!opts.readOnly)
 		void deniedCommands(kube, namespace).then(
 			(denied) => store.getState().setDenied(denied),
@@ -195,6 +203,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onSignal);
 		clearInterval(clock);
+		unsubscribeSynced();
 		ops.close();
 		watch.stop();
 		try {
