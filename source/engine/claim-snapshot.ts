@@ -1,7 +1,7 @@
 /**
- * One read of a pool shared by the concurrent claims of one engine context (a broker claims
- * for many users at once): the definition, the members and their views, and the members this
- * context is claiming or has won since. A stale read is safe: creating the member's Lease is
+ * One read of a pool shared by the concurrent claims of one process (a broker claims for many
+ * users at once; the same cluster connection and clock): the definition, the members and
+ * their views, and the members those claims are trying or have won since. A stale read is safe: creating the member's Lease is
  * the atomic step of a claim, and a claim that finds nothing free in a read it did not start
  * reads again.
  */
@@ -40,7 +40,7 @@ export interface ClaimSnapshot {
 	views: MemberView[];
 	/** The free members in the contract's order: Ready, Starting, Stopped; lowest index first. */
 	candidates: MemberView[];
-	/** Members a claim of this context is trying, has won, or lost to someone else since the read. */
+	/** Members a claim of this process is trying, has won, or lost to someone else since the read. */
 	taken: Set<string>;
 	/** Identities that won a member through this read (their next claim reads again). */
 	winners: Set<string>;
@@ -54,7 +54,22 @@ interface Entry {
 	doneAt?: number;
 }
 
-const snapshots = new WeakMap<EngineContext, Map<string, Entry>>();
+/** By cluster connection, then clock (the views depend on it), then namespace and pool. */
+const snapshots = new WeakMap<object, WeakMap<object, Map<string, Entry>>>();
+
+function entries(ctx: EngineContext): Map<string, Entry> {
+	let byClock = snapshots.get(ctx.kube);
+	if (!byClock) {
+		byClock = new WeakMap();
+		snapshots.set(ctx.kube, byClock);
+	}
+	let byPool = byClock.get(ctx.now);
+	if (!byPool) {
+		byPool = new Map();
+		byClock.set(ctx.now, byPool);
+	}
+	return byPool;
+}
 
 async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnapshot> {
 	const readAt = Date.now();
@@ -89,19 +104,16 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 
 /**
  * The pool as read for a claim: the read under way or finished less than
- * CLAIM_SNAPSHOT_REUSE_MS ago in this context, else a new one (always a new one when fresh).
+ * CLAIM_SNAPSHOT_REUSE_MS ago in this process, else a new one (always a new one when fresh).
  */
 export function claimSnapshot(
 	ctx: EngineContext,
 	pool: string,
 	fresh = false,
 ): Promise<ClaimSnapshot> {
-	let byPool = snapshots.get(ctx);
-	if (!byPool) {
-		byPool = new Map();
-		snapshots.set(ctx, byPool);
-	}
-	const known = byPool.get(pool);
+	const byPool = entries(ctx);
+	const key = `${ctx.namespace}/${pool}`;
+	const known = byPool.get(key);
 	if (
 		known &&
 		!fresh &&
@@ -109,20 +121,20 @@ export function claimSnapshot(
 	)
 		return known.snapshot;
 	const entry: Entry = { snapshot: readSnapshot(ctx, pool) };
-	byPool.set(pool, entry);
+	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {
 			entry.doneAt = Date.now();
 		},
 		() => {
 			// A failed read is not handed on: the next claim reads again.
-			if (byPool.get(pool) === entry) byPool.delete(pool);
+			if (byPool.get(key) === entry) byPool.delete(key);
 		},
 	);
 	return entry.snapshot;
 }
 
-/** Drops the shared read of a pool: an operation of this context changed the pool. */
+/** Drops the shared read of a pool: an operation in this process changed the pool. */
 export function forgetClaimSnapshot(ctx: EngineContext, pool: string): void {
-	snapshots.get(ctx)?.delete(pool);
+	snapshots.get(ctx.kube)?.get(ctx.now)?.delete(`${ctx.namespace}/${pool}`);
 }

@@ -64,6 +64,8 @@ export async function claim(
 ): Promise<ClaimResult> {
 	checkPoolName(pool);
 	checkIdentity(identity);
+	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
+	ctx = { ...ctx };
 	const startedAt = Date.now();
 	let snapshot = await claimSnapshot(ctx, pool);
 	emitEvent(ctx, {

@@ -41,6 +41,9 @@ export const DEFAULT_CONCURRENCY = 8;
 /** The actor when none is given. */
 export const DEFAULT_ACTOR = 'ctpool';
 
+/** The clock when none is given: one function, so contexts without an injected clock share reads. */
+export const systemNow = (): number => Date.now();
+
 /** A context over a loaded cluster connection, with defaults for everything not given. */
 export function createEngineContext(
 	kube: Kube,
@@ -50,7 +53,7 @@ export function createEngineContext(
 		kube,
 		namespace: opts.namespace ?? kube.namespace,
 		actor: opts.actor && opts.actor.length > 0 ? opts.actor : DEFAULT_ACTOR,
-		now: opts.now ?? (() => Date.now()),
+		now: opts.now ?? systemNow,
 		emit: opts.emit ?? (() => {}),
 		deleteTimeoutMs: opts.deleteTimeoutMs ?? DEFAULT_DELETE_TIMEOUT_MS,
 		concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),

@@ -212,6 +212,13 @@ function registerCredentials(user: User | null): void {
 /** How long an idle kept-alive connection is kept (ms; a shorter Keep-Alive hint of the server wins). */
 export const IDLE_CONNECTION_MS = 30_000;
 
+/**
+ * How many connections at most to the cluster at once: a burst of requests (200 claims of a
+ * broker) waits for a kept-alive connection instead of paying a TLS handshake each. Watches
+ * hold one each for their life; far fewer than this.
+ */
+export const MAX_CONNECTIONS = 32;
+
 /** The TLS options of a request that decide which connections it may share. */
 const AGENT_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'];
 
@@ -269,7 +276,12 @@ function sharedAgent(kc: KubeConfig, opts: HttpsOptions): http.Agent {
 	)
 		return known.agent;
 	// The agent it replaces keeps its requests in flight; its idle connections time out.
-	const agentOptions = { ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS };
+	const agentOptions = {
+		...options,
+		keepAlive: true,
+		timeout: IDLE_CONNECTION_MS,
+		maxSockets: MAX_CONNECTIONS,
+	};
 	const make = (kc as unknown as { createAgent?: (c: unknown, o: unknown) => http.Agent })
 		.createAgent;
 	const agent =
