@@ -96,6 +96,86 @@ function deliver(fn: () => void): void {
 }
 
 /**
+ * Gathers watch changes into batches: the first change after a quiet spell (no batch for
+ * batchMs) is handed over on the next turn of the event loop; later ones are gathered until
+ * batchMs after the last batch. Repeated changes of one object keep only the latest, and a
+ * reset drops what of its kind is still waiting.
+ */
+export class ChangeBatcher {
+	private pending: WatchChange[] = [];
+	/** Index in pending of the last upsert/delete per kind and object, to coalesce repeats. */
+	private slots = new Map<string, number>();
+	private timer: ReturnType<typeof setTimeout> | undefined;
+	private immediate: ReturnType<typeof setImmediate> | undefined;
+	private lastFlush = Number.NEGATIVE_INFINITY;
+	private stopped = false;
+
+	constructor(
+		private readonly batchMs: number,
+		private readonly onBatch: (changes: WatchChange[]) => void,
+	) {}
+
+	/** Adds a change and makes sure a batch is on its way. */
+	push(change: WatchChange): void {
+		if (this.stopped) return;
+		if (change.op === 'reset') {
+			// A reset supersedes everything of its kind still waiting.
+			if (this.pending.some((c) => c.kind === change.kind)) {
+				this.pending = this.pending.filter((c) => c.kind !== change.kind);
+				this.slots = new Map();
+				this.pending.forEach((c, i) => {
+					if (c.op !== 'reset') this.slots.set(`${c.kind}\u0000${c.object.metadata.name}`, i);
+				});
+			}
+			this.pending.push(change);
+		} else {
+			const key = `${change.kind}\u0000${change.object.metadata.name}`;
+			const at = this.slots.get(key);
+			if (at !== undefined) this.pending[at] = change;
+			else {
+				this.slots.set(key, this.pending.length);
+				this.pending.push(change);
+			}
+		}
+		this.schedule();
+	}
+
+	/** Hands over what is waiting now (nothing when nothing is). */
+	flush(): void {
+		this.cancel();
+		if (this.stopped || this.pending.length === 0) return;
+		const batch = this.pending;
+		this.pending = [];
+		this.slots = new Map();
+		this.lastFlush = performance.now();
+		this.onBatch(batch);
+	}
+
+	/** Drops what is waiting; nothing more is handed over. */
+	stop(): void {
+		this.stopped = true;
+		this.cancel();
+		this.pending = [];
+		this.slots = new Map();
+	}
+
+	private schedule(): void {
+		if (this.timer || this.immediate || this.stopped) return;
+		const wait = this.lastFlush + this.batchMs - performance.now();
+		// after a quiet spell: on the next turn (the changes of one network read stay together)
+		if (wait <= 0) this.immediate = setImmediate(() => this.flush());
+		else this.timer = setTimeout(() => this.flush(), wait);
+	}
+
+	private cancel(): void {
+		if (this.timer) clearTimeout(this.timer);
+		this.timer = undefined;
+		if (this.immediate) clearImmediate(this.immediate);
+		this.immediate = undefined;
+	}
+}
+
+/**
  * Starts watching the pool objects (label `corral.dev/vdi-ct-pool`, `=pool` when given) of
  * each kind in the namespace. Changes reach the sink batched; a relist arrives as a reset of
  * that kind; the connection state is the worst of the kinds. Runs until stop().
@@ -107,63 +187,16 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	const started = Date.now();
 
 	let stopped = false;
-	let pending: WatchChange[] = [];
-	/** Index in pending of the last upsert/delete per kind and object, to coalesce repeats. */
-	let slots = new Map<string, number>();
-	let batchTimer: ReturnType<typeof setTimeout> | undefined;
-	/** When the last batch was delivered (leading edge: a change after a quiet spell goes at once). */
-	let lastFlush = Number.NEGATIVE_INFINITY;
-	/** A flush on the next turn of the event loop, for changes after a quiet spell. */
-	let immediate: ReturnType<typeof setImmediate> | undefined;
+	const batcher = new ChangeBatcher(batchMs, (batch) => deliver(() => sink.onBatch(batch)));
+	const push = (change: WatchChange) => {
+		if (!stopped) batcher.push(change);
+	};
+	const flush = () => batcher.flush();
 
 	const byKind = {} as Record<WatchKind, ConnectionState>;
 	for (const k of WATCH_KINDS) byKind[k] = { phase: 'synced', since: started };
 	for (const k of kinds) byKind[k] = { phase: 'connecting', since: started };
 	let overall = worstState(kinds.map((k) => byKind[k]));
-
-	const flush = () => {
-		if (batchTimer) clearTimeout(batchTimer);
-		batchTimer = undefined;
-		if (immediate) clearImmediate(immediate);
-		immediate = undefined;
-		if (stopped || pending.length === 0) return;
-		const batch = pending;
-		pending = [];
-		slots = new Map();
-		lastFlush = performance.now();
-		deliver(() => sink.onBatch(batch));
-	};
-	const schedule = () => {
-		if (batchTimer || immediate || stopped) return;
-		const wait = lastFlush + batchMs - performance.now();
-		// after a quiet spell: deliver on the next turn (the changes of one network read stay together)
-		if (wait <= 0) immediate = setImmediate(flush);
-		else batchTimer = setTimeout(flush, wait);
-	};
-
-	const push = (change: WatchChange) => {
-		if (stopped) return;
-		if (change.op === 'reset') {
-			// A reset supersedes everything of its kind still waiting.
-			if (pending.some((c) => c.kind === change.kind)) {
-				pending = pending.filter((c) => c.kind !== change.kind);
-				slots = new Map();
-				pending.forEach((c, i) => {
-					if (c.op !== 'reset') slots.set(`${c.kind}\u0000${c.object.metadata.name}`, i);
-				});
-			}
-			pending.push(change);
-		} else {
-			const key = `${change.kind}\u0000${change.object.metadata.name}`;
-			const at = slots.get(key);
-			if (at !== undefined) pending[at] = change;
-			else {
-				slots.set(key, pending.length);
-				pending.push(change);
-			}
-		}
-		schedule();
-	};
 
 	const onState = (kind: WatchKind, state: ConnectionState) => {
 		if (stopped) return;
@@ -204,12 +237,7 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 			if (stopped) return;
 			stopped = true;
 			for (const w of watches) w.stop();
-			if (batchTimer) clearTimeout(batchTimer);
-			batchTimer = undefined;
-			if (immediate) clearImmediate(immediate);
-			immediate = undefined;
-			pending = [];
-			slots = new Map();
+			batcher.stop();
 		},
 		connection: () => overall,
 	};

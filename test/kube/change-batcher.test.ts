@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { KubeObject } from '../../source/kube/objects.js';
+import { ChangeBatcher, type WatchChange } from '../../source/kube/pool-watch.js';
+
+const lease = (name: string, holder: string): KubeObject => ({
+	metadata: { name },
+	spec: { holderIdentity: holder },
+});
+const upsert = (name: string, holder = 'a'): WatchChange => ({
+	kind: 'leases',
+	op: 'upsert',
+	object: lease(name, holder),
+});
+
+describe('ChangeBatcher', () => {
+	beforeEach(() => {
+		vi.useFakeTimers({
+			toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'],
+		});
+	});
+	afterEach(() => {
+		vi.useRealTimers();
+	});
+
+	it('hands over the first change after a quiet spell at once, then at most one batch per batchMs', () => {
+		const batches: WatchChange[][] = [];
+		const b = new ChangeBatcher(100, (batch) => batches.push(batch));
+		b.push(upsert('a'));
+		vi.advanceTimersByTime(0);
+		expect(batches).toHaveLength(1);
+		// within batchMs of that batch: gathered until 100 ms after it
+		vi.advanceTimersByTime(10);
+		b.push(upsert('b'));
+		vi.advanceTimersByTime(60);
+		b.push(upsert('c'));
+		vi.advanceTimersByTime(20);
+		expect(batches).toHaveLength(1);
+		vi.advanceTimersByTime(10);
+		expect(batches).toHaveLength(2);
+		expect(batches[1]?.map((c) => (c.op === 'reset' ? '' : c.object.metadata.name))).toEqual([
+			'b',
+			'c',
+		]);
+		// quiet again for batchMs: the next change goes at once
+		vi.advanceTimersByTime(150);
+		b.push(upsert('d'));
+		vi.advanceTimersByTime(0);
+		expect(batches).toHaveLength(3);
+	});
+
+	it('keeps only the latest change of an object, and a reset drops what of its kind waits', () => {
+		const batches: WatchChange[][] = [];
+		const b = new ChangeBatcher(100, (batch) => batches.push(batch));
+		b.push(upsert('x'));
+		vi.advanceTimersByTime(0);
+		b.push(upsert('a', 'one'));
+		b.push(upsert('a', 'two'));
+		b.push({ kind: 'pods', op: 'upsert', object: { metadata: { name: 'a' } } });
+		vi.advanceTimersByTime(100);
+		const second = batches[1] ?? [];
+		expect(second).toHaveLength(2);
+		expect(second[0]?.op === 'upsert' && second[0].object.spec).toEqual({ holderIdentity: 'two' });
+		b.push(upsert('b'));
+		b.push({ kind: 'leases', op: 'reset', objects: [] });
+		vi.advanceTimersByTime(100);
+		expect(batches[2]?.map((c) => c.op)).toEqual(['reset']);
+	});
+
+	it('hands over nothing after stop', () => {
+		const batches: WatchChange[][] = [];
+		const b = new ChangeBatcher(100, (batch) => batches.push(batch));
+		b.push(upsert('a'));
+		b.stop();
+		b.push(upsert('b'));
+		vi.advanceTimersByTime(500);
+		b.flush();
+		expect(batches).toHaveLength(0);
+	});
+});
