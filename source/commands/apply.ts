@@ -1,8 +1,7 @@
 /** ctpool apply: define a pool or change its definition, then reconcile it once. */
 
 import { PoolError } from '../pool/errors.js';
-import { SPEC_KEY } from '../pool/names.js';
-import { type PoolSpec, parseSpec, SPEC_DEFAULTS } from '../pool/spec.js';
+import { type PoolSpec, SPEC_DEFAULTS } from '../pool/spec.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
@@ -81,43 +80,41 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 		if (typeof args.flags.init === 'boolean') given.init = args.flags.init;
 
 		const { ctx, engine } = await connect(args.flags, io);
-		const existing = await engine.readDefinitionMap(ctx, pool);
-		let current: PoolSpec | null = null;
-		if (existing) {
-			try {
-				current = parseSpec(existing.data?.[SPEC_KEY], pool, { allowPersistent: true });
-			} catch {
-				current = null; // an unreadable definition: the flags must give it all again
+		// The flags are laid over the definition as it is at the moment of the write, so a
+		// change another admin made meanwhile is kept.
+		const merge = (current: PoolSpec | null, exists: boolean): PoolSpec => {
+			const image = given.image ?? current?.image;
+			const newSize = given.size ?? current?.size;
+			if (image === undefined || newSize === undefined) {
+				const missing = [
+					image === undefined ? '--image' : '',
+					newSize === undefined ? '--size' : '',
+				]
+					.filter(Boolean)
+					.join(' and ');
+				throw new PoolError(
+					'usage',
+					`${missing} ${missing.includes(' and ') ? 'are' : 'is'} needed: pool ${pool} has ${exists ? 'no readable definition' : 'no definition yet'}; see ctpool apply --help`,
+				);
 			}
-		}
-		const image = given.image ?? current?.image;
-		const newSize = given.size ?? current?.size;
-		if (image === undefined || newSize === undefined) {
-			const missing = [image === undefined ? '--image' : '', newSize === undefined ? '--size' : '']
-				.filter(Boolean)
-				.join(' and ');
-			throw new PoolError(
-				'usage',
-				`${missing} ${missing.includes(' and ') ? 'are' : 'is'} needed: pool ${pool} has ${existing ? 'no readable definition' : 'no definition yet'}; see ctpool apply --help`,
-			);
-		}
-		if (newSize === 0)
-			throw new PoolError(
-				'usage',
-				`--size is needed: pool ${pool} is being deleted (its size is 0); give the size to keep it`,
-			);
-		const spec: PoolSpec = {
-			image,
-			cpu: given.cpu ?? current?.cpu ?? SPEC_DEFAULTS.cpu,
-			memory: given.memory ?? current?.memory ?? SPEC_DEFAULTS.memory,
-			disk: given.disk ?? current?.disk ?? SPEC_DEFAULTS.disk,
-			storageClass: given.storageClass ?? current?.storageClass ?? SPEC_DEFAULTS.storageClass,
-			privileged: given.privileged ?? current?.privileged ?? SPEC_DEFAULTS.privileged,
-			init: given.init ?? current?.init ?? SPEC_DEFAULTS.init,
-			mode: given.mode ?? current?.mode ?? SPEC_DEFAULTS.mode,
-			size: newSize,
+			if (newSize === 0)
+				throw new PoolError(
+					'usage',
+					`--size is needed: pool ${pool} is being deleted (its size is 0); give the size to keep it`,
+				);
+			return {
+				image,
+				cpu: given.cpu ?? current?.cpu ?? SPEC_DEFAULTS.cpu,
+				memory: given.memory ?? current?.memory ?? SPEC_DEFAULTS.memory,
+				disk: given.disk ?? current?.disk ?? SPEC_DEFAULTS.disk,
+				storageClass: given.storageClass ?? current?.storageClass ?? SPEC_DEFAULTS.storageClass,
+				privileged: given.privileged ?? current?.privileged ?? SPEC_DEFAULTS.privileged,
+				init: given.init ?? current?.init ?? SPEC_DEFAULTS.init,
+				mode: given.mode ?? current?.mode ?? SPEC_DEFAULTS.mode,
+				size: newSize,
+			};
 		};
-		const result = await engine.apply(ctx, pool, spec);
+		const result = await engine.apply(ctx, pool, merge);
 		printReconcile(io, result);
 		return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
 	});

@@ -6,7 +6,7 @@ import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
 import { configMapName, POOL_LABEL, SPEC_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
-import { type PoolSpec, serialiseSpec, validateSpec } from '../pool/spec.js';
+import { type PoolSpec, parseSpec, serialiseSpec, validateSpec } from '../pool/spec.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { definitionConfigMap, readDefinitionMap } from './definition.js';
@@ -16,30 +16,52 @@ import { type ReconcileResult, reconcileDefinition } from './reconcile.js';
 const WRITE_ATTEMPTS = 5;
 
 /**
- * Writes the definition's spec: creates the ConfigMap, or updates its `spec` key with a
- * compare-and-swap (other keys, the status among them, are kept). Resolves with the
- * ConfigMap as stored. A write that would change nothing is skipped.
+ * What to write: a whole definition, or a function that makes it from the definition as it
+ * is in the cluster at the moment of the write (null when there is none, or none readable).
+ * A function is called again after every lost race, so a change by another admin meanwhile
+ * is kept rather than written over.
  */
-export async function writeDefinition(
+export type SpecInput = PoolSpec | ((current: PoolSpec | null, exists: boolean) => PoolSpec);
+
+function currentSpec(configMap: ConfigMapObject | null, pool: string): PoolSpec | null {
+	if (!configMap) return null;
+	try {
+		return parseSpec(configMap.data?.[SPEC_KEY], pool, { allowPersistent: true });
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Writes the definition's spec: creates the ConfigMap, or updates its `spec` key with a
+ * compare-and-swap (other keys, the status among them, are kept). A lost race reads the
+ * definition again and, for a function input, makes the spec again from it. A write that
+ * would change nothing is skipped. Resolves with the ConfigMap as stored and the spec.
+ */
+async function writeSpec(
 	ctx: EngineContext,
 	pool: string,
-	spec: PoolSpec,
-): Promise<ConfigMapObject> {
-	const text = serialiseSpec(spec);
+	input: SpecInput,
+	check: (spec: PoolSpec) => PoolSpec,
+): Promise<{ configMap: ConfigMapObject; spec: PoolSpec }> {
 	const name = configMapName(pool);
 	const namespace = ctx.namespace;
 	for (let attempt = 1; ; attempt++) {
 		const current = await readDefinitionMap(ctx, pool);
+		const spec = check(
+			typeof input === 'function' ? input(currentSpec(current, pool), current !== null) : input,
+		);
+		const text = serialiseSpec(spec);
 		try {
 			if (!current) {
 				const created = await ctx.kube.core.createNamespacedConfigMap({
 					namespace,
 					body: definitionConfigMap(pool, namespace, text),
 				});
-				return plainObject<ConfigMapObject>(created);
+				return { configMap: plainObject<ConfigMapObject>(created), spec };
 			}
 			if (current.data?.[SPEC_KEY] === text && current.metadata.labels?.[POOL_LABEL] === pool)
-				return current;
+				return { configMap: current, spec };
 			const body = {
 				...current,
 				apiVersion: 'v1',
@@ -55,9 +77,14 @@ export async function writeDefinition(
 				namespace,
 				body: body as unknown as V1ConfigMap,
 			});
-			return plainObject<ConfigMapObject>(replaced);
+			return { configMap: plainObject<ConfigMapObject>(replaced), spec };
 		} catch (err) {
 			if ((isConflict(err) || isAlreadyExists(err)) && attempt < WRITE_ATTEMPTS) continue;
+			if (isConflict(err) || isAlreadyExists(err))
+				throw new PoolError(
+					'failed',
+					`the definition of pool ${pool} kept changing while it was written (${WRITE_ATTEMPTS} tries); run the command again`,
+				);
 			throw clusterError(err, {
 				verb: current ? 'update' : 'create',
 				resource: 'configmaps',
@@ -68,23 +95,38 @@ export async function writeDefinition(
 	}
 }
 
+/** Writes the definition's spec (see writeSpec) and resolves with the ConfigMap as stored. */
+export async function writeDefinition(
+	ctx: EngineContext,
+	pool: string,
+	input: SpecInput,
+): Promise<ConfigMapObject> {
+	return (await writeSpec(ctx, pool, input, (spec) => spec)).configMap;
+}
+
 /**
  * Applies a definition: validates it (persistent mode and invalid fields are PoolErrors and
- * write nothing), writes it, then reconciles once.
+ * write nothing), writes it, then reconciles once. A function input makes the definition
+ * from the one in the cluster at the moment of the write (see SpecInput).
  */
 export async function apply(
 	ctx: EngineContext,
 	pool: string,
-	spec: PoolSpec,
+	input: SpecInput,
 ): Promise<ReconcileResult> {
 	checkPoolName(pool);
-	const valid = validateSpec(spec);
-	if (valid.size === 0)
-		throw new PoolError(
-			'usage',
-			`size 0 is only for a pool being deleted; to remove pool ${pool} run ctpool delete ${pool}`,
-		);
-	const configMap = await writeDefinition(ctx, pool, valid);
+	const check = (spec: PoolSpec): PoolSpec => {
+		const valid = validateSpec(spec);
+		if (valid.size === 0)
+			throw new PoolError(
+				'usage',
+				`size 0 is only for a pool being deleted; to remove pool ${pool} run ctpool delete ${pool}`,
+			);
+		return valid;
+	};
+	// A whole definition is checked before anything is read.
+	if (typeof input !== 'function') check(input);
+	const { configMap, spec: valid } = await writeSpec(ctx, pool, input, check);
 	emitEvent(ctx, {
 		pool,
 		action: 'apply',

@@ -18,11 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-// KNOWN WEAKNESS, reported to the lead (issue 7): `ctpool apply` builds the whole spec from
-// the definition it read first, and writeDefinition (source/engine/apply.ts) answers a
-// conflict by writing that same whole spec over the newer definition: the other admin's
-// change is lost and both commands report success. `it.fails` until fixed; then change it
-// back to `it`. The scene before it orders the two admins' writes and checks that.
+// Found by this test (issue 7): `ctpool apply` built the whole spec from the definition it
+// read first, and answered a conflict by writing it over the newer one, so the other admin's
+// change was lost while both commands reported success. Now the flags are laid over the
+// definition as it is at each attempt of the write. The scene orders the two admins' writes.
 describe('apply --size by one admin while another applies a new image', () => {
 	let sizeRun: RunResult;
 	let image = '';
@@ -61,7 +60,7 @@ describe('apply --size by one admin while another applies a new image', () => {
 		expect(held).toBe(true);
 	});
 
-	it.fails('loses neither change silently', () => {
+	it('loses neither change silently', () => {
 		const bothIn = image === 'ghcr.io/example/desktop:2' && size === 3;
 		const toldSo = sizeRun.code !== 0 && /changed/.test(sizeRun.stderr);
 		expect({ image, size, code: sizeRun.code, neitherLost: bothIn || toldSo }).toMatchObject({
