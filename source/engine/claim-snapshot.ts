@@ -13,6 +13,7 @@ import {
 	memberView,
 	type PoolFacts,
 } from '../pool/member-state.js';
+import type { LeaseObject } from '../pool/objects.js';
 import { sourceHash } from '../pool/source-hash.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import type { EngineContext } from './context.js';
@@ -46,6 +47,8 @@ export interface ClaimSnapshot {
 	winners: Set<string>;
 	/** A list of the Leases under way, shared by the claims that lost races. */
 	leaseRefresh?: Promise<void>;
+	/** A list of the Leases to be sent after won claims, shared by those that won before it. */
+	afterWin?: { sent: boolean; leases: Promise<LeaseObject[]> };
 }
 
 interface Entry {

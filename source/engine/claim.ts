@@ -141,6 +141,22 @@ async function claimIn(
 			if (++losses % LOSSES_BEFORE_REFRESH === 0) await refreshLeases(ctx, pool, snapshot);
 			continue;
 		}
+		// Two claims by one identity at once (a double click) may each win a member: the one
+		// whose Lease came later gives its member back and answers with the earlier one.
+		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
+		if (earlier) {
+			await deleteLease(ctx, lease).catch(() => false);
+			taken.delete(view.name);
+			emitEvent(ctx, {
+				pool,
+				member: view.name,
+				action: 'claim',
+				outcome: 'info',
+				message: `${sanitize(identity)} won ${earlier} in a claim at the same time; ${view.name} given back`,
+			});
+			snapshot.winners.add(identity);
+			return { member: earlier, renewed: false, existing: true, started: false };
+		}
 		const won = await settle(ctx, pool, spec, identity, view, lease);
 		if (won) {
 			snapshot.winners.add(identity);
@@ -155,6 +171,55 @@ async function claimIn(
 		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
 	);
 	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+}
+
+/** Creation order of Leases: creation time, then the revision they were written at. */
+function claimOrder(l: LeaseObject): [number, bigint] {
+	const rv = l.metadata.resourceVersion ?? '';
+	return [
+		Date.parse(String(l.metadata.creationTimestamp ?? '')) || 0,
+		/^\d+$/.test(rv) ? BigInt(rv) : 0n,
+	];
+}
+
+function earlierThan(a: LeaseObject, b: LeaseObject): boolean {
+	const [ta, ra] = claimOrder(a);
+	const [tb, rb] = claimOrder(b);
+	return ta !== tb ? ta < tb : ra < rb;
+}
+
+/**
+ * The member of another Lease the identity holds in the pool that was made before `mine`, or
+ * null. The Leases are listed after mine was made (claims that win in the same turn of the
+ * event loop share one list), so of two claims at once by one identity the later always sees the earlier: it
+ * gives its member back, and both answer with the same member.
+ */
+async function earlierClaimOf(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	identity: string,
+	mine: LeaseObject,
+): Promise<string | null> {
+	// A list not yet sent is made after mine, so it serves; one already sent may not.
+	let shared = snapshot.afterWin;
+	if (!shared || shared.sent) {
+		const next: NonNullable<ClaimSnapshot['afterWin']> = {
+			sent: false,
+			leases: new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+				next.sent = true;
+				return listLeases(ctx, pool);
+			}),
+		};
+		snapshot.afterWin = next;
+		shared = next;
+	}
+	const leases = await shared.leases;
+	for (const l of leases) {
+		if (l.metadata.name === mine.metadata.name || l.spec?.holderIdentity !== identity) continue;
+		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
+	}
+	return null;
 }
 
 /** Lists the Leases again (one list shared by the claims that lost races) and marks them taken. */

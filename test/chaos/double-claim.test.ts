@@ -33,10 +33,10 @@ function heldBy(identity: string): string[] {
 		.sort();
 }
 
-// KNOWN ENGINE WEAKNESS, reported to the lead (issue 7): claim (source/engine/claim.ts)
-// looks for the identity's own member only in the list it made before creating a Lease, so
-// two claims at once each win a different member. `it.fails` until fixed; then change it
-// back to `it`. The scene before it checks that the claims themselves succeeded.
+// Found by the chaos runs (issue 7): each claim looked for the identity's own member only in
+// the list it made before creating a Lease, so two claims at once each won a member. Now the
+// claim whose Lease came later sees the earlier one, gives its member back and answers with
+// the same member. The scene checks that the claims themselves succeed.
 describe('two claims at once by the same identity', () => {
 	const results: Array<[ClaimResult, ClaimResult]> = [];
 	const held: string[][] = [];
@@ -53,7 +53,7 @@ describe('two claims at once by the same identity', () => {
 		expect(results).toHaveLength(3);
 	});
 
-	it.fails('end on one member: both report it, and the identity holds one Lease', () => {
+	it('end on one member: both report it, and the identity holds one Lease', () => {
 		for (const [i, [a, b]] of results.entries()) {
 			expect(a.member).toBe(b.member);
 			expect(held[i]).toHaveLength(1);
