@@ -28,8 +28,9 @@ async function open(
 	url: URL,
 	signal: AbortSignal,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-	// The kubeconfig's auth, through the kept-alive agent the API clients share.
-	const opts = await requestAuth(kc);
+	// The kubeconfig's auth, through the kept-alive agent for lists and watches: no cap (a
+	// watch holds its connection), and a list hands its connection on to the watch after it.
+	const opts = await requestAuth(kc, 'stream');
 	signal.throwIfAborted();
 	const mod = url.protocol === 'https:' ? https : http;
 	return new Promise((resolve, reject) => {

@@ -214,8 +214,8 @@ export const IDLE_CONNECTION_MS = 30_000;
 
 /**
  * How many connections at most to the cluster at once: a burst of requests (200 claims of a
- * broker) waits for a kept-alive connection instead of paying a TLS handshake each. Watches
- * hold one each for their life; far fewer than this.
+ * broker) waits for a kept-alive connection instead of paying a TLS handshake each. Raw lists
+ * and watches are not counted: they go through an agent of their own.
  */
 export const MAX_CONNECTIONS = 32;
 
@@ -242,8 +242,14 @@ export interface RequestAuth {
 
 interface SharedAgent {
 	options: Record<string, unknown>;
+	/** The API clients' requests: at most MAX_CONNECTIONS connections. */
 	agent: http.Agent;
+	/** Raw lists and watches: no cap (a watch holds its connection for its life). */
+	streams: http.Agent;
 }
+
+/** Which agent: the API clients' (capped) or that of raw lists and watches (no cap). */
+export type ConnectionUse = 'request' | 'stream';
 
 const sharedAgents = new WeakMap<KubeConfig, SharedAgent>();
 
@@ -262,7 +268,7 @@ function sameOption(a: unknown, b: unknown): boolean {
  * made again when those options change (an exec plugin that hands out a new certificate).
  * client-node makes a new agent, hence a new TLS connection, for every request.
  */
-function sharedAgent(kc: KubeConfig, opts: HttpsOptions): http.Agent {
+function sharedAgent(kc: KubeConfig, opts: HttpsOptions, use: ConnectionUse): http.Agent {
 	const cluster = kc.getCurrentCluster();
 	const options: Record<string, unknown> = {};
 	for (const k of AGENT_KEYS) if (opts[k] !== undefined) options[k] = opts[k];
@@ -274,37 +280,41 @@ function sharedAgent(kc: KubeConfig, opts: HttpsOptions): http.Agent {
 		AGENT_KEYS.every((k) => sameOption(known.options[k], options[k])) &&
 		Object.keys(known.options).length === Object.keys(options).length
 	)
-		return known.agent;
+		return use === 'stream' ? known.streams : known.agent;
 	// The agent it replaces keeps its requests in flight; its idle connections time out.
-	const agentOptions = {
-		...options,
-		keepAlive: true,
-		timeout: IDLE_CONNECTION_MS,
-		maxSockets: MAX_CONNECTIONS,
-	};
 	const make = (kc as unknown as { createAgent?: (c: unknown, o: unknown) => http.Agent })
 		.createAgent;
-	const agent =
-		typeof make === 'function'
-			? make.call(kc, cluster, agentOptions)
-			: cluster?.server.startsWith('http:')
-				? new http.Agent(agentOptions)
-				: new https.Agent(agentOptions);
-	sharedAgents.set(kc, { options, agent });
-	return agent;
+	const build = (extra: Record<string, unknown>): http.Agent => {
+		const agentOptions = { ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS, ...extra };
+		if (typeof make === 'function') return make.call(kc, cluster, agentOptions);
+		return cluster?.server.startsWith('http:')
+			? new http.Agent(agentOptions)
+			: new https.Agent(agentOptions);
+	};
+	const shared: SharedAgent = {
+		options,
+		agent: build({ maxSockets: MAX_CONNECTIONS }),
+		streams: build({}),
+	};
+	sharedAgents.set(kc, shared);
+	return use === 'stream' ? shared.streams : shared.agent;
 }
 
 /**
  * The authentication of a request to the current context (token, client certificate, exec
- * plugin, auth provider, basic) and the shared kept-alive agent to send it through.
+ * plugin, auth provider, basic) and the shared kept-alive agent to send it through (watches
+ * and raw lists get their own, so that watches never hold the connections requests wait for).
  */
-export async function requestAuth(kc: KubeConfig): Promise<RequestAuth> {
+export async function requestAuth(
+	kc: KubeConfig,
+	use: ConnectionUse = 'request',
+): Promise<RequestAuth> {
 	const opts: HttpsOptions = {};
 	await kc.applyToHTTPSOptions(opts as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
 	const headers: Record<string, string> = {};
 	for (const [k, v] of Object.entries(opts.headers ?? {}))
 		headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-	const auth: RequestAuth = { headers, agent: sharedAgent(kc, opts) };
+	const auth: RequestAuth = { headers, agent: sharedAgent(kc, opts, use) };
 	if (typeof opts.auth === 'string') auth.auth = opts.auth;
 	return auth;
 }

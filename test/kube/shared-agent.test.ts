@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { getJson } from '../../source/kube/api-request.js';
-import { type Kube, loadKube } from '../../source/kube/config.js';
-import { withSim } from '../support/sim.js';
+import { getJson, streamLines } from '../../source/kube/api-request.js';
+import { type Kube, loadKube, MAX_CONNECTIONS } from '../../source/kube/config.js';
+import { waitFor, withSim } from '../support/sim.js';
 
 const sim = withSim();
 
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 describe('one kept-alive connection pool per cluster connection', () => {
-	test('API clients and raw reads share kept-alive TLS connections, with the token still sent', async () => {
+	test('API clients and raw reads keep their TLS connections alive, with the token still sent', async () => {
 		const kube = await kubeThroughRelay('relay-a.yaml');
 		const before = connections;
 		for (let i = 0; i < 10; i++) {
@@ -58,8 +58,9 @@ describe('one kept-alive connection pool per cluster connection', () => {
 			);
 			expect(list.kind).toBe('PersistentVolumeClaimList');
 		}
-		// 30 requests one after another: one connection (client-node alone makes 30).
-		expect(connections - before).toBe(1);
+		// 30 requests one after another: one connection for the API clients and one for the raw
+		// reads (client-node alone makes one per request).
+		expect(connections - before).toBe(2);
 	});
 
 	test('a connection the server cut is replaced, and writes still go through', async () => {
@@ -82,5 +83,32 @@ describe('one kept-alive connection pool per cluster connection', () => {
 				.catch(() => undefined);
 		expect(created?.metadata?.name).toBe('agent-cut');
 		expect(connections).toBeGreaterThan(before);
+	});
+
+	test('watches held open never take the connections requests wait for', async () => {
+		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, requestTimeoutMs: 5000 });
+		const stop = new AbortController();
+		let opened = 0;
+		const watches = Array.from({ length: MAX_CONNECTIONS + 2 }, () =>
+			streamLines(
+				kube.config,
+				'/api/v1/namespaces/corral/configmaps',
+				{ watch: 1 },
+				stop.signal,
+				() => {
+					opened++;
+				},
+				() => {},
+				5000,
+			).catch(() => undefined),
+		);
+		try {
+			await waitFor(() => opened === MAX_CONNECTIONS + 2, { what: 'every watch open' });
+			const list = await kube.core.listNamespacedPod({ namespace: 'corral' });
+			expect(Array.isArray(list.items)).toBe(true);
+		} finally {
+			stop.abort();
+			await Promise.all(watches);
+		}
 	});
 });
