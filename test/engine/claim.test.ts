@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, reconcile } from '../../source/engine/index.js';
-import { PoolError } from '../../source/pool/errors.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolSpec, putLease, waitReady } from './fixtures.js';
+import { poolError, poolSpec, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
 	c = await startTestCluster();
 });
 afterAll(() => c?.close());
-
-async function poolError(p: Promise<unknown>): Promise<PoolError> {
-	const err = await p.then(
-		() => null,
-		(e: unknown) => e,
-	);
-	expect(err).toBeInstanceOf(PoolError);
-	return err as PoolError;
-}
 
 describe('claim', () => {
 	it('50 concurrent claims on 50 members give 50 distinct members; the 51st gets no-free with counts', async () => {

@@ -8,24 +8,15 @@ import {
 	release,
 	setMaintenance,
 } from '../../source/engine/index.js';
-import { PERSISTENT_MESSAGE, PoolError } from '../../source/pool/errors.js';
+import { PERSISTENT_MESSAGE } from '../../source/pool/errors.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolSpec, putDefinition, putLease, waitReady } from './fixtures.js';
+import { poolError, poolSpec, putDefinition, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
 	c = await startTestCluster();
 });
 afterAll(() => c?.close());
-
-async function poolError(p: Promise<unknown>): Promise<PoolError> {
-	const err = await p.then(
-		() => null,
-		(e: unknown) => e,
-	);
-	expect(err).toBeInstanceOf(PoolError);
-	return err as PoolError;
-}
 
 const CORRUPT: Array<[string, string, RegExp]> = [
 	['bad JSON', '{"image": "ghcr.io/example/desktop:1", "size": 3', /not valid JSON/],

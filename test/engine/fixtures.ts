@@ -1,7 +1,9 @@
+import { expect } from 'vitest';
 /** Pool definitions and cluster reads shared by the engine and command tests. */
 
 import type { EngineContext } from '../../source/engine/index.js';
 import { readPool } from '../../source/engine/index.js';
+import { PoolError } from '../../source/pool/errors.js';
 import type { PoolSpec } from '../../source/pool/spec.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import type { TestCluster } from './cluster.js';
@@ -88,4 +90,14 @@ export function putDefinition(c: TestCluster, pool: string, specText: string): v
 	if (existing)
 		c.sim.store.update('configmaps', { ...obj, metadata: { ...obj.metadata } }, { who: 'test' });
 	else c.sim.store.create('configmaps', obj, { who: 'test' });
+}
+
+/** The PoolError a promise rejects with (fails the test when it resolves or throws another). */
+export async function poolError(p: Promise<unknown>): Promise<PoolError> {
+	const err = await p.then(
+		() => null,
+		(e: unknown) => e,
+	);
+	expect(err).toBeInstanceOf(PoolError);
+	return err as PoolError;
 }

@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
-import { PoolError } from '../../source/pool/errors.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolSpec, putLease, uidOf, waitReady } from './fixtures.js';
+import { poolError, poolSpec, putLease, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
 	c = await startTestCluster();
 });
 afterAll(() => c?.close());
-
-async function poolError(p: Promise<unknown>): Promise<PoolError> {
-	const err = await p.then(
-		() => null,
-		(e: unknown) => e,
-	);
-	expect(err).toBeInstanceOf(PoolError);
-	return err as PoolError;
-}
 
 describe('release', () => {
 	it('destroys the member, waits for the PVC to be gone, creates it again and removes the Lease', async () => {
