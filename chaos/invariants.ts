@@ -278,6 +278,12 @@ export function checkTimeline(timeline: TimelineData): InvariantResult {
 							e.revision,
 							`the claim of ${from} on ${e.member} was deleted without a release`,
 						);
+					else {
+						// A claim that gave a member back never handed it to its user: the desktop
+						// is as clean as it was.
+						const pvcUid = pvcs.get(e.member)?.uid;
+						if (pvcUid) pvcUsers.get(pvcUid)?.delete(from);
+					}
 					heldBy.get(from)?.delete(e.member);
 				}
 				leases.delete(e.member);

@@ -29,7 +29,7 @@ import {
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
-import { createLease, deleteLease, replaceLease } from './member-lease.js';
+import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import { createPod } from './member-ops.js';
 import { mergePatchOptions } from './merge-patch.js';
@@ -77,15 +77,19 @@ export async function claim(
 	try {
 		// An identity that won a member through this read would not find it there: read again.
 		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, true);
-		let result: ClaimResult;
-		try {
-			result = await claimIn(ctx, pool, snapshot, identity);
-		} catch (err) {
-			// Nothing free in a read made before this claim began: read again, then decide.
-			if (!(err instanceof PoolError && err.kind === 'no-free') || snapshot.readAt >= startedAt)
-				throw err;
-			snapshot = await claimSnapshot(ctx, pool, true);
-			result = await claimIn(ctx, pool, snapshot, identity);
+		let result: ClaimResult | undefined;
+		for (let attempt = 1; !result; attempt++) {
+			try {
+				result = await claimIn(ctx, pool, snapshot, identity);
+			} catch (err) {
+				// A double claim gave its member back: read again (a few times at most).
+				const again = err instanceof ClaimAgain && attempt < CLAIM_ATTEMPTS;
+				// Nothing free in a read made before this claim began: read again, then decide.
+				const stale =
+					err instanceof PoolError && err.kind === 'no-free' && snapshot.readAt < startedAt;
+				if (!again && !stale) throw err instanceof ClaimAgain ? busyAgain(identity) : err;
+				snapshot = await claimSnapshot(ctx, pool, true);
+			}
 		}
 		emitEvent(ctx, {
 			pool,
@@ -142,7 +146,8 @@ async function claimIn(
 			continue;
 		}
 		// Two claims by one identity at once (a double click) may each win a member: the one
-		// whose Lease came later gives its member back and answers with the earlier one.
+		// whose Lease came later gives its member back and starts again from a fresh read,
+		// where it finds the identity's own member (or, if that one went meanwhile, a free one).
 		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
 		if (earlier) {
 			await deleteLease(ctx, lease).catch(() => false);
@@ -154,8 +159,7 @@ async function claimIn(
 				outcome: 'info',
 				message: `${sanitize(identity)} won ${earlier} in a claim at the same time; ${view.name} given back`,
 			});
-			snapshot.winners.add(identity);
-			return { member: earlier, renewed: false, existing: true, started: false };
+			throw new ClaimAgain();
 		}
 		const won = await settle(ctx, pool, spec, identity, view, lease);
 		if (won) {
@@ -171,6 +175,19 @@ async function claimIn(
 		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
 	);
 	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+}
+
+/** How often a claim starts again after giving back a member won twice by its identity. */
+const CLAIM_ATTEMPTS = 3;
+
+/** A claim that gave back a member its identity won twice, and starts again. */
+class ClaimAgain extends Error {}
+
+function busyAgain(identity: string): PoolError {
+	return new PoolError(
+		'busy',
+		`other claims by ${sanitize(identity)} kept racing this one; run claim again`,
+	);
 }
 
 /** Creation order of Leases: creation time, then the revision they were written at. */
@@ -406,9 +423,13 @@ async function keepOwn(
 ): Promise<ClaimResult> {
 	const member = view.name;
 	const objects = members.find((m) => m.name === member)!;
+	// The read may be a moment old (shared by concurrent claims): the Lease itself decides.
+	// One released meanwhile means the identity holds nothing here any more: start again.
+	const current = await readLease(ctx, member);
+	if (current?.spec?.holderIdentity !== identity) throw new ClaimAgain();
 	let renewed = false;
-	if (view.claimExpired && objects.lease) {
-		const lease = await replaceLease(ctx, objects.lease, {
+	if (view.claimExpired && current) {
+		const lease = await replaceLease(ctx, current, {
 			holder: identity,
 			durationSeconds: CLAIM_SECONDS,
 			transfer: false,
