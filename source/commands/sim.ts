@@ -30,7 +30,7 @@ Flags
   --help               show this help
 
 Examples
-  ctpool sim --kubeconfig /tmp/sim.kubeconfig
+  ctpool sim --kubeconfig ./sim.kubeconfig
   ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
 `;
 

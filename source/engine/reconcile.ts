@@ -388,14 +388,7 @@ async function underLease(
 				index: plan.view.index,
 				message: `${ctx.actor}: ${describeStep(step, plan.view, spec)}`,
 			});
-			emitEvent(ctx, {
-				pool,
-				member,
-				action: step,
-				outcome: 'ok',
-				message: doneText(step, member),
-			});
-			action = { member, step, ok: true };
+			action = succeeded(ctx, pool, member, step);
 		}
 	} catch (err) {
 		done = true;
@@ -475,19 +468,23 @@ async function decideAndAct(
 			if (step === 'create' || step === 'start')
 				bulk[step].push({ name: member, index: plan.view.index, message });
 			else recordKubeEvent(ctx, member, EVENT_REASON[step], message);
-			emitEvent(ctx, {
-				pool,
-				member,
-				action: step,
-				outcome: 'ok',
-				message: doneText(step, member),
-			});
-			action = { member, step, ok: true };
+			action = succeeded(ctx, pool, member, step);
 		}
 	} catch (err) {
 		action = failed(ctx, pool, member, step, err);
 	}
 	return { step, action };
+}
+
+/** A step that worked: its event, and its action. */
+function succeeded(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	step: ReconcileStep,
+): ReconcileAction {
+	emitEvent(ctx, { pool, member, action: step, outcome: 'ok', message: doneText(step, member) });
+	return { member, step, ok: true };
 }
 
 function doneText(step: ReconcileStep, member: string): string {
