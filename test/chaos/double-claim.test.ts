@@ -5,23 +5,13 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaosSpec } from '../../chaos/chaos.js';
-import { apply, type ClaimResult, claim } from '../../source/engine/index.js';
-import { waitFor } from '../support/sim.js';
-import { startTappedCluster, type TappedCluster } from './tapped-cluster.js';
+import { type ClaimResult, claim } from '../../source/engine/index.js';
+import { readyPool, startTappedCluster, type TappedCluster } from './tapped-cluster.js';
 
 let c: TappedCluster;
 beforeAll(async () => {
 	c = await startTappedCluster();
-	await apply(c.context(), 'twice', chaosSpec(8));
-	await waitFor(
-		() =>
-			c.sim.store
-				.list('pods', { namespace: 'corral' })
-				.filter((p) => p.metadata.name.startsWith('twice-'))
-				.every((p) => (p.status as { phase?: string }).phase === 'Running'),
-		{ what: 'pool twice running' },
-	);
+	await readyPool(c, 'twice', 8);
 });
 afterAll(() => c?.close());
 

@@ -6,12 +6,11 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaosSpec } from '../../chaos/chaos.js';
-import { apply, claim, reconcile, release } from '../../source/engine/index.js';
+import { claim, reconcile, release } from '../../source/engine/index.js';
 import { leaseName, MAINTENANCE_ANNOTATION, pvcName } from '../../source/pool/index.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
 import { waitFor } from '../support/sim.js';
-import { startTappedCluster, type TappedCluster } from './tapped-cluster.js';
+import { readyPool, startTappedCluster, type TappedCluster } from './tapped-cluster.js';
 
 const ELEVEN_MINUTES = 11 * 60_000;
 /** Enough failures to outlast the client's retries of a GET, DELETE or PATCH. */
@@ -23,18 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-async function readyPool(pool: string, size: number): Promise<void> {
-	await apply(c.context(), pool, chaosSpec(size));
-	await waitFor(
-		() =>
-			c.sim.store
-				.list('pods', { namespace: 'corral' })
-				.filter((p) => p.metadata.name.startsWith(`${pool}-`))
-				.every((p) => (p.status as { phase?: string }).phase === 'Running'),
-		{ what: `pool ${pool} running` },
-	);
-}
-
 function pvc(member: string) {
 	return c.sim.store.get('persistentvolumeclaims', 'corral', pvcName(member));
 }
@@ -43,7 +30,7 @@ describe('one 503 while a release waits for the pod to go', () => {
 	let member = '';
 	let outcome: unknown;
 	it('hits the release (the scene)', async () => {
-		await readyPool('blip', 1);
+		await readyPool(c, 'blip', 1);
 		member = (await claim(c.context(), 'blip', 'alice@example.com')).member;
 		const failed = c.fail('GET', new RegExp(`/pods/${member}$`), 503);
 		outcome = await release(c.context(), 'blip', member, 'alice@example.com').catch(
@@ -64,7 +51,7 @@ describe('a release whose destroy and quarantine both keep failing', () => {
 	let bobDesktop: string | undefined;
 	const stop: Array<() => number> = [];
 	it('fails, and bob claims next in the one-member pool (the scene)', async () => {
-		await readyPool('dirty', 1);
+		await readyPool(c, 'dirty', 1);
 		member = (await claim(c.context(), 'dirty', 'alice@example.com')).member;
 		aliceDesktop = pvc(member)?.metadata.uid;
 		expect(aliceDesktop).toBeTruthy();
@@ -101,7 +88,7 @@ describe("the quarantine message's own recovery steps", () => {
 	let off: RunResult;
 	let rec: RunResult;
 	it('are printed by a release whose pod delete keeps failing, and the admin follows them (the scene)', async () => {
-		await readyPool('steps', 1);
+		await readyPool(c, 'steps', 1);
 		member = (await claim(c.context(), 'steps', 'alice@example.com')).member;
 		c.fail('DELETE', new RegExp(`/pods/${member}$`), 503, ALWAYS);
 		const err = await release(c.context(), 'steps', member, 'alice@example.com').catch(

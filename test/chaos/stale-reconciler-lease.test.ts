@@ -6,17 +6,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chaosSpec } from '../../chaos/chaos.js';
-import {
-	apply,
-	claim,
-	type ReconcileResult,
-	reconcile,
-	release,
-} from '../../source/engine/index.js';
+import { claim, type ReconcileResult, reconcile, release } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
-import { waitFor } from '../support/sim.js';
-import { startTappedCluster, type TappedCluster } from './tapped-cluster.js';
+import { readyPool, startTappedCluster, type TappedCluster } from './tapped-cluster.js';
 
 // Found by the chaos suite: planStep used to return null for a Ready, current, unclaimed
 // member whose only problem was an expired reconciler Lease, so the Lease blocked the member
@@ -30,18 +22,6 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-async function readyPool(pool: string, size: number): Promise<void> {
-	await apply(c.context(), pool, chaosSpec(size));
-	await waitFor(
-		() =>
-			c.sim.store
-				.list('pods', { namespace: 'corral' })
-				.filter((p) => p.metadata.name.startsWith(`${pool}-`))
-				.every((p) => (p.status as { phase?: string }).phase === 'Running'),
-		{ what: `pool ${pool} running` },
-	);
-}
-
 function holder(member: string): string | undefined {
 	const lease = c.sim.store.get('leases', 'corral', leaseName(member));
 	return (lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
@@ -50,7 +30,7 @@ function holder(member: string): string | undefined {
 describe('an expired reconciler Lease left by a reconciler killed before it deleted it', () => {
 	let later: ReconcileResult;
 	it('is met by the next reconcile, 11 minutes later (the scene)', async () => {
-		await readyPool('stale', 2);
+		await readyPool(c, 'stale', 2);
 		const now = Date.now();
 		c.sim.store.create('leases', {
 			apiVersion: 'coordination.k8s.io/v1',
@@ -80,7 +60,7 @@ describe('an expired reconciler Lease left by a reconciler killed before it dele
 describe('a reconciler Lease left by a release whose Lease delete got a 503', () => {
 	let member = '';
 	it('is left behind, and the release says the next reconcile takes it over (the scene)', async () => {
-		await readyPool('relstale', 1);
+		await readyPool(c, 'relstale', 1);
 		member = (await claim(c.context(), 'relstale', 'alice@example.com')).member;
 		// Every try of the Lease delete fails: the first and the client's three retries.
 		const failed = c.fail('DELETE', new RegExp(`/leases/${leaseName(member)}$`), 503, {

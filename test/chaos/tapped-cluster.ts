@@ -5,15 +5,17 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { chaosSpec } from '../../chaos/chaos.js';
 import { ReconcilerTap } from '../../chaos/reconciler-tap.js';
 import {
+	apply,
 	createEngineContext,
 	type EngineContext,
 	type EngineEvent,
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { kubeconfigYaml, type SimCluster } from '../../source/sim/index.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
+import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
 
 /** One planned fault: answer the nth matching request with status (then forget it). */
 interface PlannedFault {
@@ -120,4 +122,17 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 			await test.cleanup();
 		},
 	};
+}
+
+/** Applies a chaos pool of size members and waits until every one of its pods runs. */
+export async function readyPool(c: TappedCluster, pool: string, size: number): Promise<void> {
+	await apply(c.context(), pool, chaosSpec(size));
+	await waitFor(
+		() =>
+			c.sim.store
+				.list('pods', { namespace: 'corral' })
+				.filter((p) => p.metadata.name.startsWith(`${pool}-`))
+				.every((p) => (p.status as { phase?: string }).phase === 'Running'),
+		{ what: `pool ${pool} running` },
+	);
 }
