@@ -1,0 +1,92 @@
+/** Reading request bodies and writing responses of the simulated API server. */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+	badRequest,
+	internalError,
+	isSimApiError,
+	SimError,
+	unsupportedMediaType,
+} from './errors.js';
+import { PROTOBUF } from './protobuf.js';
+import type { SimApiError } from './store-api.js';
+
+/** The largest request body the server reads. */
+const MAX_BODY = 8 * 1024 * 1024;
+
+/** Writes a whole response with its Content-Length (or just ends it when headers went out). */
+export function send(
+	res: ServerResponse,
+	code: number,
+	body: string,
+	contentType = 'application/json',
+): void {
+	if (res.headersSent) {
+		res.end();
+		return;
+	}
+	res.writeHead(code, {
+		'Content-Type': contentType,
+		'Content-Length': Buffer.byteLength(body),
+		'Cache-Control': 'no-cache, private',
+	});
+	res.end(body);
+}
+
+/** Writes an object as a JSON response. */
+export function sendObj(res: ServerResponse, code: number, obj: unknown): void {
+	send(res, code, JSON.stringify(obj));
+}
+
+/** Writes an API error as its Status body. */
+export function sendError(res: ServerResponse, err: SimApiError): void {
+	send(res, err.code, JSON.stringify(err.status));
+}
+
+/** Writes any thrown value: an API error as is, anything else as a 500. */
+export function fail(res: ServerResponse, err: unknown): void {
+	if (isSimApiError(err)) sendError(res, err);
+	else sendError(res, internalError(err instanceof Error ? err.message : String(err)));
+}
+
+/** The request body as bytes (413 past 8 MiB). */
+export function readRaw(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on('data', (c: Buffer) => {
+			size += c.length;
+			if (size > MAX_BODY) {
+				reject(new SimError(413, 'RequestEntityTooLarge', 'the request body is too large', {}));
+				req.destroy();
+				return;
+			}
+			chunks.push(c);
+		});
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+/** The request body as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
+	return readRaw(req).then((b) => b.toString('utf8'));
+}
+
+/** The media type of the request body, without parameters. */
+export function contentTypeOfRequest(req: IncomingMessage): string {
+	return (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+}
+
+/** The request body parsed as JSON (undefined when empty; 415 for protobuf, 400 when malformed). */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+	const type = contentTypeOfRequest(req);
+	if (type === PROTOBUF) throw unsupportedMediaType(type, 'application/json');
+	const text = await readBody(req);
+	if (text.trim() === '') return undefined;
+	try {
+		return JSON.parse(text) as unknown;
+	} catch (e) {
+		throw badRequest(`json: ${(e as Error).message}`);
+	}
+}
