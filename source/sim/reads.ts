@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest, expired, invalid, notFound } from './errors.js';
 import { send } from './http-io.js';
+import { queryInt } from './query.js';
 import { apiVersionOf } from './resources.js';
 import { contentTypeOf, type Format, type Route } from './routing.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -119,7 +120,7 @@ export function list(
 	if (rv !== '' && !/^\d+$/.test(rv)) {
 		throw badRequest(`invalid resource version: ${rv}`);
 	}
-	const limit = Math.max(0, Number.parseInt(q.get('limit') ?? '0', 10) || 0);
+	const limit = Math.max(0, queryInt(q, 'limit') ?? 0);
 	const cont = q.get('continue');
 	let entries: StoredEntry[];
 	let listRv: number;

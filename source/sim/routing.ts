@@ -149,8 +149,3 @@ export function discoveryDocument(
 	}
 	return undefined;
 }
-
-/** A boolean query parameter as the server reads it today (`true` or `1`). */
-export function parseBool(v: string | null): boolean {
-	return v === 'true' || v === '1';
-}

@@ -33,12 +33,12 @@ import { type ExecContext, execPreflight, execUpgrade } from './exec.js';
 import type { FaultSwitch } from './faults.js';
 import { fail, send, sendError, sendObj } from './http-io.js';
 import { podLog } from './pod-log.js';
+import { queryBool } from './query.js';
 import { get, list } from './reads.js';
 import {
 	apiRoute,
 	discoveryDocument,
 	parseAccept,
-	parseBool,
 	type Route,
 	resourceRoute,
 	verbOf,
@@ -221,10 +221,7 @@ export class SimServer {
 		const api = apiRoute(parts);
 		const route = api && api.rest.length > 0 ? resourceRoute(api.gv, api.rest) : undefined;
 		const isWatch =
-			method === 'GET' &&
-			route !== undefined &&
-			route.sub === undefined &&
-			parseBool(q.get('watch'));
+			method === 'GET' && route !== undefined && route.sub === undefined && queryBool(q, 'watch');
 		if (route) {
 			reqLog.resource = route.info.name;
 			if (route.namespace) reqLog.namespace = route.namespace;
@@ -305,10 +302,10 @@ export class SimServer {
 				await create(ctx, req, res, route, q, who);
 				return;
 			case 'update':
-				await update(ctx, req, res, route, who);
+				await update(ctx, req, res, route, q, who);
 				return;
 			case 'patch':
-				await patch(ctx, req, res, route, who);
+				await patch(ctx, req, res, route, q, who);
 				return;
 			case 'delete':
 				await remove(ctx, req, res, route, q, who);

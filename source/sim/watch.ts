@@ -5,9 +5,10 @@
 
 import type { ServerResponse } from 'node:http';
 import { badRequest, expired, internalError, isSimApiError } from './errors.js';
+import { queryBool, queryInt } from './query.js';
 import { includeObject, listOptions, partialJson } from './reads.js';
 import { apiVersionOf } from './resources.js';
-import { contentTypeOf, type Format, parseBool, type Route } from './routing.js';
+import { contentTypeOf, type Format, type Route } from './routing.js';
 import { parseFieldSelector } from './selectors.js';
 import type { ServerContext, WatchStream } from './server-context.js';
 import type { WatchDelivery } from './store.js';
@@ -39,13 +40,10 @@ export function watch(
 	const rvParam = q.get('resourceVersion') ?? '';
 	if (rvParam !== '' && !/^\d+$/.test(rvParam))
 		throw badRequest(`invalid resource version: ${rvParam}`);
-	const bookmarks = parseBool(q.get('allowWatchBookmarks'));
-	const sendInitial = parseBool(q.get('sendInitialEvents'));
-	const timeoutRaw = Number.parseInt(q.get('timeoutSeconds') ?? '', 10);
-	const timeoutMs =
-		Number.isFinite(timeoutRaw) && timeoutRaw > 0
-			? timeoutRaw * 1000
-			: (1800 + Math.random() * 1800) * 1000;
+	const bookmarks = queryBool(q, 'allowWatchBookmarks');
+	const sendInitial = queryBool(q, 'sendInitialEvents');
+	const timeoutRaw = queryInt(q, 'timeoutSeconds') ?? 0;
+	const timeoutMs = timeoutRaw > 0 ? timeoutRaw * 1000 : (1800 + Math.random() * 1800) * 1000;
 
 	res.writeHead(200, {
 		'Content-Type': contentTypeOf(fmt),

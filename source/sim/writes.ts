@@ -7,15 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { initialStatus } from './defaults.js';
 import {
 	badRequest,
-	invalid,
 	isSimApiError,
 	methodNotAllowed,
 	notFound,
+	type StatusCause,
 	unsupportedMediaType,
 } from './errors.js';
 import { contentTypeOfRequest, readBody, readJson, send, sendObj } from './http-io.js';
 import { checkImmutable } from './immutable.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
+import { dryRunCauses, invalidOptions, queryInt, queryString, writeQuery } from './query.js';
 import { listOptions } from './reads.js';
 import { apiVersionOf, type ResourceInfo } from './resources.js';
 import type { Route } from './routing.js';
@@ -88,19 +89,18 @@ export function checkBody(route: Route, body: unknown): SimObject {
 	return obj;
 }
 
-function rejectDryRun(q: URLSearchParams): void {
-	if (q.getAll('dryRun').length > 0) {
-		throw badRequest('dryRun is not supported by the simulated cluster');
-	}
-}
-
-/** Runs a store write in the audit scope of a request and records it when it changed nothing. */
+/**
+ * Runs a store write in the audit scope of a request and records it when it changed nothing.
+ * A dry run is not a mutation: it runs without an audit entry (the request log has it).
+ */
 function audited<T extends SimObject>(
 	ctx: ServerContext,
 	scope: AuditScope,
 	code: number,
 	fn: () => T,
+	dryRun = false,
 ): T {
+	if (dryRun) return fn();
 	const before = ctx.store.revision();
 	try {
 		const out = ctx.audit.within({ ...scope, code }, fn);
@@ -125,7 +125,7 @@ export async function create(
 	who: string,
 ): Promise<void> {
 	if (route.sub) throw methodNotAllowed();
-	rejectDryRun(q);
+	const opts = writeQuery(q, 'CreateOptions');
 	const obj = checkBody(route, await readJson(req));
 	if (obj.metadata.resourceVersion) {
 		throw badRequest('resourceVersion should not be set on objects to be created');
@@ -137,7 +137,8 @@ export async function create(
 		ctx,
 		{ verb: 'create', resource: route.info.name, namespace: route.namespace, name, who },
 		201,
-		() => ctx.store.create(route.info.name, obj, { who }),
+		() => ctx.store.create(route.info.name, obj, { who, dryRun: opts.dryRun }),
+		opts.dryRun,
 	);
 	sendObj(res, 201, created);
 }
@@ -180,8 +181,11 @@ export async function update(
 	req: IncomingMessage,
 	res: ServerResponse,
 	route: Route,
+	q: URLSearchParams,
 	who: string,
 ): Promise<void> {
+	const opts = writeQuery(q, 'UpdateOptions');
+	const dryRun = opts.dryRun;
 	const body = checkBody(route, await readJson(req));
 	const name = route.name!;
 	if (body.metadata.name && body.metadata.name !== name) {
@@ -201,14 +205,24 @@ export async function update(
 	if (!current) {
 		if (!CREATE_ON_UPDATE.has(route.info.name) || route.sub) throw notFound(route.info.name, name);
 		delete body.metadata.resourceVersion;
-		const created = audited(ctx, { ...scope, verb: 'create' }, 201, () =>
-			ctx.store.create(route.info.name, body, { who }),
+		const created = audited(
+			ctx,
+			{ ...scope, verb: 'create' },
+			201,
+			() => ctx.store.create(route.info.name, body, { who, dryRun }),
+			dryRun,
 		);
 		sendObj(res, 201, created);
 		return;
 	}
 	const next = merged(ctx, route, current, body);
-	const written = audited(ctx, scope, 200, () => ctx.store.update(route.info.name, next, { who }));
+	const written = audited(
+		ctx,
+		scope,
+		200,
+		() => ctx.store.update(route.info.name, next, { who, dryRun }),
+		dryRun,
+	);
 	sendObj(res, 200, written);
 }
 
@@ -218,8 +232,10 @@ export async function patch(
 	req: IncomingMessage,
 	res: ServerResponse,
 	route: Route,
+	q: URLSearchParams,
 	who: string,
 ): Promise<void> {
+	const opts = writeQuery(q, 'PatchOptions');
 	const type = contentTypeOfRequest(req);
 	const text = await readBody(req);
 	let body: unknown;
@@ -253,7 +269,8 @@ export async function patch(
 		ctx,
 		{ verb: 'patch', resource: route.info.name, namespace: route.namespace, name, who },
 		200,
-		() => ctx.store.update(route.info.name, out, { who }),
+		() => ctx.store.update(route.info.name, out, { who, dryRun: opts.dryRun }),
+		opts.dryRun,
 	);
 	sendObj(res, 200, written);
 }
@@ -272,35 +289,47 @@ async function deleteOptions(
 		  }
 		| undefined;
 	const opts: DeleteOptions = { who };
-	const g =
-		body?.gracePeriodSeconds ??
-		(q.get('gracePeriodSeconds') !== null ? Number(q.get('gracePeriodSeconds')) : undefined);
+	// The query is decoded first; the fields a body carries replace it.
+	const fromQuery = {
+		gracePeriodSeconds: queryInt(q, 'gracePeriodSeconds'),
+		propagationPolicy: queryString(q, 'propagationPolicy'),
+		dryRun: q.getAll('dryRun'),
+	};
+	const g = body?.gracePeriodSeconds ?? fromQuery.gracePeriodSeconds;
 	if (g !== undefined && g !== null && Number.isFinite(Number(g)))
 		opts.gracePeriodSeconds = Number(g);
-	const policy = body?.propagationPolicy ?? q.get('propagationPolicy') ?? undefined;
-	if (policy) {
+	const policy = body?.propagationPolicy ?? fromQuery.propagationPolicy;
+	const dryRun = body?.dryRun ?? fromQuery.dryRun;
+	const causes: StatusCause[] = [];
+	if (policy !== undefined && policy !== null) {
 		if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {
-			throw invalid('', '', [
-				{
-					reason: 'FieldValueNotSupported',
-					message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
-					field: 'propagationPolicy',
-				},
-			]);
-		}
-		opts.propagationPolicy = policy;
+			causes.push({
+				reason: 'FieldValueNotSupported',
+				message: `Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+				field: 'propagationPolicy',
+			});
+		} else opts.propagationPolicy = policy;
 	}
+	causes.push(...dryRunCauses(Array.isArray(dryRun) ? dryRun.map(String) : [String(dryRun)]));
+	if (causes.length > 0) throw invalidOptions('DeleteOptions', causes);
 	if (body?.preconditions) opts.preconditions = body.preconditions;
-	if ((body?.dryRun ?? []).length > 0 || q.getAll('dryRun').length > 0) {
-		throw badRequest('dryRun is not supported by the simulated cluster');
-	}
+	if (dryRun.length > 0) opts.dryRun = true;
 	return opts;
 }
 
-function deletedBody(ctx: ServerContext, route: Route, deleted: SimObject): string {
+function deletedBody(
+	ctx: ServerContext,
+	route: Route,
+	deleted: SimObject,
+	dryRun: boolean,
+): string {
 	const info = route.info;
-	const still = ctx.store.getEntry(info.name, deleted.metadata.namespace, deleted.metadata.name);
-	if (still && still.obj.metadata.uid === deleted.metadata.uid) return still.json;
+	if (dryRun) {
+		if (deleted.metadata.deletionTimestamp !== undefined) return JSON.stringify(deleted);
+	} else {
+		const still = ctx.store.getEntry(info.name, deleted.metadata.namespace, deleted.metadata.name);
+		if (still && still.obj.metadata.uid === deleted.metadata.uid) return still.json;
+	}
 	if (RETURNS_OBJECT.has(info.name)) return JSON.stringify(deleted);
 	return JSON.stringify({
 		kind: 'Status',
@@ -333,8 +362,9 @@ export async function remove(
 		{ verb: 'delete', resource: route.info.name, namespace: route.namespace, name, who },
 		200,
 		() => ctx.store.delete(route.info.name, route.namespace, name, opts),
+		opts.dryRun,
 	);
-	send(res, 200, deletedBody(ctx, route, deleted));
+	send(res, 200, deletedBody(ctx, route, deleted, opts.dryRun === true));
 }
 
 /** Answers a DELETE of a collection: deletes every object the selectors match. */
@@ -365,6 +395,7 @@ export async function removeCollection(
 				},
 				200,
 				() => ctx.store.delete(route.info.name, o.metadata.namespace, o.metadata.name, opts),
+				opts.dryRun,
 			);
 			out.push(JSON.stringify(deleted));
 		} catch (err) {
