@@ -2,6 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import { RESOURCES, type ResourceInfo } from './resources.js';
+import { hasSchema, openApiSchemas } from './schema.js';
 
 /** The Kubernetes version the simulator claims to be. */
 export const SIM_VERSION = {
@@ -176,6 +177,10 @@ export function openApiV3Doc(group: string, version: string): unknown | undefine
 			}),
 			delete: op('delete'),
 		};
+		if (hasSchema(r.name)) {
+			Object.assign(schemas, openApiSchemas([{ resource: r.name, gvk }]));
+			continue;
+		}
 		schemas[schemaName(r)] = {
 			type: 'object',
 			description: `${r.kind} (simulated cluster: fields are validated by the server)`,

@@ -78,15 +78,34 @@ export function contentTypeOfRequest(req: IncomingMessage): string {
 	return (req.headers['content-type'] ?? '').split(';')[0]!.trim();
 }
 
-/** The request body parsed as JSON (undefined when empty; 415 for protobuf, 400 when malformed). */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/**
+ * The request body as text and parsed as JSON (value undefined when empty; 415 for protobuf,
+ * 400 when malformed).
+ */
+export async function readJsonText(
+	req: IncomingMessage,
+): Promise<{ text: string; value: unknown }> {
 	const type = contentTypeOfRequest(req);
 	if (type === PROTOBUF) throw unsupportedMediaType(type, 'application/json');
 	const text = await readBody(req);
-	if (text.trim() === '') return undefined;
+	if (text.trim() === '') return { text, value: undefined };
 	try {
-		return JSON.parse(text) as unknown;
+		return { text, value: JSON.parse(text) as unknown };
 	} catch (e) {
 		throw badRequest(`json: ${(e as Error).message}`);
 	}
+}
+
+/** The request body parsed as JSON (undefined when empty; 415 for protobuf, 400 when malformed). */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+	return (await readJsonText(req)).value;
+}
+
+/** Adds `Warning: 299 - "text"` headers to a response, quoted as kube-apiserver quotes them. */
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+	if (warnings.length === 0) return;
+	const quoted = warnings.map((w) => `299 - "${w.replace(/["\\]/g, (c) => `\\${c}`)}"`);
+	const prev = res.getHeader('Warning');
+	const before = prev === undefined ? [] : Array.isArray(prev) ? prev : [String(prev)];
+	res.setHeader('Warning', [...before, ...quoted]);
 }
