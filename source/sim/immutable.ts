@@ -40,6 +40,20 @@ export function checkImmutable(
 	next: SimObject,
 	defaultGraceSeconds: number,
 ): void {
+	if (resource === 'deployments') {
+		const before = (current.spec as Rec | undefined)?.selector;
+		const after = (next.spec as Rec | undefined)?.selector;
+		if (before !== undefined && !jsonEqual(before, after)) {
+			throw invalid(resource, current.metadata.name, [
+				{
+					reason: 'FieldValueInvalid',
+					message: `Invalid value: ${JSON.stringify(after ?? null)}: field is immutable`,
+					field: 'spec.selector',
+				},
+			]);
+		}
+		return;
+	}
 	if (resource !== 'pods' && resource !== 'persistentvolumeclaims') return;
 	const cur = (current.spec ?? {}) as Rec;
 	const probe: SimObject = structuredClone({ ...next, status: undefined });

@@ -210,15 +210,14 @@ const SCALAR_SCHEMAS: Record<string, { ref?: string; schema: Record<string, unkn
 		schema: {
 			description:
 				"Quantity is a fixed-point representation of a number, serialised as a string ('100m', '1Gi').",
-			type: 'string',
+			oneOf: [{ type: 'string' }, { type: 'number' }],
 		},
 	},
 	'int-or-string': {
 		ref: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
 		schema: {
 			description: 'IntOrString is a type that can hold an int32 or a string.',
-			type: 'string',
-			format: 'int-or-string',
+			oneOf: [{ type: 'integer' }, { type: 'string' }],
 		},
 	},
 	time: {
@@ -245,7 +244,7 @@ function typeSchema(type: FieldType, used: Set<string>): Record<string, unknown>
 			const s = SCALAR_SCHEMAS[type.name]!;
 			if (!s.ref) return { ...s.schema };
 			used.add(type.name);
-			return { $ref: `#/components/schemas/${s.ref}` };
+			return { allOf: [{ $ref: `#/components/schemas/${s.ref}` }] };
 		}
 		case 'any':
 			return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };

@@ -3,6 +3,7 @@
  * cell rules of Kubernetes 1.32's printers.
  */
 
+import { deploymentCells } from './deployments.js';
 import type { SimObject } from './store-api.js';
 
 /** One column of a Table. */
@@ -639,6 +640,36 @@ function printStorageClass(sc: SimObject, now: number): unknown[] {
 	];
 }
 
+const DEPLOY_COLUMNS: TableColumn[] = [
+	NAME_COL,
+	col('Ready', 'string', 0, 'Number of the pod with ready state'),
+	col(
+		'Up-to-date',
+		'string',
+		0,
+		'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
+	),
+	col(
+		'Available',
+		'string',
+		0,
+		'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
+	),
+	AGE_COL,
+	col('Containers', 'string', 1, 'Names of each container in the template.'),
+	col('Images', 'string', 1, 'Images referenced by each container in the template.'),
+	col(
+		'Selector',
+		'string',
+		1,
+		'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
+	),
+];
+
+function printDeployment(d: SimObject, now: number): unknown[] {
+	return deploymentCells(d, since(d.metadata.creationTimestamp, now));
+}
+
 function printDefault(obj: SimObject, now: number): unknown[] {
 	return [obj.metadata.name, since(obj.metadata.creationTimestamp, now)];
 }
@@ -653,6 +684,7 @@ const PRINTERS: Record<string, { columns: TableColumn[]; row: RowPrinter }> = {
 	nodes: { columns: NODE_COLUMNS, row: printNode },
 	events: { columns: EVENT_COLUMNS, row: printEvent },
 	storageclasses: { columns: SC_COLUMNS, row: printStorageClass },
+	deployments: { columns: DEPLOY_COLUMNS, row: printDeployment },
 };
 
 /** The column definitions and row printer of a resource (Name and Age for unknown ones). */

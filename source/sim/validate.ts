@@ -1,5 +1,6 @@
 /** Validation of objects on create and update: the 422 Invalid rules the simulator enforces. */
 
+import { checkDeployment } from './deployments.js';
 import { invalid, invalidValue, required, type StatusCause } from './errors.js';
 import type { SimObject } from './store-api.js';
 
@@ -147,5 +148,6 @@ export function validateObject(resource: string, obj: SimObject): void {
 	if (resource === 'pods') causes.push(...checkPod(obj));
 	else if (resource === 'persistentvolumeclaims') causes.push(...checkPvc(obj));
 	else if (resource === 'leases') causes.push(...checkLease(obj));
+	else if (resource === 'deployments') causes.push(...checkDeployment(obj));
 	if (causes.length > 0) throw invalid(resource, name, causes);
 }

@@ -5,6 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { initialStatus } from './defaults.js';
+import { defaultDeployment } from './deployments.js';
 import {
 	badRequest,
 	isSimApiError,
@@ -215,6 +216,8 @@ function merged(ctx: ServerContext, route: Route, current: SimObject, next: SimO
 		};
 	}
 	checkImmutable(route.info.name, current, next, ctx.store.defaultGraceSeconds);
+	// Decoding defaults every write, not only a create (a PUT without a strategy gets one).
+	if (route.info.name === 'deployments') defaultDeployment(next);
 	if (route.info.statusSubresource) {
 		const out = { ...next };
 		if (current.status === undefined) delete out.status;
