@@ -1,5 +1,7 @@
 /** Defaulting on create, as the API server's defaulters and admission plugins fill objects in. */
 
+import { defaultAccessObject } from './access-objects.js';
+import { defaultDeployment } from './deployments.js';
 import type { SimObject } from './store-api.js';
 
 /** What defaulting needs from the cluster. */
@@ -151,6 +153,11 @@ export function applyDefaults(resource: string, obj: SimObject, ctx: DefaultsCon
 		case 'namespaces':
 			defaultNamespace(obj);
 			break;
+		case 'deployments':
+			defaultDeployment(obj);
+			break;
+		default:
+			defaultAccessObject(resource, obj);
 	}
 }
 
@@ -168,6 +175,8 @@ export function initialStatus(resource: string): Rec | undefined {
 			return { phase: 'Active' };
 		case 'services':
 			return { loadBalancer: {} };
+		case 'deployments':
+			return {};
 		default:
 			return undefined;
 	}

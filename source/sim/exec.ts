@@ -13,6 +13,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { SimClusterConfig } from './config.js';
 import { SimError } from './errors.js';
+import { queryBool } from './query.js';
 import { type ShellPod, SimShell } from './shell.js';
 import { podFiles } from './shell-files.js';
 import { quoteArg } from './shell-parse.js';
@@ -235,7 +236,7 @@ async function runSession(ws: WebSocket, ctx: ExecContext): Promise<void> {
 	const protocol = ws.protocol;
 	const jsonStatus = protocol === 'v5.channel.k8s.io' || protocol === 'v4.channel.k8s.io';
 	const q = ctx.query;
-	const flag = (name: string) => q.get(name) === 'true' || q.get(name) === '1';
+	const flag = (name: string) => queryBool(q, name);
 	const tty = flag('tty');
 	const wantStdout = flag('stdout');
 	const wantStderr = flag('stderr');

@@ -48,6 +48,11 @@ export interface SimEvent {
 /** Who made a write; goes into the audit log ('ctpool', 'kubectl', 'system:kubelet', ...). */
 export interface WriteOptions {
 	who?: string;
+	/**
+	 * dryRun=All: run every check, default and admission step and return what would be
+	 * stored, but store nothing (no resourceVersion, no event, no audit mutation).
+	 */
+	dryRun?: boolean;
 }
 
 /** Options of a delete, as DeleteOptions carries them. */

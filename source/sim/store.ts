@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { defaultAccessObject } from './access-objects.js';
 import { applyDefaults } from './defaults.js';
 import {
 	alreadyExists,
@@ -298,8 +299,8 @@ export class Store implements SimStore {
 		return undefined;
 	}
 
-	private allocateClusterIP(): string {
-		const n = this.nextIp++;
+	private allocateClusterIP(dryRun = false): string {
+		const n = dryRun ? this.nextIp : this.nextIp++;
 		return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
 	}
 
@@ -341,7 +342,7 @@ export class Store implements SimStore {
 		applyDefaults(resource, obj, {
 			defaultGraceSeconds: this.defaultGraceSeconds,
 			defaultStorageClass: () => this.defaultStorageClass(),
-			allocateClusterIP: () => this.allocateClusterIP(),
+			allocateClusterIP: () => this.allocateClusterIP(opts.dryRun),
 		});
 		if (resource === 'persistentvolumeclaims') {
 			const fin = meta.finalizers ?? [];
@@ -353,6 +354,7 @@ export class Store implements SimStore {
 		meta.creationTimestamp = isoSeconds(this.now());
 		if (obj.spec !== undefined) meta.generation = 1;
 		else delete meta.generation;
+		if (opts.dryRun) return obj;
 		meta.resourceVersion = String(++this.rev);
 		const entry: StoredEntry = { obj, json: JSON.stringify(obj) };
 		b.items.set(meta.name, entry);
@@ -403,6 +405,7 @@ export class Store implements SimStore {
 		if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
 		else delete meta.generation;
 		if (!meta.finalizers || meta.finalizers.length === 0) delete meta.finalizers;
+		defaultAccessObject(resource, obj);
 		validateObject(resource, obj);
 		if (old.metadata.deletionTimestamp) {
 			const before = new Set(old.metadata.finalizers ?? []);
@@ -418,6 +421,7 @@ export class Store implements SimStore {
 		}
 		if (jsonEqual(obj, old)) return JSON.parse(cur.json) as SimObject;
 		if (meta.generation !== undefined && !jsonEqual(obj.spec, old.spec)) meta.generation += 1;
+		if (opts.dryRun) return obj;
 		const finishing =
 			old.metadata.deletionTimestamp !== undefined &&
 			(meta.finalizers ?? []).length === 0 &&
@@ -475,6 +479,7 @@ export class Store implements SimStore {
 			);
 		}
 		if (resource === 'namespaces') return this.deleteNamespace(name, opts);
+		if (opts.dryRun) return this.deleteDryRun(resource, old, opts.gracePeriodSeconds);
 		const grace = this.graceFor(resource, old, opts.gracePeriodSeconds);
 		const finalizers = old.metadata.finalizers ?? [];
 		const deleting = old.metadata.deletionTimestamp !== undefined;
@@ -492,6 +497,21 @@ export class Store implements SimStore {
 			return this.markDeleting(resource, b, old, now, grace, opts.who);
 		}
 		return this.removeNow(resource, b, old, opts.who);
+	}
+
+	/** What a delete would return, changing nothing: the object marked deleting, or as it is. */
+	private deleteDryRun(resource: ResourceName, old: SimObject, requested?: number): SimObject {
+		const grace = this.graceFor(resource, old, requested);
+		const finalizers = old.metadata.finalizers ?? [];
+		const obj = cloneJson(old);
+		if (old.metadata.deletionTimestamp !== undefined) {
+			const curGrace = old.metadata.deletionGracePeriodSeconds ?? 0;
+			if (grace >= curGrace || (grace === 0 && finalizers.length === 0)) return obj;
+		} else if (finalizers.length === 0 && grace === 0) return obj;
+		obj.metadata.deletionTimestamp = isoSeconds(this.now() + grace * 1000);
+		obj.metadata.deletionGracePeriodSeconds = grace;
+		if (obj.metadata.generation !== undefined) obj.metadata.generation += 1;
+		return obj;
 	}
 
 	private graceFor(resource: ResourceName, obj: SimObject, requested: number | undefined): number {
@@ -572,6 +592,15 @@ export class Store implements SimStore {
 	deleteNamespace(name: string, opts: WriteOptions = {}): SimObject {
 		const e = this.getEntry('namespaces', undefined, name);
 		if (!e) throw notFound('namespaces', name);
+		if (opts.dryRun) {
+			const obj = cloneJson(e.obj);
+			if (!obj.metadata.deletionTimestamp) {
+				obj.metadata.deletionTimestamp = isoSeconds(this.now());
+				obj.metadata.deletionGracePeriodSeconds = 0;
+				(obj.status as Record<string, unknown>) = { ...(obj.status ?? {}), phase: 'Terminating' };
+			}
+			return obj;
+		}
 		if (!e.obj.metadata.deletionTimestamp) {
 			const obj = cloneJson(e.obj);
 			obj.metadata.deletionTimestamp = isoSeconds(this.now());
