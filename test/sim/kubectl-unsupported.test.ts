@@ -79,9 +79,7 @@ describeKubectl('what the simulated cluster does not do fails visibly', () => {
 		const r = await run('scale', '-n', NS, 'deployment/web', '--replicas=3');
 		expect(r.code).toBe(1);
 		expect(r.stderr).toContain(`Error from server (NotFound): ${NOT_FOUND}`);
-		expect(
-			(env.cluster.store.get('deployments', NS, 'web')?.spec as { replicas: number }).replicas,
-		).toBe(1);
+		expect(env.cluster.store.get('deployments', NS, 'web')?.spec).toMatchObject({ replicas: 1 });
 	});
 
 	it('server-side apply: 415, which kubectl reports as not available, storing nothing', async () => {
