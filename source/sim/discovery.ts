@@ -100,7 +100,6 @@ export function apiResourceList(group: string, version: string): unknown | undef
 			resources.push(sub(`${r.name}/status`, r.kind, ['get', 'patch', 'update'], r.namespaced));
 		}
 		if (r.name === 'pods') {
-			resources.push(sub('pods/attach', 'PodAttachOptions', ['create', 'get'], true));
 			resources.push(sub('pods/exec', 'PodExecOptions', ['create', 'get'], true));
 			resources.push(sub('pods/eviction', 'Eviction', ['create'], true, 'policy', 'v1'));
 			resources.push(sub('pods/log', 'Pod', ['get'], true));

@@ -108,10 +108,16 @@ export function resourceRoute(gv: GroupVersion, rest: string[]): Route | undefin
 	return undefined;
 }
 
+/**
+ * Subresources a real server serves that the simulated cluster does not: a request for one
+ * answers 404 NotFound, as a server without them does, never a silent success.
+ */
+export const NOT_SERVED = new Set(['attach', 'portforward', 'proxy']);
+
 /** The Kubernetes verb of a request on a route (undefined when the method is not allowed there). */
 export function verbOf(method: string, route: Route, isWatch: boolean): string | undefined {
 	const item = route.name !== undefined;
-	if (route.sub === 'exec' || route.sub === 'attach') return 'create';
+	if (route.sub === 'exec') return 'create';
 	switch (method) {
 		case 'GET':
 			if (isWatch) return 'watch';

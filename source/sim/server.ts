@@ -41,6 +41,7 @@ import { get, list } from './reads.js';
 import {
 	apiRoute,
 	discoveryDocument,
+	NOT_SERVED,
 	parseAccept,
 	type Route,
 	resourceRoute,
@@ -281,6 +282,10 @@ export class SimServer {
 			return;
 		}
 
+		if (route.sub && NOT_SERVED.has(route.sub)) {
+			sendError(res, pathNotFound());
+			return;
+		}
 		const verb = verbOf(method, route, isWatch);
 		reqLog.verb = verb ?? 'other';
 		if (!verb) {
@@ -303,7 +308,7 @@ export class SimServer {
 			await tokenRequest(ctx, req, res, route, q);
 			return;
 		}
-		if (route.sub === 'exec' || route.sub === 'attach') {
+		if (route.sub === 'exec') {
 			if (route.info.name !== 'pods' || !route.name) throw pathNotFound();
 			const err = execPreflight(execContext(ctx, route, q));
 			sendError(res, err ?? badRequest('Upgrade request required'));
@@ -380,11 +385,8 @@ export class SimServer {
 			const parts = url.pathname.split('/').filter(Boolean);
 			const api = apiRoute(parts);
 			const route = api ? resourceRoute(api.gv, api.rest) : undefined;
-			if (
-				route?.info.name !== 'pods' ||
-				!route.name ||
-				(route.sub !== 'exec' && route.sub !== 'attach')
-			) {
+			// Only exec upgrades; attach and portforward are not served (see NOT_SERVED).
+			if (route?.info.name !== 'pods' || !route.name || route.sub !== 'exec') {
 				throw pathNotFound();
 			}
 			reqLog.resource = 'pods';

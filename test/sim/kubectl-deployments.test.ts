@@ -101,6 +101,17 @@ describeKubectl('kubectl and apps/v1 Deployments on the simulated cluster', () =
 			'SELECTOR',
 		]);
 		expect(w[1]?.split(/\s+/).slice(5)).toEqual(['web', 'nginx:1.27', 'app=web']);
+		await writeFile(file, deployment('stored', 'web').replace('nginx:1.27', 'nginx:1.28'));
+		const diff = await run('diff', '-f', file);
+		expect(diff.code).toBe(1);
+		expect(diff.stdout).toMatch(/^\+\s+- image: nginx:1\.28$/m);
+		const again = await run('apply', '-f', file);
+		expect(again.stderr).toBe('');
+		expect(again.stdout.trim()).toBe('deployment.apps/stored configured');
+		expect(env.cluster.store.get('deployments', NS, 'stored')?.spec).toMatchObject({
+			strategy: { type: 'RollingUpdate' },
+			template: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } },
+		});
 		const res = await run('api-resources', '--api-group=apps', '--no-headers');
 		expect(res.stdout).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
 		const explain = await run('explain', 'deployment.spec.strategy.rollingUpdate');
