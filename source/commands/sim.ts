@@ -9,6 +9,7 @@ import {
 	startSimCluster,
 } from '../sim/index.js';
 import { scanFlags } from './flags.js';
+import { parseDuration } from './values.js';
 
 const HELP = `
 Usage: ctpool sim [flags]
@@ -31,6 +32,9 @@ Flags
                        also write FILE, a kubeconfig acting as ServiceAccount SA in
                        namespace NS (both created if missing), to try ctpool with reduced
                        rights; it has none until a Role is bound to it (repeatable)
+  --compaction D       how long the watch history keeps a change (default 5m, as etcd's
+                       compaction); a watch from an older resourceVersion gets 410 Gone
+  --bookmark-interval D  how often a watch that allows bookmarks gets one (default 60s)
   --help               show this help
 
 Examples
@@ -48,6 +52,8 @@ const SIM_FLAGS = {
 	demo: { type: 'boolean' },
 	fault: { type: 'string' },
 	kubeconfigFor: { type: 'string', isMultiple: true },
+	compaction: { type: 'string' },
+	bookmarkInterval: { type: 'string' },
 	help: { type: 'boolean', shortFlag: 'h' },
 } as const;
 
@@ -72,6 +78,8 @@ function parseSimArgs(argv: readonly string[]) {
 			demo: { type: 'boolean', default: false },
 			fault: { type: 'string' },
 			kubeconfigFor: { type: 'string', isMultiple: true, default: [] },
+			compaction: { type: 'string', default: '5m' },
+			bookmarkInterval: { type: 'string', default: '60s' },
 			help: { type: 'boolean', shortFlag: 'h', default: false },
 		},
 	});
@@ -142,6 +150,15 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		return usageError({ stderr }, `--fault: ${(err as Error).message}`);
 	}
 
+	let compactionMs: number;
+	let bookmarkIntervalMs: number;
+	try {
+		compactionMs = parseDuration('sim', 'compaction', f.compaction, 100);
+		bookmarkIntervalMs = parseDuration('sim', 'bookmark-interval', f.bookmarkInterval, 100);
+	} catch (err) {
+		return usageError({ stderr }, (err as Error).message.replace(/; see ctpool sim --help$/, ''));
+	}
+
 	const base = defaultClusterConfig();
 	const nodes = Array.from({ length: f.nodes }, (_, i) => ({
 		name: base.nodes[i]?.name ?? `node-${i + 1}`,
@@ -152,6 +169,8 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	try {
 		cluster = await startSimCluster({
 			config: { nodes },
+			compactionMs,
+			bookmarkIntervalMs,
 			...(f.port !== undefined ? { port: f.port } : {}),
 			...(f.kubeconfig ? { kubeconfigPath: f.kubeconfig } : {}),
 		});

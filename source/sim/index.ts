@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { AuditLog } from './audit.js';
 import { Authenticator } from './authn.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
+import { ContainerLogs } from './container-logs.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
 import { startTokenController } from './controllers/token-controller.js';
 import { FaultSwitch } from './faults.js';
@@ -21,7 +22,9 @@ export { defaultClusterConfig } from './config.js';
 export type { SimControllers } from './controllers/index.js';
 export type { FaultCounts, FaultSettings, FaultSwitch } from './faults.js';
 export { parseFaultSpec } from './faults.js';
+export { DEFAULT_BOOKMARK_MS } from './server.js';
 export type { Store } from './store.js';
+export { DEFAULT_COMPACTION_MS } from './store.js';
 
 /** The name of the cluster, user and context the kubeconfig holds. */
 export const SIM_CONTEXT = 'ctpool-sim';
@@ -38,10 +41,15 @@ export interface StartSimOptions {
 	token?: string;
 	/** Namespaces to create beside `default` and `corral`. */
 	namespaces?: string[];
-	/** How often a watch that allows bookmarks gets one (ms, default 5,000). */
+	/** How often a watch that allows bookmarks gets one (ms, default 60,000 as a real server). */
 	bookmarkIntervalMs?: number;
-	/** How many events the watch history keeps (default 10,000). */
+	/** How many events the watch history keeps at most (default 10,000). */
 	historySize?: number;
+	/**
+	 * How long the watch history keeps an event (ms, default 5 minutes, as a real server
+	 * compacts etcd); a watch from an older resourceVersion gets 410 Expired.
+	 */
+	compactionMs?: number;
 }
 
 /** A running simulated cluster. */
@@ -161,12 +169,14 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	const store = new Store({
 		defaultGraceSeconds: config.defaultGraceSeconds,
 		...(opts.historySize ? { historySize: opts.historySize } : {}),
+		...(opts.compactionMs !== undefined ? { compactionMs: opts.compactionMs } : {}),
 	});
 	seed(store, config, opts.namespaces ?? []);
 	const faults = new FaultSwitch();
 	const audit = new AuditLog();
 	store.onWrite((w) => audit.recordWrite(w));
 	const authenticator = new Authenticator({ adminToken: token, store });
+	const logs = new ContainerLogs();
 	const server = new SimServer({
 		store,
 		config,
@@ -174,6 +184,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 		authenticator,
 		faults,
 		audit,
+		logs,
 		...(opts.bookmarkIntervalMs ? { bookmarkIntervalMs: opts.bookmarkIntervalMs } : {}),
 	});
 	const port = await server.listen(opts.port ?? 0);
@@ -192,7 +203,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	await chmod(kubeconfigPath, 0o600);
 
 	// The controllers register the configured nodes, as each node's kubelet would.
-	const controllers = startControllers(store, config);
+	const controllers = startControllers(store, config, logs);
 	const stopTokens = startTokenController(store, authenticator);
 
 	let closing: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { AccessControl } from './access-control.js';
 import type { AuditLog } from './audit.js';
 import type { SimClusterConfig } from './config.js';
+import type { ContainerLogs } from './container-logs.js';
 import type { FaultSwitch } from './faults.js';
 import type { Store } from './store.js';
 
@@ -32,6 +33,8 @@ export interface ServerContext {
 	readonly access: AccessControl;
 	/** How often a watch that allows bookmarks gets one (ms). */
 	readonly bookmarkMs: number;
+	/** The containers' logs, as the kubelet writes them. */
+	readonly logs: ContainerLogs;
 	/** The open watch streams. */
 	readonly watches: Set<WatchStream>;
 	/** The port the server listens on (0 before listen). */

@@ -22,6 +22,7 @@ import { whoFromUserAgent } from './audit.js';
 import { Authenticator } from './authn.js';
 import { selfSignedCertificate } from './cert.js';
 import type { SimClusterConfig } from './config.js';
+import { ContainerLogs } from './container-logs.js';
 import {
 	badRequest,
 	internalError,
@@ -56,6 +57,9 @@ import { create, patch, remove, removeCollection, update } from './writes.js';
 
 export { deniedBy } from './access-review.js';
 
+/** How often a watch that allows bookmarks gets one by default: about once a minute, as the watch cache. */
+export const DEFAULT_BOOKMARK_MS = 60_000;
+
 /** Settings of the HTTP server. */
 export interface SimServerOptions {
 	store: Store;
@@ -66,8 +70,10 @@ export interface SimServerOptions {
 	audit: AuditLog;
 	/** Who tokens belong to (default: one knowing only `token`, the admin's). */
 	authenticator?: Authenticator;
-	/** How often a watch that allows bookmarks gets one (default 5,000 ms). */
+	/** How often a watch that allows bookmarks gets one (default 60,000 ms, as a real server). */
 	bookmarkIntervalMs?: number;
+	/** The containers' logs the kubelet writes (default: an empty set nobody writes to). */
+	logs?: ContainerLogs;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -115,7 +121,8 @@ export class SimServer {
 				},
 				deny: () => opts.config.deny,
 			}),
-			bookmarkMs: opts.bookmarkIntervalMs ?? 5000,
+			bookmarkMs: opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
+			logs: opts.logs ?? new ContainerLogs(),
 			watches: this.watches,
 			port: () => this.port,
 		};
