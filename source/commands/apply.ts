@@ -42,7 +42,8 @@ the pool's current value; --image and --size are needed when the pool is new.
 Flags
   --image IMAGE          image of every member, such as ghcr.io/example/desktop:1
   --size N               number of members, 1 to 1000
-  --cpu Q                CPU of each member (default 1)
+  --cpu N                whole cores of each member (default 1), as for every Corral
+                         CT: a positive integer ("500m" is refused)
   --mem Q                memory of each member (default 512Mi)
   --disk Q               size of each member's data PVC (default 5Gi)
   --storage-class NAME   StorageClass of the data PVCs (default: the cluster's default)

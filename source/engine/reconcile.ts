@@ -502,6 +502,6 @@ function driftNote(
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc.metadata.annotations), sourceFields(spec));
+	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
 	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
 }
