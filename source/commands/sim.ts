@@ -1,6 +1,7 @@
 /** ctpool sim: run the simulated Kubernetes cluster as its own process until interrupted. */
 
 import meow from 'meow';
+import { defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { parseQuantity } from '../pool/quantity.js';
 import {
 	defaultClusterConfig,
@@ -15,7 +16,9 @@ Usage: ctpool sim [flags]
 
 Run a simulated Kubernetes cluster (API server, scheduler, kubelet, volume provisioner) on
 127.0.0.1 until interrupted (Ctrl-C). It writes a kubeconfig whose context works with plain
-kubectl and with ctpool, creates the corral namespace, and requires its bearer token.
+kubectl and with ctpool, creates Corral's namespace ($CORRAL_NAMESPACE, else corral-vms)
+and names it in the kubeconfig's context, so neither kubectl nor ctpool needs -n, and
+requires its bearer token.
 
 Flags
   --port N             port on 127.0.0.1 (default: a free one)
@@ -123,6 +126,12 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		return usageError({ stderr }, `--fault: ${(err as Error).message}`);
 	}
 
+	const namespace = defaultNamespace(process.env);
+	if (!isDnsLabel(namespace))
+		return usageError(
+			{ stderr },
+			`${NAMESPACE_ENV}=${JSON.stringify(namespace.slice(0, 70))} is not a valid namespace; set it to a DNS-1123 label or unset it`,
+		);
 	const base = defaultClusterConfig();
 	const nodes = Array.from({ length: f.nodes }, (_, i) => ({
 		name: base.nodes[i]?.name ?? `node-${i + 1}`,
@@ -133,6 +142,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	try {
 		cluster = await startSimCluster({
 			config: { nodes },
+			namespace,
 			...(f.port !== undefined ? { port: f.port } : {}),
 			...(f.kubeconfig ? { kubeconfigPath: f.kubeconfig } : {}),
 		});
@@ -145,11 +155,11 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	const path = cluster.kubeconfigPath;
 	const lines = [
 		`ctpool sim: a simulated Kubernetes cluster is running at ${cluster.httpsUrl}`,
-		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and corral`,
-		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace corral)`,
+		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and ${namespace}`,
+		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace ${namespace})`,
 		'',
 		'Use it from another terminal:',
-		`  kubectl --kubeconfig ${path} get pods -n corral`,
+		`  kubectl --kubeconfig ${path} get pods`,
 		`  ctpool --kubeconfig ${path} desk`,
 		`  export KUBECONFIG=${path}`,
 		'',
