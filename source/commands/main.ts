@@ -12,6 +12,7 @@ import { EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
+import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
 import { kubeOptions } from './session.js';
@@ -33,6 +34,7 @@ export const COMMANDS: Record<string, Entry> = {
 	release: { spec: releaseCommand, run: runRelease },
 	delete: { spec: deleteCommand, run: runDelete },
 	maintenance: { spec: maintenanceCommand, run: runMaintenance },
+	rbac: { spec: rbacCommand, run: runRbac },
 };
 
 /** ctpool's version, from package.json. */

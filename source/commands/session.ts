@@ -9,7 +9,7 @@ import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
 import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
-import type { CommandIo } from './io.js';
+import { type CommandIo, println } from './io.js';
 
 /** A command's connection: the cluster, the engine, and the context for its operations. */
 export interface Session {
@@ -81,6 +81,11 @@ export async function connect(
 	const kube = await loadKube(kubeOptions(flags, io.env));
 	const ctxOpts: Parameters<typeof engine.createEngineContext>[1] = {
 		actor: actorOf(flags, io.env),
+		// The one engine event a command prints: Event writes denied (said once, never fatal).
+		emit: (e) => {
+			if (e.action === engine.EVENTS_DENIED_ACTION)
+				println(io.stderr, `ctpool: ${sanitize(e.message)}`);
+		},
 		...(io.engine ?? {}),
 	};
 	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;
