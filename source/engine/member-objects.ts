@@ -2,13 +2,13 @@
 
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+	type CtPvc,
 	type CtSpec,
 	ctCommand,
 	ctMountPath,
 	ctSpecJson,
 	ctSpecOf,
-	parseCtSpec,
-	type ReadCtSpec,
+	pvcCtSpec,
 } from '../pool/ct-spec.js';
 import {
 	CONTAINER_NAME,
@@ -22,6 +22,8 @@ import {
 } from '../pool/names.js';
 import { sourceHash } from '../pool/source-hash.js';
 import { SOURCE_FIELDS, type SourceFields, sourceFields } from '../pool/spec.js';
+
+export { type CtPvc, pvcCtSpec, pvcSource } from '../pool/ct-spec.js';
 
 /** The name of the pod volume that holds the member's data PVC. */
 export const DATA_VOLUME = 'data';
@@ -115,33 +117,6 @@ export function buildCtPod(
 			volumes: [{ name: DATA_VOLUME, persistentVolumeClaim: { claimName: pvcName(member) } }],
 		},
 	};
-}
-
-/** A PVC as far as its CT spec goes. */
-export interface CtPvc {
-	metadata?: { annotations?: Record<string, string>; labels?: Record<string, string> };
-	spec?: { resources?: { requests?: Record<string, unknown> }; storageClassName?: string };
-}
-
-/**
- * The CT spec a PVC records (its `corral.ct/spec` annotation, in Corral's shape or the older
- * one) and the source fields it names, disk and storageClass read from the PVC itself when the
- * annotation does not hold them; null when the annotation is missing or unreadable.
- */
-export function pvcCtSpec(pvc: CtPvc): ReadCtSpec | null {
-	const read = parseCtSpec(pvc.metadata?.annotations?.[CT_SPEC_ANNOTATION]);
-	if (!read) return null;
-	const storage = pvc.spec?.resources?.requests?.storage;
-	const fields = { ...read.fields };
-	if (fields.disk === undefined && typeof storage === 'string') fields.disk = storage;
-	if (fields.storageClass === undefined && pvc.spec)
-		fields.storageClass = pvc.spec.storageClassName ?? '';
-	return { ct: read.ct, fields };
-}
-
-/** The source fields a PVC's CT spec annotation names (see pvcCtSpec); null when unreadable. */
-export function pvcSource(pvc: CtPvc): Partial<SourceFields> | null {
-	return pvcCtSpec(pvc)?.fields ?? null;
 }
 
 /**

@@ -4,7 +4,7 @@
  * normal Corral Container and its pod can be held against what its source makes.
  */
 
-import { CONTAINER_NAME, DATA_MOUNT, ROOTFS_MOUNT } from './names.js';
+import { CONTAINER_NAME, CT_SPEC_ANNOTATION, DATA_MOUNT, ROOTFS_MOUNT } from './names.js';
 import type { ContainerSpec, PodObject } from './objects.js';
 import { parseQuantity } from './quantity.js';
 import type { SourceFields } from './spec.js';
@@ -165,10 +165,13 @@ function olderShape(
 
 /**
  * How a member's pod differs from what a CT spec makes (image, cpu, memory, privileged,
- * command), one line each: `image: pool desktop:2, pod other:9`. Empty when it matches.
+ * command), one line each: `image: pool desktop:2, pod other:9`. Empty when it matches, or
+ * when the pod was read without its containers.
  */
 export function podDifferences(pod: PodObject, ct: CtSpec): string[] {
-	const containers: ContainerSpec[] = pod.spec?.containers ?? [];
+	// A pod read without its containers (a partial object) cannot be compared.
+	const containers: ContainerSpec[] | undefined = pod.spec?.containers;
+	if (!containers) return [];
 	const c = containers.find((x) => x.name === CONTAINER_NAME);
 	if (!c)
 		return [
@@ -213,4 +216,31 @@ function showCommand(cmd: string[] | undefined, args?: string[]): string {
 		return 'the privileged bootstrap';
 	const text = all.join(' ');
 	return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** A PVC as far as its CT spec goes. */
+export interface CtPvc {
+	metadata?: { annotations?: Record<string, string>; labels?: Record<string, string> };
+	spec?: { resources?: { requests?: Record<string, unknown> }; storageClassName?: string };
+}
+
+/**
+ * The CT spec a PVC records (its `corral.ct/spec` annotation, in Corral's shape or the older
+ * one) and the source fields it names, disk and storageClass read from the PVC itself when the
+ * annotation does not hold them; null when the annotation is missing or unreadable.
+ */
+export function pvcCtSpec(pvc: CtPvc): ReadCtSpec | null {
+	const read = parseCtSpec(pvc.metadata?.annotations?.[CT_SPEC_ANNOTATION]);
+	if (!read) return null;
+	const storage = pvc.spec?.resources?.requests?.storage;
+	const fields = { ...read.fields };
+	if (fields.disk === undefined && typeof storage === 'string') fields.disk = storage;
+	if (fields.storageClass === undefined && pvc.spec)
+		fields.storageClass = pvc.spec.storageClassName ?? '';
+	return { ct: read.ct, fields };
+}
+
+/** The source fields a PVC's CT spec annotation names (see pvcCtSpec); null when unreadable. */
+export function pvcSource(pvc: CtPvc): Partial<SourceFields> | null {
+	return pvcCtSpec(pvc)?.fields ?? null;
 }
