@@ -20,7 +20,7 @@ import { type ApiClient, ApiError, mapLimit } from './api-client.js';
 /** The source every benchmark pool uses: small requests, so thousands fit the simulated nodes. */
 export const BENCH_SOURCE = {
 	image: 'ghcr.io/example/desktop:1',
-	cpu: '100m',
+	cpu: '1',
 	memory: '256Mi',
 	disk: '1Gi',
 	storageClass: '',

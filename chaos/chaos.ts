@@ -120,7 +120,7 @@ async function until(check: () => boolean, timeoutMs: number): Promise<boolean> 
 export function chaosSpec(size: number, version = 1): PoolSpec {
 	return {
 		image: chaosImage(version),
-		cpu: '100m',
+		cpu: '1',
 		memory: '256Mi',
 		disk: '1Gi',
 		storageClass: '',
@@ -142,7 +142,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	const dir = await mkdtemp(join(tmpdir(), 'ctpool-chaos-'));
 	const sim = await startSimCluster({
 		kubeconfigPath: join(dir, 'kubeconfig'),
-		config: { timeScale: options.timeScale, containerStartMs: 3000 },
+		config: {
+			timeScale: options.timeScale,
+			containerStartMs: 3000,
+			// A CT's cpu is whole cores: room for the largest pool the run makes.
+			nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '256', memory: '128Gi' })),
+		},
 		// A real server's watch history (5 minutes) and bookmarks (a minute), at the run's pace.
 		compactionMs: DEFAULT_COMPACTION_MS * options.timeScale,
 		bookmarkIntervalMs: DEFAULT_BOOKMARK_MS * options.timeScale,

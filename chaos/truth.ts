@@ -18,11 +18,10 @@ import {
 	type PoolSpec,
 	type PvcObject,
 	parseSpec,
+	poolFacts,
 	pvcName,
 	RECONCILER_IDENTITY,
 	SPEC_KEY,
-	sourceFields,
-	sourceHash,
 } from '../source/pool/index.js';
 import { configMapName } from '../source/pool/names.js';
 import type { SimObject } from '../source/sim/store-api.js';
@@ -132,7 +131,7 @@ export class Truth {
 	views(now: number): MemberView[] {
 		const spec = this.spec();
 		const size = spec?.size ?? 0;
-		const facts = { size, sourceHash: spec ? sourceHash(sourceFields(spec)) : null };
+		const facts = poolFacts(size, spec);
 		return this.members(size).map((m) => memberView(m, facts, now));
 	}
 

@@ -37,18 +37,23 @@ export const applyCommand: CommandSpec = {
 Usage: ctpool apply <pool> --image IMAGE --size N [flags]
 
 Define a pool, or change its definition, then reconcile it once. A flag left out keeps
-the pool's current value; --image and --size are needed when the pool is new.
+the pool's current value; --image and --size are needed when the pool is new. Every member
+is a normal Corral Container (CT): a pod and a data PVC as Corral's ct create makes them.
 
 Flags
   --image IMAGE          image of every member, such as ghcr.io/example/desktop:1
   --size N               number of members, 1 to 1000
-  --cpu Q                CPU of each member (default 1)
+  --cpu N                whole cores of each member (default 1), as for every Corral
+                         CT: a positive integer ("500m" is refused)
   --mem Q                memory of each member (default 512Mi)
   --disk Q               size of each member's data PVC (default 5Gi)
   --storage-class NAME   StorageClass of the data PVCs (default: the cluster's default)
-  --privileged           privileged members keep their root file system on the PVC
-                         (--no-privileged turns it off)
-  --init                 run the image's entrypoint instead of sleep infinity (--no-init)
+  --privileged           privileged members keep their root file system on the PVC:
+                         Corral's bootstrap copies the image's root onto it once and
+                         chroots there (--no-privileged turns it off)
+  --init                 run the image's entrypoint instead of sleep infinity
+                         (unprivileged members; a privileged one always runs the
+                         bootstrap) (--no-init)
   --mode ephemeral       the only supported mode
 
 ${GLOBAL_HELP}

@@ -31,7 +31,8 @@ export const GLOBAL_FLAGS = {
 
 /** The global flags' help lines. */
 export const GLOBAL_HELP = `Global flags
-  -n, --namespace NS    namespace of the pool (default corral)
+  -n, --namespace NS    namespace of the pool (default: $CORRAL_NAMESPACE, else
+                        corral-vms, Corral's namespace)
   --context NAME        kubeconfig context (default: the current context)
   --kubeconfig FILE     kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
   --identity ID         who is acting, for events (default: your user name)

@@ -12,6 +12,7 @@ import { EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
+import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
 import { kubeOptions } from './session.js';
@@ -33,6 +34,7 @@ export const COMMANDS: Record<string, Entry> = {
 	release: { spec: releaseCommand, run: runRelease },
 	delete: { spec: deleteCommand, run: runDelete },
 	maintenance: { spec: maintenanceCommand, run: runMaintenance },
+	rbac: { spec: rbacCommand, run: runRbac },
 };
 
 /** ctpool's version, from package.json. */
@@ -110,9 +112,15 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		if (args.flags.demo === true) {
 			const out = stringFlag(args, 'kubeconfigOut');
 			const sizeText = stringFlag(args, 'size');
-			const opts: { kubeconfigOut?: string; pool?: string; size?: number; noColor?: boolean } = {
-				noColor,
-			};
+			const opts: {
+				kubeconfigOut?: string;
+				pool?: string;
+				size?: number;
+				noColor?: boolean;
+				namespace?: string;
+			} = { noColor };
+			const namespace = kubeOptions(args.flags, io.env).namespace;
+			if (namespace !== undefined) opts.namespace = namespace;
 			if (out !== undefined) opts.kubeconfigOut = out;
 			if (pool !== undefined) opts.pool = pool;
 			if (sizeText !== undefined) opts.size = parseSize('', sizeText);
@@ -127,7 +135,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
 		const { loadKube } = await import('../kube/config.js');
-		const kube = await loadKube(kubeOptions(args.flags));
+		const kube = await loadKube(kubeOptions(args.flags, io.env));
 		const { runTui } = await import('../tui/run.js');
 		const opts: Parameters<typeof runTui>[0] = {
 			kube,

@@ -7,9 +7,9 @@ import { userInfo } from 'node:os';
 import type { EngineContext } from '../engine/context.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
-import { isDnsLabel } from '../pool/names.js';
+import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
-import type { CommandIo } from './io.js';
+import { type CommandIo, println } from './io.js';
 
 /** A command's connection: the cluster, the engine, and the context for its operations. */
 export interface Session {
@@ -38,19 +38,33 @@ export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
 	return env.USER || env.USERNAME || 'ctpool';
 }
 
-/** The kube options of the global flags. */
-export function kubeOptions(flags: ConnectionFlags): KubeOptions {
+/**
+ * The kube options of the global flags. The namespace is Corral's rule: -n, else
+ * $CORRAL_NAMESPACE (from env), else corral-vms; an invalid one is a PoolError('usage').
+ */
+export function kubeOptions(
+	flags: ConnectionFlags,
+	env: CommandIo['env'] = process.env,
+): KubeOptions {
 	const opts: KubeOptions = {};
 	if (typeof flags.kubeconfig === 'string') opts.kubeconfig = flags.kubeconfig;
 	if (typeof flags.context === 'string') opts.context = flags.context;
+	const fromEnv = env[NAMESPACE_ENV];
 	if (typeof flags.namespace === 'string') {
 		if (!isDnsLabel(flags.namespace))
 			throw new PoolError(
 				'usage',
-				`-n ${JSON.stringify(sanitize(flags.namespace).slice(0, 70))} is not a valid namespace; use a DNS-1123 label of at most 63 characters, such as corral`,
+				`-n ${JSON.stringify(sanitize(flags.namespace).slice(0, 70))} is not a valid namespace; use a DNS-1123 label of at most 63 characters, such as ${DEFAULT_NAMESPACE}`,
 			);
 		opts.namespace = flags.namespace;
-	}
+	} else if (fromEnv !== undefined && fromEnv !== '') {
+		if (!isDnsLabel(fromEnv))
+			throw new PoolError(
+				'usage',
+				`${NAMESPACE_ENV}=${JSON.stringify(sanitize(fromEnv).slice(0, 70))} is not a valid namespace; set it to a DNS-1123 label of at most 63 characters, such as ${DEFAULT_NAMESPACE}, or unset it`,
+			);
+		opts.namespace = fromEnv;
+	} else opts.namespace = defaultNamespace(env);
 	return opts;
 }
 
@@ -64,9 +78,14 @@ export async function connect(
 		import('../kube/config.js'),
 		import('../engine/index.js'),
 	]);
-	const kube = await loadKube(kubeOptions(flags));
+	const kube = await loadKube(kubeOptions(flags, io.env));
 	const ctxOpts: Parameters<typeof engine.createEngineContext>[1] = {
 		actor: actorOf(flags, io.env),
+		// The one engine event a command prints: Event writes denied (said once, never fatal).
+		emit: (e) => {
+			if (e.action === engine.EVENTS_DENIED_ACTION)
+				println(io.stderr, `ctpool: ${sanitize(e.message)}`);
+		},
 		...(io.engine ?? {}),
 	};
 	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;

@@ -1,6 +1,7 @@
 /** ctpool sim: run the simulated Kubernetes cluster as its own process until interrupted. */
 
 import meow from 'meow';
+import { defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { parseQuantity } from '../pool/quantity.js';
 import {
 	defaultClusterConfig,
@@ -16,7 +17,9 @@ Usage: ctpool sim [flags]
 
 Run a simulated Kubernetes cluster (API server, scheduler, kubelet, volume provisioner) on
 127.0.0.1 until interrupted (Ctrl-C). It writes a kubeconfig whose context works with plain
-kubectl and with ctpool, creates the corral namespace, and requires its bearer token.
+kubectl and with ctpool, creates Corral's namespace ($CORRAL_NAMESPACE, else corral-vms)
+and names it in the kubeconfig's context, so neither kubectl nor ctpool needs -n, and
+requires its bearer token.
 
 Flags
   --port N             port on 127.0.0.1 (default: a free one)
@@ -40,7 +43,7 @@ Flags
 Examples
   ctpool sim --kubeconfig ./sim.kubeconfig
   ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
-  ctpool sim --kubeconfig ./admin.kubeconfig --kubeconfig-for corral/desk-user=./desk.kubeconfig
+  ctpool sim --kubeconfig ./admin.kubeconfig --kubeconfig-for corral-vms/desk-user=./desk.kubeconfig
 `;
 
 const SIM_FLAGS = {
@@ -138,7 +141,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		if (!m || !dns.test(m[1]!) || m[1]!.length > 63 || !dns.test(m[2]!) || m[2]!.length > 63) {
 			return usageError(
 				{ stderr },
-				`--kubeconfig-for must be NAMESPACE/SERVICEACCOUNT=FILE with lower-case DNS names (e.g. corral/desk-user=./desk.kubeconfig), got ${JSON.stringify(spec)}`,
+				`--kubeconfig-for must be NAMESPACE/SERVICEACCOUNT=FILE with lower-case DNS names (e.g. corral-vms/desk-user=./desk.kubeconfig), got ${JSON.stringify(spec)}`,
 			);
 		}
 		accounts.push({ namespace: m[1]!, name: m[2]!, file: m[3]! });
@@ -159,6 +162,12 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		return usageError({ stderr }, (err as Error).message.replace(/; see ctpool sim --help$/, ''));
 	}
 
+	const namespace = defaultNamespace(process.env);
+	if (!isDnsLabel(namespace))
+		return usageError(
+			{ stderr },
+			`${NAMESPACE_ENV}=${JSON.stringify(namespace.slice(0, 70))} is not a valid namespace; set it to a DNS-1123 label or unset it`,
+		);
 	const base = defaultClusterConfig();
 	const nodes = Array.from({ length: f.nodes }, (_, i) => ({
 		name: base.nodes[i]?.name ?? `node-${i + 1}`,
@@ -171,6 +180,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 			config: { nodes },
 			compactionMs,
 			bookmarkIntervalMs,
+			namespace,
 			...(f.port !== undefined ? { port: f.port } : {}),
 			...(f.kubeconfig ? { kubeconfigPath: f.kubeconfig } : {}),
 		});
@@ -206,12 +216,12 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	const path = cluster.kubeconfigPath;
 	const lines = [
 		`ctpool sim: a simulated Kubernetes cluster is running at ${cluster.httpsUrl}`,
-		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and corral`,
-		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace corral)`,
+		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and ${namespace}`,
+		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace ${namespace})`,
 		...accountLines,
 		'',
 		'Use it from another terminal:',
-		`  kubectl --kubeconfig ${path} get pods -n corral`,
+		`  kubectl --kubeconfig ${path} get pods`,
 		`  ctpool --kubeconfig ${path} desk`,
 		`  export KUBECONFIG=${path}`,
 		'',

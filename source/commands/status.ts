@@ -69,7 +69,9 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		memberFlags(v),
 		v.node,
 		formatAge(v.createdAt, now),
-		v.message,
+		[v.message, v.drifted && v.drift.length > 0 ? `drift: ${v.drift.join('; ')}` : '']
+			.filter(Boolean)
+			.join('; '),
 	]);
 	for (const line of renderTable(
 		['NAME', 'STATE', 'HOLDER', 'FLAGS', 'NODE', 'AGE', 'MESSAGE'],

@@ -43,7 +43,7 @@ export async function startBackgroundDemo(
 	opts: BackgroundDemoOptions,
 ): Promise<BackgroundDemo> {
 	const pool = opts.pool ?? 'desk';
-	const kube = await loadKube({ kubeconfig: cluster.kubeconfigPath });
+	const kube = await loadKube({ kubeconfig: cluster.kubeconfigPath, namespace: cluster.namespace });
 	const emit = (e: EngineEvent) => {
 		if (e.outcome === 'ok' || e.outcome === 'error') opts.log(eventLine(e));
 	};

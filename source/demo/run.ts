@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { apply, createEngineContext } from '../engine/index.js';
 import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
-import type { PoolSpec } from '../pool/index.js';
+import { defaultNamespace, type PoolSpec } from '../pool/index.js';
 import { startSimCluster } from '../sim/index.js';
 import { runConsoleSession } from '../tui/run.js';
 import { type DemoPace, startDemoActors } from './actors.js';
@@ -31,6 +31,8 @@ export interface DemoOptions {
 	pace?: Partial<DemoPace>;
 	/** Run without demo users (the pool alone). */
 	quiet?: boolean;
+	/** The namespace of the demo pool, created in the cluster (default: $CORRAL_NAMESPACE, else corral-vms). */
+	namespace?: string;
 }
 
 /** The demo pool's definition. */
@@ -62,8 +64,13 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 		: join(tempDir ?? tmpdir(), 'kubeconfig');
 	let cluster: Awaited<ReturnType<typeof startSimCluster>> | null = null;
 	try {
-		cluster = await startSimCluster({ kubeconfigPath, config: { containerStartMs: 1500 } });
-		const kube = await loadKube({ kubeconfig: kubeconfigPath });
+		const namespace = opts.namespace ?? defaultNamespace(process.env);
+		cluster = await startSimCluster({
+			kubeconfigPath,
+			namespace,
+			config: { containerStartMs: 1500 },
+		});
+		const kube = await loadKube({ kubeconfig: kubeconfigPath, namespace });
 		const admin = createEngineContext(kube, { actor: 'demo-admin' });
 		await apply(admin, pool, demoSpec(size));
 		const sim = cluster;

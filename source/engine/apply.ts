@@ -1,6 +1,5 @@
 /** apply: validate a definition, write it (keeping the recorded status), reconcile once. */
 
-import type { V1ConfigMap } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
@@ -10,6 +9,7 @@ import { type PoolSpec, parseSpec, serialiseSpec, validateSpec } from '../pool/s
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { definitionConfigMap, readDefinitionMap } from './definition.js';
+import { mergePatchOptions } from './merge-patch.js';
 import { type ReconcileResult, reconcileDefinition } from './reconcile.js';
 
 /** How often a write that lost a race is tried again. */
@@ -33,8 +33,9 @@ function currentSpec(configMap: ConfigMapObject | null, pool: string): PoolSpec 
 }
 
 /**
- * Writes the definition's spec: creates the ConfigMap, or updates its `spec` key with a
- * compare-and-swap (other keys, the status among them, are kept). A lost race reads the
+ * Writes the definition's spec: creates the ConfigMap, or patches its `spec` key with a
+ * compare-and-swap (a merge patch carrying the resourceVersion read; other keys, the status
+ * among them, are kept). A lost race reads the
  * definition again and, for a function input, makes the spec again from it. A write that
  * would change nothing is skipped. Resolves with the ConfigMap as stored and the spec.
  */
@@ -62,22 +63,24 @@ async function writeSpec(
 			}
 			if (current.data?.[SPEC_KEY] === text && current.metadata.labels?.[POOL_LABEL] === pool)
 				return { configMap: current, spec };
-			const body = {
-				...current,
-				apiVersion: 'v1',
-				kind: 'ConfigMap',
-				metadata: {
-					...current.metadata,
-					labels: { ...(current.metadata.labels ?? {}), [POOL_LABEL]: pool },
+			// A merge patch of the spec key and the pool label, with the resourceVersion read:
+			// a compare-and-swap (409 when someone wrote meanwhile) that needs only `patch`,
+			// as the seed's permissions grant, never `update`. Other keys stay as they are.
+			const patched = await ctx.kube.core.patchNamespacedConfigMap(
+				{
+					name,
+					namespace,
+					body: {
+						metadata: {
+							resourceVersion: current.metadata.resourceVersion ?? '',
+							labels: { [POOL_LABEL]: pool },
+						},
+						data: { [SPEC_KEY]: text },
+					},
 				},
-				data: { ...(current.data ?? {}), [SPEC_KEY]: text },
-			};
-			const replaced = await ctx.kube.core.replaceNamespacedConfigMap({
-				name,
-				namespace,
-				body: body as unknown as V1ConfigMap,
-			});
-			return { configMap: plainObject<ConfigMapObject>(replaced), spec };
+				mergePatchOptions(),
+			);
+			return { configMap: plainObject<ConfigMapObject>(patched), spec };
 		} catch (err) {
 			if ((isConflict(err) || isAlreadyExists(err)) && attempt < WRITE_ATTEMPTS) continue;
 			if (isConflict(err) || isAlreadyExists(err))
@@ -86,7 +89,7 @@ async function writeSpec(
 					`the definition of pool ${pool} kept changing while it was written (${WRITE_ATTEMPTS} tries); run the command again`,
 				);
 			throw clusterError(err, {
-				verb: current ? 'update' : 'create',
+				verb: current ? 'patch' : 'create',
 				resource: 'configmaps',
 				namespace,
 				name,

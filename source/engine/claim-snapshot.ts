@@ -12,10 +12,10 @@ import {
 	type MemberView,
 	memberView,
 	type PoolFacts,
+	poolFacts,
 } from '../pool/member-state.js';
 import type { LeaseObject } from '../pool/objects.js';
-import { sourceHash } from '../pool/source-hash.js';
-import { type PoolSpec, sourceFields } from '../pool/spec.js';
+import type { PoolSpec } from '../pool/spec.js';
 import type { EngineContext } from './context.js';
 import { readDefinition } from './definition.js';
 import { type ListedObjects, listPoolObjects } from './pool-objects.js';
@@ -85,7 +85,7 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 	if (listed.status === 'rejected') throw listed.reason;
 	const { spec } = definition.value;
 	const objects = listed.value;
-	const facts: PoolFacts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+	const facts: PoolFacts = poolFacts(spec.size, spec);
 	const now = ctx.now();
 	const members = groupMembers(pool, spec.size, objects);
 	const views = members.map((m) => memberView(m, facts, now));

@@ -30,7 +30,7 @@ import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
-import { pvcSource } from './member-objects.js';
+import { podFromPvc } from './member-objects.js';
 import { createPod } from './member-ops.js';
 import { mergePatchOptions } from './merge-patch.js';
 import { type ListedObjects, poolSelector } from './pool-objects.js';
@@ -344,8 +344,8 @@ async function startStopped(
 ): Promise<boolean> {
 	if (pvc?.metadata.deletionTimestamp) return false;
 	try {
-		const src = (pvc && pvcSource(pvc.metadata.annotations)) ?? sourceFields(spec);
-		const started = await createPod(ctx, pool, member, src);
+		const pod = (pvc && podFromPvc(pool, member, ctx.namespace, pvc)) ?? sourceFields(spec);
+		const started = await createPod(ctx, pool, member, pod);
 		if (started)
 			recordKubeEvent(ctx, member, 'Started', `${ctx.actor} started ${member} for its claim`);
 		return started;

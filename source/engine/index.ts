@@ -11,6 +11,7 @@ export {
 } from './context.js';
 export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
 export { deletePool } from './delete-pool.js';
+export { EVENTS_DENIED_ACTION, resetEventsDenied } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';

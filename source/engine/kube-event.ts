@@ -7,8 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CoreV1Event } from '@kubernetes/client-node';
+import { apiFailure } from '../kube/errors.js';
 import { configMapName, pvcName } from '../pool/names.js';
-import type { EngineContext } from './context.js';
+import { failureText } from './cluster-error.js';
+import { type EngineContext, emitEvent } from './context.js';
 
 /** The reasons ctpool records. */
 export type KubeEventReason =
@@ -121,9 +123,35 @@ function writeEvent(
 	}
 	const p: Promise<unknown> = ctx.kube.core
 		.createNamespacedEvent({ namespace: ctx.namespace, body: event })
-		.catch(() => undefined)
+		.catch((err) => reportDenied(ctx, err))
 		.finally(() => set.delete(p));
 	set.add(p);
+}
+
+/** The action of the engine event that says Event writes are denied. */
+export const EVENTS_DENIED_ACTION = 'events';
+
+let deniedReported = false;
+
+/**
+ * A denied Event write (403) is said once per process through the context's sink, as an
+ * `info` event of action `events`; Events are optional (the seed's permissions have none), so
+ * it never fails an operation. Other failures of an Event write are dropped.
+ */
+function reportDenied(ctx: EngineContext, err: unknown): void {
+	if (deniedReported || apiFailure(err)?.code !== 403) return;
+	deniedReported = true;
+	emitEvent(ctx, {
+		pool: '',
+		action: EVENTS_DENIED_ACTION,
+		outcome: 'info',
+		message: `Kubernetes Events are not recorded: ${failureText(err, { verb: 'create', resource: 'events', namespace: ctx.namespace })}; ctpool works without them (grant create on events to record who did what)`,
+	});
+}
+
+/** Forgets that a denied Event write was reported (for tests). */
+export function resetEventsDenied(): void {
+	deniedReported = false;
 }
 
 /** Waits until every Event recorded so far under this context has been written or has failed. */

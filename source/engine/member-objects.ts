@@ -2,19 +2,28 @@
 
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+	type CtPvc,
+	type CtSpec,
+	ctCommand,
+	ctMountPath,
+	ctSpecJson,
+	ctSpecOf,
+	pvcCtSpec,
+} from '../pool/ct-spec.js';
+import {
 	CONTAINER_NAME,
 	CT_LABEL,
 	CT_NAME_LABEL,
 	CT_SPEC_ANNOTATION,
-	DATA_MOUNT,
 	MEMBER_LABEL,
 	POOL_LABEL,
 	pvcName,
-	ROOTFS_MOUNT,
 	SOURCE_LABEL,
 } from '../pool/names.js';
-import { sourceHash, sourceJson } from '../pool/source-hash.js';
-import { type SourceFields, sourceFields, validateSpec } from '../pool/spec.js';
+import { sourceHash } from '../pool/source-hash.js';
+import { SOURCE_FIELDS, type SourceFields, sourceFields } from '../pool/spec.js';
+
+export { type CtPvc, pvcCtSpec, pvcSource } from '../pool/ct-spec.js';
 
 /** The name of the pod volume that holds the member's data PVC. */
 export const DATA_VOLUME = 'data';
@@ -30,7 +39,7 @@ export function memberLabels(pool: string, member: string, hash: string): Record
 	};
 }
 
-/** The data PVC of a member: ReadWriteOnce, disk size, the CT spec annotation. */
+/** The data PVC of a member: ReadWriteOnce, disk size, the CT spec annotation in Corral's shape. */
 export function buildPvc(
 	pool: string,
 	member: string,
@@ -45,7 +54,7 @@ export function buildPvc(
 			name: pvcName(member),
 			namespace,
 			labels: memberLabels(pool, member, sourceHash(fields)),
-			annotations: { [CT_SPEC_ANNOTATION]: sourceJson(fields) },
+			annotations: { [CT_SPEC_ANNOTATION]: ctSpecJson(ctSpecOf(fields)) },
 		},
 		spec: {
 			accessModes: ['ReadWriteOnce'],
@@ -56,11 +65,7 @@ export function buildPvc(
 	return pvc;
 }
 
-/**
- * The pod of a member: one container `ct` with the image, requests = limits of cpu and
- * memory, `sleep infinity` unless init (then the image's entrypoint), the PVC mounted at
- * /data, or, privileged, as the root file system at /corral-rootfs.
- */
+/** The pod of a member made from the pool's source fields (see buildCtPod). */
 export function buildPod(
 	pool: string,
 	member: string,
@@ -68,25 +73,46 @@ export function buildPod(
 	src: SourceFields,
 ): V1Pod {
 	const fields = sourceFields(src);
-	const resources = { cpu: fields.cpu, memory: fields.memory };
+	return buildCtPod(pool, member, namespace, ctSpecOf(fields), sourceHash(fields));
+}
+
+/**
+ * The pod of a member as Corral's pkg/ct makes a CT's pod: restartPolicy Always; one
+ * container `ct` with the image, stdin and tty, requests = limits of cpu (whole cores) and
+ * memory, privileged as the spec says; the PVC as volume `data`, mounted at /data, or,
+ * privileged, at /corral-rootfs as the root file system the bootstrap seeds and chroots into.
+ * The command: `sleep infinity`; the image's entrypoint with init; the bootstrap when
+ * privileged. Labels: the pool's five, the source label carrying hash.
+ */
+export function buildCtPod(
+	pool: string,
+	member: string,
+	namespace: string,
+	ct: CtSpec,
+	hash: string,
+): V1Pod {
+	const resources = { cpu: String(ct.cpu), memory: ct.mem };
 	const container: NonNullable<V1Pod['spec']>['containers'][number] = {
 		name: CONTAINER_NAME,
-		image: fields.image,
-		resources: { requests: { ...resources }, limits: { ...resources } },
-		volumeMounts: [{ name: DATA_VOLUME, mountPath: fields.privileged ? ROOTFS_MOUNT : DATA_MOUNT }],
+		image: ct.image,
+		stdin: true,
+		tty: true,
+		resources: { limits: { ...resources }, requests: { ...resources } },
+		securityContext: { privileged: ct.privileged },
+		volumeMounts: [{ name: DATA_VOLUME, mountPath: ctMountPath(ct.privileged) }],
 	};
-	if (!fields.init) container.command = ['sleep', 'infinity'];
-	if (fields.privileged) container.securityContext = { privileged: true };
+	const command = ctCommand(ct);
+	if (command) container.command = command;
 	return {
 		apiVersion: 'v1',
 		kind: 'Pod',
 		metadata: {
 			name: member,
 			namespace,
-			labels: memberLabels(pool, member, sourceHash(fields)),
+			labels: memberLabels(pool, member, hash),
 		},
 		spec: {
-			hostname: member,
+			restartPolicy: 'Always',
 			containers: [container],
 			volumes: [{ name: DATA_VOLUME, persistentVolumeClaim: { claimName: pvcName(member) } }],
 		},
@@ -94,17 +120,23 @@ export function buildPod(
 }
 
 /**
- * The source fields a PVC was built from, read from its CT spec annotation; null when the
- * annotation is missing or does not hold valid source fields.
+ * The pod a Stopped member is started with: made from the CT spec its PVC records, as
+ * Corral's `ct start` makes it, carrying the PVC's source label (the source the member was
+ * built from). Null when the PVC's annotation is missing or unreadable.
  */
-export function pvcSource(annotations: Record<string, string> | undefined): SourceFields | null {
-	const text = annotations?.[CT_SPEC_ANNOTATION];
-	if (!text) return null;
-	try {
-		const raw = JSON.parse(text) as unknown;
-		if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-		return sourceFields(validateSpec({ ...(raw as object), mode: 'ephemeral', size: 1 }));
-	} catch {
-		return null;
+export function podFromPvc(
+	pool: string,
+	member: string,
+	namespace: string,
+	pvc: CtPvc,
+): V1Pod | null {
+	const read = pvcCtSpec(pvc);
+	if (!read) return null;
+	let hash = pvc.metadata?.labels?.[SOURCE_LABEL];
+	if (hash === undefined) {
+		const f = read.fields;
+		const complete = SOURCE_FIELDS.every((k) => f[k] !== undefined);
+		hash = complete ? sourceHash(f as SourceFields) : '';
 	}
+	return buildCtPod(pool, member, namespace, read.ct, hash);
 }

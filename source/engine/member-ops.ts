@@ -1,5 +1,6 @@
 /** Creating, starting, reading and destroying one member's objects. */
 
+import type { V1Pod } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
@@ -8,7 +9,7 @@ import type { PodObject, PvcObject } from '../pool/objects.js';
 import type { SourceFields } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
-import { buildPod, buildPvc, pvcSource } from './member-objects.js';
+import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
 import { waitGone } from './wait-gone.js';
 
 const PVC_RESOURCE = 'persistentvolumeclaims';
@@ -70,18 +71,16 @@ function notOfPool(pool: string, member: string, now: MemberNow): PoolError | nu
 	return null;
 }
 
-/** Creates the member's pod from source fields; resolves false when the pod already existed. */
+/** Creates the member's pod (from source fields, or a pod made already); resolves false when it already existed. */
 export async function createPod(
 	ctx: EngineContext,
 	pool: string,
 	member: string,
-	src: SourceFields,
+	src: SourceFields | V1Pod,
 ): Promise<boolean> {
+	const body = 'metadata' in src ? src : buildPod(pool, member, ctx.namespace, src as SourceFields);
 	try {
-		await ctx.kube.core.createNamespacedPod({
-			namespace: ctx.namespace,
-			body: buildPod(pool, member, ctx.namespace, src),
-		});
+		await ctx.kube.core.createNamespacedPod({ namespace: ctx.namespace, body });
 		return true;
 	} catch (err) {
 		if (isAlreadyExists(err)) return false;
@@ -181,13 +180,13 @@ export async function startMember(
 	member: string,
 	pvc: PvcObject,
 ): Promise<boolean> {
-	const src = pvcSource(pvc.metadata.annotations);
-	if (!src)
+	const pod = podFromPvc(pool, member, ctx.namespace, pvc);
+	if (!pod)
 		throw new PoolError(
 			'failed',
 			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
 		);
-	return createPod(ctx, pool, member, src);
+	return createPod(ctx, pool, member, pod);
 }
 
 /**

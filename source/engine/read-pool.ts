@@ -2,11 +2,16 @@
 
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
-import { groupMembers, type MemberView, memberView, type PoolFacts } from '../pool/member-state.js';
+import {
+	groupMembers,
+	type MemberView,
+	memberView,
+	type PoolFacts,
+	poolFacts,
+} from '../pool/member-state.js';
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
-import { sourceHash } from '../pool/source-hash.js';
-import { type PoolSpec, parseSpec, sourceFields } from '../pool/spec.js';
+import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
@@ -41,7 +46,7 @@ export function snapshotOf(
 	}
 	const recorded = parseStatus(configMap.data?.[STATUS_KEY]);
 	const size = spec?.size ?? recorded?.desired ?? 0;
-	const facts: PoolFacts = { size, sourceHash: spec ? sourceHash(sourceFields(spec)) : null };
+	const facts: PoolFacts = poolFacts(size, spec);
 	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
 	return { pool, spec, specError, members, counts: countMembers(size, members), recorded };
 }

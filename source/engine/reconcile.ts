@@ -12,9 +12,10 @@ import {
 	type MemberView,
 	memberView,
 	type PoolFacts,
+	poolFacts,
 } from '../pool/member-state.js';
 import { configMapName, STATUS_KEY } from '../pool/names.js';
-import { describeDrift, sourceHash } from '../pool/source-hash.js';
+import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -143,7 +144,7 @@ export async function reconcileDefinition(
 	definition: Definition,
 ): Promise<ReconcileResult> {
 	const { spec } = definition;
-	const facts: PoolFacts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+	const facts: PoolFacts = poolFacts(spec.size, spec);
 	emitEvent(ctx, {
 		pool,
 		action: 'reconcile',
@@ -502,6 +503,6 @@ function driftNote(
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc.metadata.annotations), sourceFields(spec));
+	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
 	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
 }

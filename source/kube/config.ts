@@ -24,6 +24,7 @@ import {
 	wrapHttpLibrary,
 } from '@kubernetes/client-node';
 import { PoolError } from '../pool/errors.js';
+import { defaultNamespace } from '../pool/names.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
 
 /** How to reach the cluster: the flags every command takes. */
@@ -42,7 +43,7 @@ export interface Kube {
 	contextName: string;
 	/** The cluster URL, for display. */
 	server: string;
-	/** -n, else 'corral' (the contract's default). */
+	/** -n, else $CORRAL_NAMESPACE, else corral-vms (Corral's namespace). */
 	namespace: string;
 	/** Core API (pods, PVCs, ConfigMaps, Services, Events); every call has a deadline. */
 	core: CoreV1Api;
@@ -53,9 +54,6 @@ export interface Kube {
 	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
 	requestTimeoutMs?: number;
 }
-
-/** The namespace used when -n is not given. */
-export const DEFAULT_NAMESPACE = 'corral';
 
 /** The deadline of an API call when none is given (ms). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
@@ -449,7 +447,8 @@ export function makeClient<T>(
 /**
  * Loads the cluster connection like kubectl: --kubeconfig FILE, else the KUBECONFIG list
  * (merged, first wins), else ~/.kube/config; --context, else current-context; namespace -n,
- * else 'corral'. Throws PoolError('usage') naming the problem and the fix.
+ * else $CORRAL_NAMESPACE, else corral-vms, as in Corral (the context's namespace is not used).
+ * Throws PoolError('usage') naming the problem and the fix.
  */
 export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
 	const kc = loadKubeConfig(opts);
@@ -480,7 +479,7 @@ export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
 		config: kc,
 		contextName: ctx.name,
 		server: cluster.server,
-		namespace: opts.namespace || DEFAULT_NAMESPACE,
+		namespace: opts.namespace || defaultNamespace(process.env),
 		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
 		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
 		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),

@@ -1,5 +1,6 @@
 /** Member state, flags and "free", from a member's pod, PVC and Lease. */
 
+import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
 import { RECONCILER_IDENTITY } from './errors.js';
 import { leaseExpired, leaseExpiry, leaseHolder } from './lease.js';
 import {
@@ -12,6 +13,8 @@ import {
 	SOURCE_LABEL,
 } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
+import { describeDrift, sourceHash } from './source-hash.js';
+import { type SourceFields, sourceFields } from './spec.js';
 
 /** The states of a member, in the contract's order of precedence. */
 export type MemberState =
@@ -58,6 +61,19 @@ export interface PoolFacts {
 	size: number;
 	/** The pool's current source hash; null when the definition is unreadable (no drift then). */
 	sourceHash: string | null;
+	/**
+	 * The pool's source fields: with them a pod that no longer matches what its source makes
+	 * (image, cpu, memory, privileged, command; say after `kubectl set image`) has drifted too,
+	 * and the drift is described. Absent: only the source label counts.
+	 */
+	source?: SourceFields | null;
+}
+
+/** The pool facts of a definition (null: unreadable, so no drift and nothing above size but by size). */
+export function poolFacts(size: number, spec: SourceFields | null): PoolFacts {
+	if (!spec) return { size, sourceHash: null, source: null };
+	const source = sourceFields(spec);
+	return { size, sourceHash: sourceHash(source), source };
 }
 
 /** One member as the status, the CLI and the TUI show it. */
@@ -78,6 +94,11 @@ export interface MemberView {
 	maintenance: boolean;
 	maintenanceReason: string;
 	drifted: boolean;
+	/**
+	 * What differs, when drifted: from the pod (`image: pool desktop:2, pod other:9`), or from
+	 * the source the PVC records (`image a -> b`); empty when not drifted or not known.
+	 */
+	drift: string[];
 	aboveSize: boolean;
 	/** The reconciler holds the Lease. */
 	reconciling: boolean;
@@ -162,7 +183,9 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
 	const exists = Boolean(m.pod || m.pvc);
-	const drifted = exists && pool.sourceHash !== null && memberHash !== pool.sourceHash;
+	const labelDrift = exists && pool.sourceHash !== null && memberHash !== pool.sourceHash;
+	const drift = labelDrift ? sourceDrift(m, memberHash, pool) : podDrift(m.pod, pool);
+	const drifted = labelDrift || drift.length > 0;
 	const aboveSize = m.index > pool.size;
 	const created = [
 		toMillis(m.pvc?.metadata.creationTimestamp),
@@ -183,6 +206,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		maintenance,
 		maintenanceReason: maintenance ? (annotations[MAINTENANCE_ANNOTATION] ?? '') : '',
 		drifted,
+		drift,
 		aboveSize,
 		reconciling,
 		node: m.pod?.spec?.nodeName ?? '',
@@ -193,6 +217,23 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	};
 	view.free = notFreeReason(view) === null;
 	return view;
+}
+
+/** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
+function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+	const changes = pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source) : [];
+	return changes.length > 0
+		? changes
+		: [`source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'}`];
+}
+
+/**
+ * How a member's live pod differs from what the pool's source makes (none for a pod being
+ * deleted, or without the pool's source).
+ */
+function podDrift(pod: PodObject | null | undefined, pool: PoolFacts): string[] {
+	if (!pod || !pool.source || pod.metadata.deletionTimestamp) return [];
+	return podDifferences(pod, ctSpecOf(pool.source));
 }
 
 /**

@@ -20,8 +20,16 @@ export const MAINTENANCE_ANNOTATION = 'corral.dev/vdi-maintenance';
 export const SPEC_KEY = 'spec';
 /** Key of the pool status in the ConfigMap. */
 export const STATUS_KEY = 'status';
-/** The namespace every command uses unless told otherwise. */
-export const DEFAULT_NAMESPACE = 'corral';
+/** Corral's namespace: the one every command uses without -n or $CORRAL_NAMESPACE. */
+export const DEFAULT_NAMESPACE = 'corral-vms';
+/** The environment variable that names Corral's namespace, as in Corral. */
+export const NAMESPACE_ENV = 'CORRAL_NAMESPACE';
+
+/** The namespace without -n, as Corral picks it: $CORRAL_NAMESPACE, else corral-vms. */
+export function defaultNamespace(env: Record<string, string | undefined>): string {
+	const v = env[NAMESPACE_ENV];
+	return v !== undefined && v !== '' ? v : DEFAULT_NAMESPACE;
+}
 /** The one container of a member pod. */
 export const CONTAINER_NAME = 'ct';
 /** Where a privileged member mounts its PVC (its root file system). */

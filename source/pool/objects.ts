@@ -38,10 +38,20 @@ export interface ContainerStatus {
 	};
 }
 
-/** A pod, as far as member state goes. */
+/** A pod's container, as far as the CT model goes. */
+export interface ContainerSpec {
+	name?: string;
+	image?: string;
+	command?: string[];
+	args?: string[];
+	resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+	securityContext?: { privileged?: boolean };
+}
+
+/** A pod, as far as member state and drift go. */
 export interface PodObject {
 	metadata: Meta;
-	spec?: { nodeName?: string };
+	spec?: { nodeName?: string; containers?: ContainerSpec[] };
 	status?: {
 		phase?: string;
 		reason?: string;

@@ -11,7 +11,8 @@ export type PoolMode = 'ephemeral' | 'persistent';
 /** A validated pool definition with every default filled in. */
 export interface PoolSpec {
 	image: string;
-	cpu: string;
+	/** Whole cores, as written: a positive integer, or a string of one. */
+	cpu: string | number;
 	memory: string;
 	disk: string;
 	storageClass: string;
@@ -92,8 +93,9 @@ export function specProblems(raw: unknown, opts: ValidateOptions = {}): string[]
 		problems.push(
 			`image ${show(o.image)} is not a valid image reference; use a form such as ghcr.io/example/desktop:1`,
 		);
+	const cpuProblem = o.cpu === undefined ? null : cpuCoresProblem(o.cpu);
+	if (cpuProblem) problems.push(cpuProblem);
 	for (const [key, example] of [
-		['cpu', '1 or 500m'],
 		['memory', '2Gi'],
 		['disk', '5Gi'],
 	] as const) {
@@ -143,7 +145,7 @@ export function specProblems(raw: unknown, opts: ValidateOptions = {}): string[]
 function withDefaults(o: Record<string, unknown>): PoolSpec {
 	return {
 		image: o.image as string,
-		cpu: (o.cpu as string | undefined) ?? SPEC_DEFAULTS.cpu,
+		cpu: (o.cpu as string | number | undefined) ?? SPEC_DEFAULTS.cpu,
 		memory: (o.memory as string | undefined) ?? SPEC_DEFAULTS.memory,
 		disk: (o.disk as string | undefined) ?? SPEC_DEFAULTS.disk,
 		storageClass: (o.storageClass as string | undefined) ?? SPEC_DEFAULTS.storageClass,
@@ -220,6 +222,29 @@ export function sourceFields(spec: SourceFields): SourceFields {
 		privileged: spec.privileged,
 		init: spec.init,
 	};
+}
+
+/** The rule for cpu, named in every error about it. */
+export const CPU_RULE =
+	'cpu is whole cores, as for every Corral CT: a positive integer such as 1 or 2, written as a number or a string of one';
+
+/**
+ * Why a cpu value is not whole cores, or null when it is: a positive integer, as a number or
+ * a string of digits. A value that is no quantity at all, or not above zero, says so first.
+ */
+export function cpuCoresProblem(v: unknown): string | null {
+	if (typeof v === 'number') {
+		if (!Number.isFinite(v)) return `cpu ${show(v)} is not a number of cores; ${CPU_RULE}`;
+		if (v <= 0) return `cpu ${show(v)} must be greater than zero; ${CPU_RULE}`;
+		return Number.isSafeInteger(v) ? null : `cpu ${show(v)} is not whole cores; ${CPU_RULE}`;
+	}
+	if (typeof v !== 'string') return `cpu ${show(v)} is not a number of cores; ${CPU_RULE}`;
+	const n = parseQuantity(v);
+	if (n === null) return `cpu ${show(v)} is not a Kubernetes quantity; ${CPU_RULE}`;
+	if (n <= 0) return `cpu ${show(v)} must be greater than zero; ${CPU_RULE}`;
+	if (!/^[0-9]+$/.test(v) || !Number.isSafeInteger(n))
+		return `cpu ${show(v)} is not whole cores; ${CPU_RULE}`;
+	return null;
 }
 
 function show(v: unknown): string {

@@ -15,6 +15,8 @@ export interface StatusMember {
 	aboveSize: boolean;
 	node: string;
 	message: string;
+	/** What differs, for a drifted member (`image: pool desktop:2, pod other:9`); absent otherwise. */
+	drift?: string;
 }
 
 /** The `status` key of the definition ConfigMap. */
@@ -90,18 +92,22 @@ export function buildStatus(
 		free: c.free,
 		unschedulable: c.unschedulable,
 		exhausted: c.exhausted,
-		members: views.map((v) => ({
-			name: v.name,
-			index: v.index,
-			state: v.state,
-			holder: v.holder,
-			claimExpired: v.claimExpired,
-			maintenance: v.maintenance,
-			drifted: v.drifted,
-			aboveSize: v.aboveSize,
-			node: v.node,
-			message: v.message,
-		})),
+		members: views.map((v) => {
+			const row: StatusMember = {
+				name: v.name,
+				index: v.index,
+				state: v.state,
+				holder: v.holder,
+				claimExpired: v.claimExpired,
+				maintenance: v.maintenance,
+				drifted: v.drifted,
+				aboveSize: v.aboveSize,
+				node: v.node,
+				message: v.message,
+			};
+			if (v.drifted && v.drift.length > 0) row.drift = v.drift.join('; ');
+			return row;
+		}),
 		errors: [...errors],
 	};
 }

@@ -15,7 +15,7 @@ import type { SimClusterConfig } from './config.js';
 import { SimError } from './errors.js';
 import { queryBool } from './query.js';
 import { type ShellPod, SimShell } from './shell.js';
-import { podFiles } from './shell-files.js';
+import { type Bootstrap, bootstrapOf, podFiles, type Volume, volumeTree } from './shell-files.js';
 import { quoteArg } from './shell-parse.js';
 import type { SimApiError, SimObject, SimStore } from './store-api.js';
 
@@ -52,6 +52,7 @@ interface ExecPod extends SimObject {
 		containers?: Array<{
 			name: string;
 			image?: string;
+			command?: string[];
 			env?: Array<{ name: string; value?: string }>;
 			volumeMounts?: Array<{ name: string; mountPath: string }>;
 		}>;
@@ -232,6 +233,30 @@ function shellPod(pod: ExecPod, container: string, store: SimStore): ShellPod {
 	};
 }
 
+/**
+ * The volumes a container mounts (a PVC's tree, by the claim's uid, so that its files outlive
+ * the pod) and the bootstrap its command runs, for its file tree. A pod without PVC volumes
+ * gets neither (its mounts are part of its own tree).
+ */
+function containerVolumes(
+	pod: ExecPod,
+	container: string,
+	store: SimStore,
+): { volumes?: Record<string, Volume>; bootstrap?: Bootstrap | null } {
+	const c = pod.spec?.containers?.find((x) => x.name === container);
+	const volumes: Record<string, Volume> = {};
+	for (const m of c?.volumeMounts ?? []) {
+		const claim = pod.spec?.volumes?.find((v) => v.name === m.name)?.persistentVolumeClaim
+			?.claimName;
+		const uid = claim
+			? store.get('persistentvolumeclaims', pod.metadata.namespace, claim)?.metadata.uid
+			: undefined;
+		if (uid) volumes[m.mountPath] = volumeTree(store, uid);
+	}
+	if (Object.keys(volumes).length === 0) return {};
+	return { volumes, bootstrap: bootstrapOf(c?.command) };
+}
+
 async function runSession(ws: WebSocket, ctx: ExecContext): Promise<void> {
 	const protocol = ws.protocol;
 	const jsonStatus = protocol === 'v5.channel.k8s.io' || protocol === 'v4.channel.k8s.io';
@@ -288,6 +313,7 @@ async function runSession(ws: WebSocket, ctx: ExecContext): Promise<void> {
 			mounts: info.mounts,
 			claimName: pod.spec?.volumes?.find((v) => v.persistentVolumeClaim)?.persistentVolumeClaim
 				?.claimName,
+			...containerVolumes(pod, container.name, ctx.store),
 		}),
 		tty,
 		timeScale: ctx.config.timeScale,

@@ -28,6 +28,8 @@ export { DEFAULT_COMPACTION_MS } from './store.js';
 
 /** The name of the cluster, user and context the kubeconfig holds. */
 export const SIM_CONTEXT = 'ctpool-sim';
+/** The namespace the kubeconfig names unless told otherwise: Corral's, corral-vms. */
+export const SIM_NAMESPACE = 'corral-vms';
 
 /** Options of startSimCluster. */
 export interface StartSimOptions {
@@ -39,7 +41,12 @@ export interface StartSimOptions {
 	kubeconfigPath?: string;
 	/** The bearer token (default: a random one). */
 	token?: string;
-	/** Namespaces to create beside `default` and `corral`. */
+	/**
+	 * The namespace the kubeconfig's context names, created with the cluster (default
+	 * corral-vms, Corral's namespace).
+	 */
+	namespace?: string;
+	/** Namespaces to create beside `default`, `kube-system` and `namespace`. */
 	namespaces?: string[];
 	/** How often a watch that allows bookmarks gets one (ms, default 60,000 as a real server). */
 	bookmarkIntervalMs?: number;
@@ -68,6 +75,8 @@ export interface SimCluster {
 	kubeconfigPath: string;
 	/** The kubeconfig's cluster, user and context name. */
 	contextName: string;
+	/** The namespace the kubeconfig's context names. */
+	namespace: string;
 	/** The object store behind the API. */
 	store: Store;
 	/** The running controllers (scheduler, kubelet, provisioner, events). */
@@ -103,7 +112,7 @@ function yamlScalar(s: string): string {
 export function kubeconfigYaml(
 	url: string,
 	token: string,
-	namespace = 'corral',
+	namespace = SIM_NAMESPACE,
 	user = SIM_CONTEXT,
 ): string {
 	return [
@@ -132,7 +141,7 @@ export function kubeconfigYaml(
 
 function seed(store: Store, config: SimClusterConfig, namespaces: string[]): void {
 	const who = { who: 'system:apiserver' };
-	for (const name of [...new Set(['default', 'kube-system', 'corral', ...namespaces])]) {
+	for (const name of [...new Set(['default', 'kube-system', ...namespaces])]) {
 		store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, who);
 	}
 	for (const role of bootstrapClusterRoles()) store.create('clusterroles', role, who);
@@ -161,7 +170,7 @@ function seed(store: Store, config: SimClusterConfig, namespaces: string[]): voi
 
 /**
  * Starts a simulated cluster on 127.0.0.1: the store, the API server, the controllers, and
- * a kubeconfig (context `ctpool-sim`, namespace corral) written with mode 0600.
+ * a kubeconfig (context `ctpool-sim`, namespace corral-vms unless told) written with mode 0600.
  */
 export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCluster> {
 	const config = defaultClusterConfig(opts.config);
@@ -171,7 +180,8 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 		...(opts.historySize ? { historySize: opts.historySize } : {}),
 		...(opts.compactionMs !== undefined ? { compactionMs: opts.compactionMs } : {}),
 	});
-	seed(store, config, opts.namespaces ?? []);
+	const namespace = opts.namespace ?? SIM_NAMESPACE;
+	seed(store, config, [namespace, ...(opts.namespaces ?? [])]);
 	const faults = new FaultSwitch();
 	const audit = new AuditLog();
 	store.onWrite((w) => audit.recordWrite(w));
@@ -199,7 +209,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	} else {
 		await mkdir(dirname(kubeconfigPath), { recursive: true });
 	}
-	await writeFile(kubeconfigPath, kubeconfigYaml(httpsUrl, token), { mode: 0o600 });
+	await writeFile(kubeconfigPath, kubeconfigYaml(httpsUrl, token, namespace), { mode: 0o600 });
 	await chmod(kubeconfigPath, 0o600);
 
 	// The controllers register the configured nodes, as each node's kubelet would.
@@ -214,6 +224,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 		token,
 		kubeconfigPath,
 		contextName: SIM_CONTEXT,
+		namespace,
 		store,
 		controllers,
 		faults,

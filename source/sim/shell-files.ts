@@ -1,7 +1,10 @@
 /**
  * The tiny file tree each simulated pod has: /etc/hostname, /etc/os-release, /data/README and
  * a few directories. Changes made in one exec session are there in the next one, for as long
- * as the pod (by uid) lives.
+ * as the pod (by uid) lives; what is under a volume mount lives on the volume (a PVC, by uid),
+ * so it outlives the pod. A container that runs Corral's privileged bootstrap has its volume
+ * seeded with the image's root file system once (and the marker written), and /proc, /sys and
+ * /dev bind-mounted into it, as the script does.
  */
 
 import type { SimStore } from './store-api.js';
@@ -20,6 +23,36 @@ export interface FilesPod {
 	mounts: string[];
 	/** The claim behind /data, for the README. */
 	claimName?: string;
+	/** The volumes mounted, by mount path: a PVC's tree, shared by every pod that mounts it. */
+	volumes?: Record<string, Volume>;
+	/** The container runs Corral's privileged bootstrap (see bootstrapOf). */
+	bootstrap?: Bootstrap | null;
+}
+
+/** A volume's file tree, and whether it was just made (empty). */
+export interface Volume {
+	root: FsNode & { kind: 'dir' };
+	fresh: boolean;
+}
+
+/** What Corral's bootstrap script does: seed ROOTFS from the image once (MARKER), then chroot. */
+export interface Bootstrap {
+	rootfs: string;
+	marker: string;
+}
+
+/**
+ * The bootstrap a container's command runs, read from the script itself (`/bin/sh -c` with
+ * `ROOTFS="..."`, `MARKER="..."` and `cp -a --one-file-system`), or null.
+ */
+export function bootstrapOf(command: readonly string[] | undefined): Bootstrap | null {
+	if (command?.length !== 3 || command[1] !== '-c') return null;
+	if (command[0] !== '/bin/sh' && command[0] !== 'sh') return null;
+	const script = command[2] ?? '';
+	const rootfs = /^ROOTFS="([^"]+)"$/m.exec(script)?.[1];
+	const marker = /^MARKER="([^"]+)"$/m.exec(script)?.[1];
+	if (!rootfs || !marker || !script.includes('cp -a --one-file-system')) return null;
+	return { rootfs, marker };
 }
 
 /** Names of the programs in /bin. */
@@ -106,13 +139,58 @@ export class PodFiles {
 			'# ~/.profile: executed by the command interpreter for login shells.\n',
 			now,
 		);
-		const mounts = new Set(['/data', ...pod.mounts]);
-		for (const m of mounts) mk(m);
-		this.put(
-			'/data/README',
-			`This is the data volume of ${pod.name}${pod.claimName ? ` (claim ${pod.claimName})` : ''}.\nFiles here survive a stop and a start of the desktop; a release destroys them.\n`,
-			now,
-		);
+		const volumes = pod.volumes;
+		const readme = `This is the data volume of ${pod.name}${pod.claimName ? ` (claim ${pod.claimName})` : ''}.\nFiles here survive a stop and a start of the desktop; a release destroys them.\n`;
+		if (!volumes) {
+			// No volumes known: the pod's own tree has the mounts (and a /data README).
+			for (const m of new Set(['/data', ...pod.mounts])) mk(m);
+			this.put('/data/README', readme, now);
+			return;
+		}
+		for (const m of pod.mounts) mk(m);
+		const image = cloneDir(this.root);
+		for (const [path, volume] of Object.entries(volumes)) {
+			this.attach(path, volume.root);
+			if (!volume.fresh) continue;
+			volume.fresh = false;
+			if (path === '/data') this.put('/data/README', readme, now);
+		}
+		const boot = pod.bootstrap;
+		if (boot && volumes[boot.rootfs]) this.runBootstrap(boot, image, now);
+	}
+
+	/**
+	 * What the bootstrap does in the container: on first boot (no marker) it copies the image's
+	 * root file system into ROOTFS and writes the marker; on every boot it bind-mounts /proc,
+	 * /sys and /dev into ROOTFS (the same directories, seen from both sides).
+	 */
+	private runBootstrap(boot: Bootstrap, image: FsNode & { kind: 'dir' }, now: number): void {
+		if (!this.lookup(boot.marker)) {
+			const rootfs = this.lookup(boot.rootfs) as FsNode & { kind: 'dir' };
+			for (const [name, node] of image.entries) {
+				// --one-file-system: the other file systems (proc, sys, dev, the volume) stay empty.
+				const other = ['proc', 'sys', 'dev'].includes(name) || `/${name}` === boot.rootfs;
+				rootfs.entries.set(name, other ? dir(now) : cloneNode(node));
+			}
+			this.put(boot.marker, '', now);
+		}
+		for (const fs of ['proc', 'sys', 'dev']) {
+			this.mkdirs(`/${fs}`, now);
+			this.attach(`${boot.rootfs}/${fs}`, this.lookup(`/${fs}`) as FsNode & { kind: 'dir' });
+		}
+	}
+
+	/** Puts a directory tree at a path (a mount): the same tree, seen from there. */
+	private attach(abs: string, node: FsNode & { kind: 'dir' }): void {
+		const { parent, name } = this.parentOf(abs);
+		parent.entries.set(name, node);
+	}
+
+	/** The same tree seen from one of its directories as its root (what chroot does). */
+	static rootedAt(node: FsNode & { kind: 'dir' }): PodFiles {
+		const view = Object.create(PodFiles.prototype) as PodFiles;
+		Object.defineProperty(view, 'root', { value: node, enumerable: true });
+		return view;
 	}
 
 	/** The absolute, normalised form of path, seen from cwd. */
@@ -227,6 +305,41 @@ export class PodFiles {
 
 function dir(now: number): FsNode & { kind: 'dir' } {
 	return { kind: 'dir', entries: new Map(), mtime: now };
+}
+
+function cloneNode(node: FsNode): FsNode {
+	return node.kind === 'file' ? { ...node } : cloneDir(node);
+}
+
+function cloneDir(node: FsNode & { kind: 'dir' }): FsNode & { kind: 'dir' } {
+	const entries = new Map<string, FsNode>();
+	for (const [name, child] of node.entries) entries.set(name, cloneNode(child));
+	return { kind: 'dir', entries, mtime: node.mtime };
+}
+
+const volumesByStore = new WeakMap<SimStore, Map<string, Volume>>();
+
+/**
+ * The file tree of a volume (a PVC, by uid), made empty on first use and kept for every pod
+ * that mounts it later; a deleted PVC's new namesake has another uid, so it starts empty.
+ */
+export function volumeTree(store: SimStore, uid: string): Volume {
+	let volumes = volumesByStore.get(store);
+	if (!volumes) {
+		volumes = new Map();
+		volumesByStore.set(store, volumes);
+	}
+	let v = volumes.get(uid);
+	if (!v) {
+		v = { root: dir(Date.now()), fresh: true };
+		volumes.set(uid, v);
+		while (volumes.size > KEEP) {
+			const oldest = volumes.keys().next();
+			if (oldest.done) break;
+			volumes.delete(oldest.value);
+		}
+	}
+	return v;
 }
 
 /** How many pods' trees a store keeps; the oldest are forgotten past it. */

@@ -6,7 +6,7 @@
  * are the same shell; `exit` leaves the innermost one.
  */
 
-import { BIN_PROGRAMS, FsError, type PodFiles } from './shell-files.js';
+import { BIN_PROGRAMS, FsError, PodFiles } from './shell-files.js';
 import { INTERRUPTED, ShellInput } from './shell-input.js';
 import {
 	type CommandList,
@@ -122,9 +122,12 @@ export class SimShell {
 	/** Ctrl-C interrupts the innermost running command line. */
 	private readonly interrupts: AbortController[] = [];
 	private readonly programs: Record<string, Program>;
+	/** The file tree as this shell sees it: the pod's, or the new root of a chroot. */
+	private fs: PodFiles;
 
 	constructor(private readonly opts: ShellOptions) {
 		const pod = opts.pod;
+		this.fs = opts.files;
 		this.input = new ShellInput({
 			tty: opts.tty,
 			echo: (t) => this.opts.stdout(t),
@@ -316,14 +319,14 @@ export class SimShell {
 				continue;
 			}
 			const target = expandWord(r.target, lookup);
-			const abs = this.opts.files.resolve(this.cwd, target);
+			const abs = this.fs.resolve(this.cwd, target);
 			try {
 				if (r.op === '<') {
-					sub = { ...sub, stdin: this.opts.files.read(abs) };
+					sub = { ...sub, stdin: this.fs.read(abs) };
 					continue;
 				}
-				if (r.op === '>') this.opts.files.write(abs, '');
-				else this.opts.files.write(abs, '', true);
+				if (r.op === '>') this.fs.write(abs, '');
+				else this.fs.write(abs, '', true);
 			} catch (err) {
 				if (!(err instanceof FsError)) throw err;
 				io.err(
@@ -333,7 +336,7 @@ export class SimShell {
 				);
 				return 1;
 			}
-			const write = (t: string) => this.opts.files.write(abs, t, true);
+			const write = (t: string) => this.fs.write(abs, t, true);
 			sub = r.fd === 2 ? { ...sub, err: write } : { ...sub, out: write };
 		}
 		if (argv.length === 0) {
@@ -350,7 +353,7 @@ export class SimShell {
 			if (withBuiltins && SHELL_BUILTINS.has(name)) return name;
 			return BIN_PROGRAMS.includes(name) ? name : null;
 		}
-		const abs = this.opts.files.resolve(this.cwd, name);
+		const abs = this.fs.resolve(this.cwd, name);
 		const slash = abs.lastIndexOf('/');
 		const dir = abs.slice(0, slash) || '/';
 		const base = abs.slice(slash + 1);
@@ -370,7 +373,13 @@ export class SimShell {
 	}
 
 	private makePrograms(): Record<string, Program> {
-		const files = this.opts.files;
+		// The programs see the tree the shell sees now (chroot changes it while its command runs).
+		const files = new Proxy({} as PodFiles, {
+			get: (_target, key) => {
+				const v = Reflect.get(this.fs, key, this.fs) as unknown;
+				return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(this.fs) : v;
+			},
+		});
 		const pod = this.opts.pod;
 		const shell: Program = (args, io) => {
 			let i = 0;
@@ -679,7 +688,7 @@ export class SimShell {
 				io.out('\x1b[H\x1b[2J');
 				return 0;
 			},
-			chroot: (args, io) => {
+			chroot: async (args, io) => {
 				const dir = args[0];
 				if (dir === undefined) {
 					io.err('Usage: chroot NEWROOT [PROG ARGS]\n');
@@ -690,9 +699,30 @@ export class SimShell {
 					io.err(`chroot: can't change root directory to '${dir}': No such file or directory\n`);
 					return 125;
 				}
-				// The new root holds the same system: the command runs in this same shell.
+				// The command runs in this same shell, seeing only the tree under the new root
+				// (from its /), until it ends; the program must be there.
 				const rest = args.slice(1);
-				return this.exec(rest.length > 0 ? rest : ['/bin/sh', '-i'], io);
+				const argv = rest.length > 0 ? rest : ['/bin/sh', '-i'];
+				const inside = PodFiles.rootedAt(node);
+				const program = argv[0]!;
+				const candidates = program.includes('/')
+					? [inside.resolve('/', program)]
+					: ['/bin', '/usr/bin', '/sbin', '/usr/sbin'].map((d) => `${d}/${program}`);
+				if (!candidates.some((p) => inside.lookup(p)?.kind === 'file')) {
+					io.err(`chroot: can't execute '${program}': No such file or directory\n`);
+					return 127;
+				}
+				const outer = { fs: this.fs, cwd: this.cwd, oldPwd: this.oldPwd };
+				this.fs = inside;
+				this.cwd = '/';
+				this.oldPwd = '/';
+				try {
+					return await this.exec(argv, io);
+				} finally {
+					this.fs = outer.fs;
+					this.cwd = outer.cwd;
+					this.oldPwd = outer.oldPwd;
+				}
 			},
 		};
 	}
@@ -704,7 +734,7 @@ export class SimShell {
 			return 2;
 		}
 		try {
-			const text = this.opts.files.read(this.opts.files.resolve(this.cwd, file));
+			const text = this.fs.read(this.fs.resolve(this.cwd, file));
 			for (const line of text.split('\n')) await this.runLine(line, io);
 			return this.status;
 		} catch (err) {
@@ -739,7 +769,7 @@ export class SimShell {
 		let text = '';
 		for (const name of names) {
 			try {
-				text += this.opts.files.read(this.opts.files.resolve(this.cwd, name));
+				text += this.fs.read(this.fs.resolve(this.cwd, name));
 			} catch (err) {
 				if (!(err instanceof FsError)) throw err;
 				io.err(`${who}: ${name}: ${err.message}\n`);
@@ -750,7 +780,7 @@ export class SimShell {
 	}
 
 	private ls(args: string[], io: Io): number {
-		const files = this.opts.files;
+		const files = this.fs;
 		const flags = args.filter((a) => a.startsWith('-') && a.length > 1).join('');
 		const long = flags.includes('l');
 		const all = flags.includes('a') || flags.includes('A');
@@ -846,7 +876,7 @@ export class SimShell {
 		const mounts = [...new Set(['/data', ...pod.mounts])];
 		mounts.forEach((m, i) => {
 			const size = m === '/data' ? quantityBytes(pod.claimSize, 5 * 2 ** 30) : 5 * 2 ** 30;
-			rows.push([`/dev/sd${String.fromCharCode(98 + i)}`, size, this.opts.files.usage(m), m]);
+			rows.push([`/dev/sd${String.fromCharCode(98 + i)}`, size, this.fs.usage(m), m]);
 		});
 		const fmt = (n: number) => (h ? human(n) : String(Math.ceil(n / 1024)));
 		const head = h

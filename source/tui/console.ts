@@ -6,7 +6,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { CONTAINER_NAME, ROOTFS_MOUNT } from '../pool/index.js';
+import { CONTAINER_NAME, ctConsoleCommand } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 
 /** Which member to open a console in, and how kubectl reaches the cluster. */
@@ -21,11 +21,9 @@ export interface ConsoleTarget {
 	privileged: boolean;
 }
 
-/** The shell a member's console runs. */
+/** The shell a member's console runs: the contract's (and Corral's `ct console`) command. */
 export function consoleCommand(privileged: boolean): string[] {
-	return privileged
-		? ['chroot', ROOTFS_MOUNT, '/bin/sh', '-c', 'exec bash 2>/dev/null || exec sh']
-		: ['sh'];
+	return ctConsoleCommand(privileged);
 }
 
 /** kubectl's arguments for the console of a member. */

@@ -1,24 +1,19 @@
 /** One row of the members table: the pool model's member view plus what the console shows beside it. */
 
 import {
-	CT_SPEC_ANNOTATION,
-	describeDrift,
 	type MemberObjects,
 	type MemberView,
 	memberView,
 	type PoolSpec,
-	SOURCE_FIELDS,
-	type SourceFields,
+	pvcCtSpec,
 	sourceFields,
 } from '../pool/index.js';
 
-/** A member as the console shows it. */
+/** A member as the console shows it (its `drift` says what differs). */
 export interface MemberRow extends MemberView {
-	/** What drifted, e.g. `image a -> b` (empty when not drifted). */
-	drift: string[];
 	/** The pod's phase ('' without a pod). */
 	podPhase: string;
-	/** The pool is privileged, so the console is the chroot form. */
+	/** The member is privileged (its CT spec, else the pool's), so the console is the chroot form. */
 	privileged: boolean;
 }
 
@@ -28,38 +23,17 @@ export interface RowPool {
 	sourceHash: string | null;
 }
 
-/** The source fields a member was built from, read from its PVC's CT spec annotation. */
-export function memberSource(objects: MemberObjects): Partial<SourceFields> | null {
-	const text = objects.pvc?.metadata.annotations?.[CT_SPEC_ANNOTATION];
-	if (!text) return null;
-	let raw: unknown;
-	try {
-		raw = JSON.parse(text);
-	} catch {
-		return null;
-	}
-	if (!raw || typeof raw !== 'object') return null;
-	const o = raw as Record<string, unknown>;
-	const out: Partial<Record<keyof SourceFields, unknown>> = {};
-	for (const key of SOURCE_FIELDS) if (o[key] !== undefined) out[key] = o[key];
-	return out as Partial<SourceFields>;
-}
-
 /** Derives the row of one member (the rules are the pool model's; this only adds detail). */
 export function memberRow(objects: MemberObjects, pool: RowPool, now: number): MemberRow {
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
 	const size = pool.spec?.size ?? Number.MAX_SAFE_INTEGER;
-	const view = memberView(objects, { size, sourceHash: pool.sourceHash }, now);
-	let drift: string[] = [];
-	if (view.drifted && pool.spec) {
-		drift = describeDrift(memberSource(objects), sourceFields(pool.spec));
-		if (drift.length === 0)
-			drift = [`source ${view.sourceHash || 'none'} -> ${pool.sourceHash ?? '?'}`];
-	}
+	const source = pool.spec ? sourceFields(pool.spec) : null;
+	const view = memberView(objects, { size, sourceHash: pool.sourceHash, source }, now);
+	// The console of a member follows its own CT spec, as Corral's `ct console` does.
+	const own = objects.pvc ? pvcCtSpec(objects.pvc) : null;
 	return {
 		...view,
-		drift,
 		podPhase: objects.pod?.status?.phase ?? '',
-		privileged: pool.spec?.privileged ?? false,
+		privileged: own?.ct.privileged ?? pool.spec?.privileged ?? false,
 	};
 }

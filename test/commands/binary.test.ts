@@ -71,7 +71,7 @@ describe.skipIf(!built)('the built ctpool binary', () => {
 			'--size',
 			'2',
 			'--cpu',
-			'100m',
+			'1',
 			'--mem',
 			'64Mi',
 			...kc,

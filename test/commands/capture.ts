@@ -25,7 +25,7 @@ export async function ctpool(argv: string[], opts: RunOptions = {}): Promise<Run
 	const io: CommandIo = {
 		stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
 		stderr: { write: (s: string) => (stderr += s), isTTY: opts.tty ?? false },
-		env: opts.env ?? { NO_COLOR: '1' },
+		env: opts.env ?? { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' },
 	};
 	if (opts.signal) io.signal = opts.signal;
 	io.engine = { deleteTimeoutMs: 20_000, ...(opts.engine ?? {}) };

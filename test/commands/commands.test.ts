@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => c?.close());
 
 const IMG = ['--image', 'ghcr.io/example/desktop:1'];
-const SMALL = ['--cpu', '100m', '--mem', '64Mi', '--disk', '1Gi'];
+const SMALL = ['--cpu', '1', '--mem', '64Mi', '--disk', '1Gi'];
 
 async function readyCount(pool: string): Promise<number> {
 	const r = await ctpool(['status', pool, '-o', 'json', ...kc]);
@@ -37,7 +37,7 @@ describe('the pool commands', () => {
 		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-keep')!;
 		expect(JSON.parse((cm.data as Record<string, string>).spec!)).toEqual({
 			image: 'ghcr.io/example/desktop:1',
-			cpu: '100m',
+			cpu: '1',
 			memory: '64Mi',
 			disk: '1Gi',
 			storageClass: '',

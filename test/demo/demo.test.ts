@@ -25,16 +25,24 @@ afterAll(async () => {
 describe('ctpool --demo', { timeout: 120_000 }, () => {
 	it('runs the demo pool with live users, shows its kubeconfig for kubectl, and quits cleanly', async () => {
 		const kubeconfig = join(dir, 'demo-kubeconfig');
-		t = startCtpool({ args: ['--demo', '--kubeconfig-out', kubeconfig], columns: 120, rows: 30 });
+		// A newcomer: no -n, no CORRAL_NAMESPACE; the demo lives in Corral's namespace, corral-vms.
+		t = startCtpool({
+			args: ['--demo', '--kubeconfig-out', kubeconfig],
+			columns: 120,
+			rows: 30,
+			env: { CORRAL_NAMESPACE: '' },
+		});
 		await t.waitFor(/desk-6\s+(Ready|Starting)/, 60_000);
 		expect(t.screen()).toContain(`kubeconfig ${kubeconfig}`);
+		expect(t.screen()).toContain('ns corral-vms');
 		expect(existsSync(kubeconfig)).toBe(true);
 		expect(t.screen()).toMatch(/image ghcr\.io\/example\/desktop:1 · size 6/);
 		expect(t.screen()).toContain('⟳ loop');
 		// the demo users claim desktops by themselves
 		await t.waitFor(/desk-\d\s+Ready\s+\w+@example\.com/, 60_000);
 		if (kubectlAvailable()) {
-			const r = await kubectl(['get', 'pods', '-n', 'corral'], {
+			// no -n: the demo's kubeconfig names corral-vms
+			const r = await kubectl(['get', 'pods'], {
 				kubeconfig,
 				cacheDir: join(dir, 'cache'),
 			});

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, reconcile } from '../../source/engine/index.js';
-import { sourceHash, sourceJson } from '../../source/pool/source-hash.js';
+import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
@@ -45,7 +45,7 @@ function pvcOf(c: TestCluster, name: string) {
 
 describe('apply then reconcile', () => {
 	it('creates exactly size members with the contract labels, hash, annotation, resources, command and mount', async () => {
-		const spec = poolSpec({ size: 3, cpu: '250m', memory: '128Mi', disk: '2Gi' });
+		const spec = poolSpec({ size: 3, cpu: '2', memory: '128Mi', disk: '2Gi' });
 		const ctx = c.context();
 		const result = await apply(ctx, 'desk', spec);
 		expect(result.errors).toEqual([]);
@@ -67,14 +67,13 @@ describe('apply then reconcile', () => {
 			};
 			const pod = podOf(c, member);
 			expect(pod.metadata.labels).toEqual(labels);
-			expect(pod.spec.hostname).toBe(member);
 			expect(pod.spec.containers).toHaveLength(1);
 			const ct = pod.spec.containers[0]!;
 			expect(ct.name).toBe('ct');
 			expect(ct.image).toBe(spec.image);
 			expect(ct.command).toEqual(['sleep', 'infinity']);
-			expect(ct.resources.requests).toEqual({ cpu: '250m', memory: '128Mi' });
-			expect(ct.resources.limits).toEqual({ cpu: '250m', memory: '128Mi' });
+			expect(ct.resources.requests).toEqual({ cpu: '2', memory: '128Mi' });
+			expect(ct.resources.limits).toEqual({ cpu: '2', memory: '128Mi' });
 			expect(ct.securityContext?.privileged).not.toBe(true);
 			expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/data' }]);
 			expect(pod.spec.volumes).toEqual([
@@ -82,7 +81,9 @@ describe('apply then reconcile', () => {
 			]);
 			const pvc = pvcOf(c, `${member}-data`);
 			expect(pvc.metadata.labels).toEqual(labels);
-			expect(pvc.metadata.annotations?.['corral.ct/spec']).toBe(sourceJson(sourceFields(spec)));
+			expect(pvc.metadata.annotations?.['corral.ct/spec']).toBe(
+				'{"image":"ghcr.io/example/desktop:1","cpu":2,"mem":"128Mi","privileged":false}',
+			);
 			expect(pvc.spec.accessModes).toEqual(['ReadWriteOnce']);
 			expect(pvc.spec.resources.requests.storage).toBe('2Gi');
 		}
@@ -96,11 +97,11 @@ describe('apply then reconcile', () => {
 		expect(result.statusWritten).toBe(true);
 	});
 
-	it('runs the image entrypoint with init, and mounts the PVC as the root file system when privileged', async () => {
+	it('runs the bootstrap even with init, and mounts the PVC as the root file system when privileged', async () => {
 		const spec = poolSpec({ size: 1, init: true, privileged: true, storageClass: 'wait' });
 		await apply(c.context(), 'priv', spec);
 		const ct = podOf(c, 'priv-1').spec.containers[0]!;
-		expect(ct.command).toBeUndefined();
+		expect(ct.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
 		expect(ct.securityContext?.privileged).toBe(true);
 		expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/corral-rootfs' }]);
 		expect(pvcOf(c, 'priv-1-data').spec.storageClassName).toBe('wait');

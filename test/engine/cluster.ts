@@ -24,8 +24,15 @@ export interface TestCluster {
 	close(): Promise<void>;
 }
 
-/** Test pace: every controller delay scaled down, short grace periods. */
-export const FAST: Partial<SimClusterConfig> = { timeScale: 0.01, containerStartMs: 1500 };
+/**
+ * Test pace: every controller delay scaled down, short grace periods; nodes roomy enough that
+ * pools of 50 one-core members fit (a CT's cpu is whole cores).
+ */
+export const FAST: Partial<SimClusterConfig> = {
+	timeScale: 0.01,
+	containerStartMs: 1500,
+	nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '64', memory: '32Gi' })),
+};
 
 /** Starts a simulated cluster at test pace and loads a Kube for it through its kubeconfig. */
 export async function startTestCluster(

@@ -13,7 +13,7 @@ import { waitFor } from './cluster.js';
 export function poolSpec(over: Partial<PoolSpec> = {}): PoolSpec {
 	return {
 		image: 'ghcr.io/example/desktop:1',
-		cpu: '100m',
+		cpu: '1',
 		memory: '64Mi',
 		disk: '1Gi',
 		storageClass: '',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildPod, buildPvc, planStep } from '../../source/engine/index.js';
-import { pvcSource } from '../../source/engine/member-objects.js';
+import { podFromPvc, pvcSource } from '../../source/engine/member-objects.js';
 import { RECONCILER_IDENTITY } from '../../source/pool/errors.js';
 import { type MemberObjects, memberView } from '../../source/pool/member-state.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
@@ -179,9 +179,9 @@ describe('member objects', () => {
 	it('a PVC and pod built from a source start again from the source the PVC records', () => {
 		const spec = poolSpec({ privileged: true, storageClass: 'fast' });
 		const claim = buildPvc('desk', 'desk-1', 'corral', spec);
-		const src = pvcSource(claim.metadata?.annotations);
-		expect(src).toEqual(sourceFields(spec));
-		expect(buildPod('desk', 'desk-1', 'corral', src!)).toEqual(
+		const { cpu: _cpu, ...rest } = sourceFields(spec);
+		expect(pvcSource(claim)).toMatchObject(rest);
+		expect(podFromPvc('desk', 'desk-1', 'corral', claim)).toEqual(
 			buildPod('desk', 'desk-1', 'corral', spec),
 		);
 		expect(claim.metadata?.labels?.['corral.dev/vdi-ct-source']).toBe(
@@ -191,8 +191,11 @@ describe('member objects', () => {
 	});
 
 	it('an unreadable CT spec annotation gives no source', () => {
-		expect(pvcSource(undefined)).toBeNull();
-		expect(pvcSource({ 'corral.ct/spec': '{' })).toBeNull();
-		expect(pvcSource({ 'corral.ct/spec': '{"image": 3}' })).toBeNull();
+		const withSpec = (annotations?: Record<string, string>) => ({ metadata: { annotations } });
+		expect(pvcSource(withSpec())).toBeNull();
+		expect(pvcSource(withSpec({ 'corral.ct/spec': '{' }))).toBeNull();
+		expect(pvcSource(withSpec({ 'corral.ct/spec': '{"image": 3}' }))).toBeNull();
+		expect(pvcSource(withSpec({ 'corral.ct/spec': '{"image": "a", "cpu": "two"}' }))).toBeNull();
+		expect(pvcSource(withSpec({ 'corral.ct/spec': '{"image": "a", "cpu": 1.5}' }))).toBeNull();
 	});
 });

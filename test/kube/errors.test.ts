@@ -159,7 +159,7 @@ describe('against the simulated cluster', () => {
 	});
 
 	test('the token in a request path never shows in an error text', async () => {
-		sim = await startSimCluster({ config: { timeScale: 0.01 } });
+		sim = await startSimCluster({ config: { timeScale: 0.01 }, namespaces: ['corral'] });
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 		const token = sim.token;
 		const notFound = await kube.core

@@ -77,7 +77,7 @@ afterEach(async () => {
 async function setup(
 	simOpts: StartSimOptions = {},
 ): Promise<{ sim: SimCluster; kube: Kube; rec: Recorder }> {
-	sim = await startSimCluster({ config: { timeScale: 0.01 }, ...simOpts });
+	sim = await startSimCluster({ config: { timeScale: 0.01 }, namespaces: ['corral'], ...simOpts });
 	const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, requestTimeoutMs: 10_000 });
 	return { sim, kube, rec: new Recorder() };
 }

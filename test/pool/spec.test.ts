@@ -28,7 +28,7 @@ describe('validateSpec', () => {
 	it('keeps given values', () => {
 		const spec = validateSpec({
 			...base,
-			cpu: '500m',
+			cpu: '2',
 			memory: '2Gi',
 			disk: '10Gi',
 			storageClass: 'fast-ssd',
@@ -37,7 +37,7 @@ describe('validateSpec', () => {
 			mode: 'ephemeral',
 		});
 		expect(spec).toMatchObject({
-			cpu: '500m',
+			cpu: '2',
 			memory: '2Gi',
 			storageClass: 'fast-ssd',
 			privileged: true,
@@ -51,7 +51,8 @@ describe('validateSpec', () => {
 		['an image with a digest', { ...base, image: `busybox@sha256:${'a'.repeat(64)}` }],
 		['a registry with a port', { ...base, image: 'localhost:5000/desk/top:latest' }],
 		['a bare image', { ...base, image: 'ubuntu' }],
-		['a decimal cpu', { ...base, cpu: '0.5' }],
+		['a cpu of whole cores as a number', { ...base, cpu: 4 }],
+		['a cpu of whole cores as a string', { ...base, cpu: '16' }],
 		['an exponent memory', { ...base, memory: '1e9' }],
 	])('accepts %s', (_what, raw) => {
 		expect(specProblems(raw)).toEqual([]);
@@ -76,6 +77,16 @@ describe('validateSpec', () => {
 		['an empty image', { ...base, image: '' }, /not a valid image reference/],
 		['a numeric image', { ...base, image: 7 }, /not a valid image reference/],
 		['a bad cpu', { ...base, cpu: 'two' }, /cpu "two" is not a Kubernetes quantity/],
+		[
+			'a cpu in millicores',
+			{ ...base, cpu: '500m' },
+			/cpu "500m" is not whole cores; cpu is whole cores, as for every Corral CT: a positive integer such as 1 or 2, written as a number or a string of one/,
+		],
+		['a decimal cpu', { ...base, cpu: '0.5' }, /cpu "0.5" is not whole cores/],
+		['a fractional cpu number', { ...base, cpu: 1.5 }, /cpu 1.5 is not whole cores/],
+		['a cpu with a suffix', { ...base, cpu: '1k' }, /cpu "1k" is not whole cores/],
+		['a zero cpu', { ...base, cpu: 0 }, /cpu 0 must be greater than zero/],
+		['a boolean cpu', { ...base, cpu: true }, /cpu true is not a number of cores/],
 		['a zero memory', { ...base, memory: '0' }, /memory "0" must be greater than zero/],
 		['a negative disk', { ...base, disk: '-5Gi' }, /disk "-5Gi" must be greater than zero/],
 		['a numeric memory', { ...base, memory: 2 }, /memory 2 is not a Kubernetes quantity/],

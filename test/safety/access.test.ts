@@ -25,7 +25,7 @@ beforeAll(async () => {
 		'--size',
 		'2',
 		'--cpu',
-		'100m',
+		'1',
 		...c.kc,
 	]);
 	expect(made.code).toBe(0);

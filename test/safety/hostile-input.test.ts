@@ -227,7 +227,7 @@ const ROWS: Row[] = [
 let c: SafetyCluster;
 beforeAll(async () => {
 	c = await startSafetyCluster();
-	const ok = await ctpool([...APPLY, '--cpu', '100m', '--mem', '64Mi', ...c.kc]);
+	const ok = await ctpool([...APPLY, '--cpu', '1', '--mem', '64Mi', ...c.kc]);
 	expect(ok.stderr).toBe('');
 	await c.running('desk');
 	const claimed = await ctpool(['claim', 'desk', 'alice@example.com', ...c.kc]);
@@ -330,7 +330,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 				'--size',
 				'2',
 				'--cpu',
-				'100m',
+				'1',
 				'--mem',
 				'64Mi',
 				...c.kc,
@@ -388,9 +388,9 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 
 	it('a corrupt recorded status is rewritten by reconcile, and nothing is deleted', async () => {
 		pool = 'rotstatus';
-		expect(
-			(await ctpool(['apply', pool, ...IMG, '--size', '2', '--cpu', '100m', ...c.kc])).code,
-		).toBe(0);
+		expect((await ctpool(['apply', pool, ...IMG, '--size', '2', '--cpu', '1', ...c.kc])).code).toBe(
+			0,
+		);
 		await c.running(pool);
 		const cm = c.sim.store.get('configmaps', 'corral', configMapName(pool))!;
 		c.sim.store.update(
@@ -413,9 +413,9 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 
 	it('objects that look like members but are not never get deleted, by reconcile or delete', async () => {
 		pool = 'foreign';
-		expect(
-			(await ctpool(['apply', pool, ...IMG, '--size', '1', '--cpu', '100m', ...c.kc])).code,
-		).toBe(0);
+		expect((await ctpool(['apply', pool, ...IMG, '--size', '1', '--cpu', '1', ...c.kc])).code).toBe(
+			0,
+		);
 		await c.running(pool);
 		const pod = (name: string, labels: Record<string, string>) =>
 			c.sim.store.create(

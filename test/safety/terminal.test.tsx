@@ -103,7 +103,7 @@ beforeAll(async () => {
 		'--size',
 		'6',
 		'--cpu',
-		'100m',
+		'1',
 		...c.kc,
 	]);
 	expect(made.code).toBe(0);

@@ -53,7 +53,9 @@ describe('ctpool sim', () => {
 		});
 		let exit: number | undefined;
 		await ready;
-		expect(out.text()).toContain(`kubectl --kubeconfig ${path} get pods -n corral`);
+		// The namespace is $CORRAL_NAMESPACE (corral under the tests), named in the kubeconfig.
+		expect(out.text()).toContain(`kubectl --kubeconfig ${path} get pods\n`);
+		expect(out.text()).toContain('namespace corral)');
 		expect(out.text()).toContain(`ctpool --kubeconfig ${path} desk`);
 		expect(out.text()).toContain('Demo: pool desk (6 desktops) is defined');
 		expect(cluster!.store.get('configmaps', 'corral', 'corral-vdi-ctpool-desk')).toBeDefined();

@@ -27,6 +27,21 @@ function filesFor(pod: ShellPod = POD): PodFiles {
 	});
 }
 
+/** The files of a privileged CT: its PVC at /corral-rootfs, seeded by Corral's bootstrap. */
+function bootstrappedFiles(pod: ShellPod = PRIVILEGED): PodFiles {
+	return new PodFiles({
+		name: pod.name,
+		namespace: pod.namespace,
+		mounts: pod.mounts,
+		volumes: {
+			'/corral-rootfs': { root: { kind: 'dir', entries: new Map(), mtime: 0 }, fresh: true },
+		},
+		bootstrap: { rootfs: '/corral-rootfs', marker: '/corral-rootfs/.corral-seeded' },
+	});
+}
+
+const PRIVILEGED: ShellPod = { ...POD, mounts: ['/corral-rootfs'] };
+
 interface Session {
 	shell: SimShell;
 	out(): string;
@@ -173,12 +188,36 @@ describe('simulated shell commands', () => {
 		expect((await run(['cat', '/data/notes.txt'])).code).toBe(1);
 	});
 
-	it('runs chroot into a mounted root file system as the same shell', async () => {
-		const pod = { ...POD, mounts: ['/corral-rootfs'] };
-		const r = await run(['chroot', '/corral-rootfs', '/bin/sh', '-c', 'hostname; exit 4'], { pod });
-		expect(r).toEqual({ code: 4, out: 'desk-1\n', err: '' });
+	it('runs chroot into a mounted root file system as the same shell, seeing only the new root', async () => {
+		const pod = PRIVILEGED;
+		const files = bootstrappedFiles(pod);
+		const r = await run(
+			['chroot', '/corral-rootfs', '/bin/sh', '-c', 'hostname; ls -a /; pwd; exit 4'],
+			{ pod, files },
+		);
+		expect(r.code).toBe(4);
+		expect(r.err).toBe('');
+		expect(r.out).toMatch(/^desk-1\n/);
+		expect(r.out).toContain('.corral-seeded');
+		// The outer root is out of sight: a file written there after the seed is not inside.
+		await run(['sh', '-c', 'echo outer > /tmp/outer'], { pod, files });
+		expect((await run(['cat', '/tmp/outer'], { pod, files })).out).toBe('outer\n');
+		const inside = await run(
+			['chroot', '/corral-rootfs', '/bin/sh', '-c', 'ls /tmp; cat /tmp/outer'],
+			{
+				pod,
+				files,
+			},
+		);
+		expect(inside).toMatchObject({ code: 1, out: '' });
 		const missing = await run(['chroot', '/nowhere', 'true']);
 		expect(missing.code).toBe(125);
+		// An empty root has no shell to run.
+		const empty = await run(['chroot', '/tmp', '/bin/sh'], { pod });
+		expect(empty).toMatchObject({
+			code: 127,
+			err: "chroot: can't execute '/bin/sh': No such file or directory\n",
+		});
 	});
 
 	it('scales sleep with timeScale', async () => {
@@ -258,8 +297,8 @@ describe('simulated shell with a tty', () => {
 	});
 
 	it('opens the privileged console command as an interactive shell', async () => {
-		const pod = { ...POD, mounts: ['/corral-rootfs'] };
-		const s = session({ tty: true, pod });
+		const pod = PRIVILEGED;
+		const s = session({ tty: true, pod, files: bootstrappedFiles(pod) });
 		const done = s.shell.run([
 			'chroot',
 			'/corral-rootfs',

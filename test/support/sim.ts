@@ -33,6 +33,8 @@ export async function startTestSim(opts: StartSimOptions = {}): Promise<TestSim>
 		cluster = await startSimCluster({
 			bookmarkIntervalMs: 200,
 			...opts,
+			// The tests' pools live in namespace corral (see vitest.config.ts).
+			namespaces: ['corral', ...(opts.namespaces ?? [])],
 			kubeconfigPath,
 			config: { timeScale: 0.01, ...opts.config },
 		});

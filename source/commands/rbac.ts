@@ -1,0 +1,171 @@
+/** ctpool rbac: print the Role and RoleBinding ctpool needs, as YAML for `kubectl apply -f -`. */
+
+import { isDnsSubdomain } from '../pool/names.js';
+import { type PolicyRule, roleRules } from '../pool/permissions.js';
+import { sanitize } from '../text/sanitize.js';
+import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { EXIT_OK, usageError } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import type { CommandIo } from './io.js';
+import { kubeOptions } from './session.js';
+import { checkArgs } from './values.js';
+
+/** The rbac command. */
+export const rbacCommand: CommandSpec = {
+	name: 'rbac',
+	summary: 'print the Role and RoleBinding ctpool needs (YAML for kubectl apply -f -)',
+	mutates: false,
+	flags: {
+		serviceAccount: { type: 'string' },
+		user: { type: 'string' },
+		group: { type: 'string' },
+		watch: { type: 'boolean' },
+		events: { type: 'boolean' },
+	},
+	help: `
+Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
+
+Print a Role and a RoleBinding, as YAML ready for kubectl apply -f -, with exactly the
+permissions ctpool needs in the pool namespace. Every command works with the seed's list:
+  ConfigMaps get, list, create, patch, delete (a definition is written with a merge
+  patch carrying its resourceVersion, never a PUT); Pods and PersistentVolumeClaims get,
+  list, create, patch, delete; Services delete; pods/exec create (the console);
+  coordination.k8s.io Leases get, list, create, update, delete.
+The live console and reconcile --watch also need watch on ConfigMaps, Pods, PVCs and
+Leases. Events create is optional: without it ctpool says once that it records no
+Events, and goes on. Nothing is sent to the cluster.
+
+Flags
+  --service-account NAME  bind a ServiceAccount of the namespace (the default: ctpool)
+  --user NAME             bind a user instead
+  --group NAME            bind a group instead
+  --read-only             a read-only Role: get, list and watch only (status, a
+                          --read-only console)
+  --no-watch              leave out watch (commands only: no console, no --watch)
+  --no-events             leave out the optional Events create
+
+${GLOBAL_HELP}
+
+Examples
+  ctpool rbac --service-account desk-admin | kubectl apply -f -
+  ctpool rbac --user alice@example.com --read-only -n labs | kubectl apply -f -
+`,
+};
+
+/** Who the RoleBinding binds. */
+interface Subject {
+	kind: 'ServiceAccount' | 'User' | 'Group';
+	name: string;
+}
+
+/** A YAML scalar: plain when it is safe so, else a JSON string (which YAML reads the same). */
+function scalar(s: string): string {
+	return /^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(s) && !/^(true|false|null|yes|no|on|off|~)$/i.test(s)
+		? s
+		: JSON.stringify(s);
+}
+
+function flow(items: readonly string[]): string {
+	return `[${items.map(scalar).join(', ')}]`;
+}
+
+function ruleYaml(r: PolicyRule): string[] {
+	return [
+		`  - apiGroups: ${flow(r.apiGroups)}`,
+		`    resources: ${flow(r.resources)}`,
+		`    verbs: ${flow(r.verbs)}`,
+	];
+}
+
+/** A DNS subdomain made from a subject for the RoleBinding's name (`ctpool-user-alice-example.com`). */
+function bindingName(role: string, subject: Subject): string {
+	const tail = subject.name
+		.toLowerCase()
+		.replace(/[^a-z0-9.-]+/g, '-')
+		.replace(/^[-.]+|[-.]+$/g, '');
+	const name = `${role}-${subject.kind.toLowerCase()}-${tail}`.slice(0, 253).replace(/[-.]+$/, '');
+	return isDnsSubdomain(name) ? name : `${role}-${subject.kind.toLowerCase()}`;
+}
+
+/** The YAML of the Role and RoleBinding. */
+export function rbacYaml(opts: {
+	namespace: string;
+	subject: Subject;
+	readOnly: boolean;
+	watch: boolean;
+	events: boolean;
+}): string {
+	const role = opts.readOnly ? 'ctpool-read-only' : 'ctpool';
+	const lines = [
+		`# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
+		'apiVersion: rbac.authorization.k8s.io/v1',
+		'kind: Role',
+		'metadata:',
+		`  name: ${role}`,
+		`  namespace: ${opts.namespace}`,
+		'rules:',
+	];
+	for (const group of roleRules({
+		readOnly: opts.readOnly,
+		watch: opts.watch,
+		events: opts.events,
+	})) {
+		lines.push(`  # ${group.why}`);
+		for (const r of group.rules) lines.push(...ruleYaml(r));
+	}
+	const subject = [`  - kind: ${opts.subject.kind}`, `    name: ${scalar(opts.subject.name)}`];
+	if (opts.subject.kind === 'ServiceAccount') subject.push(`    namespace: ${opts.namespace}`);
+	else subject.push('    apiGroup: rbac.authorization.k8s.io');
+	lines.push(
+		'---',
+		'apiVersion: rbac.authorization.k8s.io/v1',
+		'kind: RoleBinding',
+		'metadata:',
+		`  name: ${bindingName(role, opts.subject)}`,
+		`  namespace: ${opts.namespace}`,
+		'roleRef:',
+		'  apiGroup: rbac.authorization.k8s.io',
+		'  kind: Role',
+		`  name: ${role}`,
+		'subjects:',
+		...subject,
+	);
+	return `${lines.join('\n')}\n`;
+}
+
+/** Runs `ctpool rbac`. */
+export function runRbac(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(rbacCommand, argv, io, async (args) => {
+		checkArgs('rbac', args.input, []);
+		const given: Subject[] = [];
+		for (const [flag, kind] of [
+			['serviceAccount', 'ServiceAccount'],
+			['user', 'User'],
+			['group', 'Group'],
+		] as const) {
+			const v = stringFlag(args, flag);
+			if (v !== undefined) given.push({ kind, name: v });
+		}
+		if (given.length > 1)
+			throw usageError('rbac', 'give one of --service-account, --user and --group');
+		const subject = given[0] ?? { kind: 'ServiceAccount', name: 'ctpool' };
+		if (subject.kind === 'ServiceAccount' && !isDnsSubdomain(subject.name))
+			throw usageError(
+				'rbac',
+				`--service-account ${JSON.stringify(sanitize(subject.name).slice(0, 70))} is not a ServiceAccount name; use a DNS name such as desk-admin`,
+			);
+		if (subject.name.length > 1000 || /[\u0000-\u001f\u007f]/.test(subject.name))
+			throw usageError('rbac', 'the subject name has control characters or is too long');
+		const namespace = kubeOptions(args.flags, io.env).namespace!;
+		io.stdout.write(
+			rbacYaml({
+				namespace,
+				subject,
+				readOnly: args.flags.readOnly === true,
+				watch: args.flags.watch !== false,
+				events: args.flags.events !== false,
+			}),
+		);
+		return EXIT_OK;
+	});
+}

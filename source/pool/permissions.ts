@@ -1,0 +1,133 @@
+/**
+ * The permissions ctpool needs in a pool's namespace, as data: the seed's list (every
+ * command works with exactly it), `watch` for the live console and `reconcile --watch`, and
+ * the optional Events create. `ctpool rbac` prints them as a Role; tests run every command
+ * under them.
+ */
+
+/** One rule of a Role, as rbac.authorization.k8s.io/v1 writes it. */
+export interface PolicyRule {
+	apiGroups: string[];
+	resources: string[];
+	verbs: string[];
+}
+
+/** Which part of ctpool a set of rules serves. */
+export type RulePurpose = 'commands' | 'watch' | 'events';
+
+/** Rules with the reason they are there. */
+export interface PurposeRules {
+	purpose: RulePurpose;
+	/** One line for a YAML comment: what needs these rules. */
+	why: string;
+	rules: PolicyRule[];
+}
+
+const CORE = '';
+const COORDINATION = 'coordination.k8s.io';
+
+/** The seed's permissions: every command (apply, reconcile, status, claim, release, delete, maintenance, the console's keys) works with exactly these. */
+export const COMMAND_RULES: readonly PolicyRule[] = [
+	{
+		apiGroups: [CORE],
+		resources: ['configmaps'],
+		verbs: ['get', 'list', 'create', 'patch', 'delete'],
+	},
+	{
+		apiGroups: [CORE],
+		resources: ['pods', 'persistentvolumeclaims'],
+		verbs: ['get', 'list', 'create', 'patch', 'delete'],
+	},
+	{ apiGroups: [CORE], resources: ['services'], verbs: ['delete'] },
+	{ apiGroups: [CORE], resources: ['pods/exec'], verbs: ['create'] },
+	{
+		apiGroups: [COORDINATION],
+		resources: ['leases'],
+		verbs: ['get', 'list', 'create', 'update', 'delete'],
+	},
+];
+
+/** watch on the kinds the live console and `reconcile --watch` follow. */
+export const WATCH_RULES: readonly PolicyRule[] = [
+	{
+		apiGroups: [CORE],
+		resources: ['configmaps', 'pods', 'persistentvolumeclaims'],
+		verbs: ['watch'],
+	},
+	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['watch'] },
+];
+
+/** Events create: optional; without it ctpool says once that it records no Events and goes on. */
+export const EVENT_RULES: readonly PolicyRule[] = [
+	{ apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
+];
+
+/** Read-only: get, list and watch on what ctpool reads, nothing that changes the cluster. */
+export const READ_ONLY_RULES: readonly PolicyRule[] = [
+	{
+		apiGroups: [CORE],
+		resources: ['configmaps', 'pods', 'persistentvolumeclaims'],
+		verbs: ['get', 'list', 'watch'],
+	},
+	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+];
+
+/** Options of roleRules. */
+export interface RoleOptions {
+	/** Only get, list and watch (for `--read-only` consoles and status). */
+	readOnly?: boolean;
+	/** Include watch (default true): the live console and `reconcile --watch` need it. */
+	watch?: boolean;
+	/** Include the optional Events create (default true). */
+	events?: boolean;
+}
+
+/** The rules of ctpool's Role, grouped by what needs them. */
+export function roleRules(opts: RoleOptions = {}): PurposeRules[] {
+	const copy = (rules: readonly PolicyRule[]) =>
+		rules.map((r) => ({
+			apiGroups: [...r.apiGroups],
+			resources: [...r.resources],
+			verbs: [...r.verbs],
+		}));
+	if (opts.readOnly)
+		return [
+			{
+				purpose: 'commands',
+				why: 'read-only: status and a --read-only console; get, list and watch, nothing that changes the cluster',
+				rules: copy(READ_ONLY_RULES),
+			},
+		];
+	const out: PurposeRules[] = [
+		{
+			purpose: 'commands',
+			why: "the seed's permissions: every command works with exactly these",
+			rules: copy(COMMAND_RULES),
+		},
+	];
+	if (opts.watch !== false)
+		out.push({
+			purpose: 'watch',
+			why: 'watch: the live console and reconcile --watch follow these kinds',
+			rules: copy(WATCH_RULES),
+		});
+	if (opts.events !== false)
+		out.push({
+			purpose: 'events',
+			why: 'optional: Kubernetes Events of who did what; without it ctpool says so once and goes on',
+			rules: copy(EVENT_RULES),
+		});
+	return out;
+}
+
+/** Whether rules allow a verb on a resource (`pods/exec` for a subresource) of an API group. */
+export function allows(
+	rules: readonly PolicyRule[],
+	group: string,
+	resource: string,
+	verb: string,
+): boolean {
+	return rules.some(
+		(r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb),
+	);
+}

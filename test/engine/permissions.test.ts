@@ -1,0 +1,145 @@
+/**
+ * ctpool works with exactly the seed's permissions: every request of a pool's whole life
+ * cycle is allowed by the rules `ctpool rbac` prints (source/pool/permissions.ts), the
+ * definition is written with a merge patch carrying its resourceVersion (never a PUT), and a
+ * denied Event write is said once and fails nothing.
+ */
+
+import { ApiException } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+	apply,
+	claim,
+	release,
+	resetEventsDenied,
+	writeDefinition,
+} from '../../source/engine/index.js';
+import { allows, COMMAND_RULES, EVENT_RULES } from '../../source/pool/permissions.js';
+import type { SimObject } from '../../source/sim/store-api.js';
+import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { poolSpec, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+/** The API group of a resource ctpool uses. */
+function groupOf(resource: string): string {
+	return resource === 'leases' ? 'coordination.k8s.io' : '';
+}
+
+describe('the seed permissions', () => {
+	it('cover every request of apply, reconcile, status, claim, maintenance, release, a changed image and delete', async () => {
+		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+		const mark = c.sim.audit.mark();
+		const image = (n: number) => ['--image', `ghcr.io/example/desktop:${n}`];
+		const steps = [
+			['apply', 'perm', ...image(1), '--size', '2', '--mem', '64Mi', '--disk', '1Gi'],
+			['reconcile', 'perm'],
+			['claim', 'perm', 'alice@example.com'],
+			['maintenance', 'perm', 'perm-2', 'on', 'check'],
+			['maintenance', 'perm', 'perm-2', 'off'],
+			['status', 'perm', '-o', 'json'],
+			['apply', 'perm', ...image(2)],
+			['release', 'perm', 'perm-1', 'alice@example.com'],
+			['delete', 'perm'],
+		];
+		for (const argv of steps) {
+			const r = await ctpool([...argv, ...kc]);
+			expect({ argv, code: r.code, stderr: r.stderr }).toEqual({ argv, code: 0, stderr: '' });
+		}
+		const requests = c.sim.audit
+			.since(mark)
+			.requests.filter((r) => r.who === 'ctpool' && r.resource && r.verb !== 'discovery');
+		expect(requests.length).toBeGreaterThan(20);
+		const rules = [...COMMAND_RULES, ...EVENT_RULES];
+		const outside = requests
+			.map((r) => {
+				const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource!;
+				const verb = r.verb === 'exec' ? 'create' : r.verb;
+				return `${verb} ${resource}`;
+			})
+			.filter((vr) => {
+				const [verb, resource] = vr.split(' ') as [string, string];
+				return !allows(rules, groupOf(resource.split('/')[0]!), resource, verb);
+			});
+		expect([...new Set(outside)]).toEqual([]);
+		// The definition was changed (the second apply) with a patch, never an update.
+		const cmWrites = c.sim.audit
+			.since(mark)
+			.mutations.filter((m) => m.who === 'ctpool' && m.resource === 'configmaps')
+			.map((m) => m.verb);
+		expect(cmWrites).toContain('patch');
+		expect(cmWrites).not.toContain('update');
+	});
+
+	it('writes the definition as a compare-and-swap: a write that lost a race is made again from the new definition', async () => {
+		const ctx = c.context();
+		await writeDefinition(ctx, 'race', poolSpec({ size: 1 }));
+		let calls = 0;
+		await writeDefinition(ctx, 'race', (current) => {
+			calls++;
+			if (calls === 1) {
+				// Another admin writes meanwhile: the patch that follows carries a stale resourceVersion.
+				const cm = c.sim.store.get(
+					'configmaps',
+					'corral',
+					'corral-vdi-ctpool-race',
+				) as SimObject & {
+					data: Record<string, string>;
+				};
+				c.sim.store.update(
+					'configmaps',
+					{
+						...cm,
+						data: { ...cm.data, spec: JSON.stringify(poolSpec({ size: 1, memory: '96Mi' })) },
+					},
+					{ who: 'other-admin' },
+				);
+			}
+			return { ...current!, size: 4 };
+		});
+		expect(calls).toBe(2);
+		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-race') as SimObject & {
+			data: Record<string, string>;
+		};
+		// The other admin's memory is kept; the size is ours.
+		expect(JSON.parse(cm.data.spec!)).toMatchObject({ size: 4, memory: '96Mi' });
+	});
+
+	it('says once that Events are denied, and every operation still works', async () => {
+		resetEventsDenied();
+		const denied = new ApiException(
+			403,
+			'Forbidden',
+			JSON.stringify({
+				kind: 'Status',
+				apiVersion: 'v1',
+				status: 'Failure',
+				reason: 'Forbidden',
+				code: 403,
+				message:
+					'events is forbidden: User "system:serviceaccount:corral:desk" cannot create resource "events" in API group "" in the namespace "corral"',
+			}),
+			{},
+		);
+		const core = Object.create(c.kube.core) as typeof c.kube.core;
+		core.createNamespacedEvent = () => Promise.reject(denied);
+		const ctx = c.context({ actor: 'no-events' });
+		ctx.kube = { ...c.kube, core };
+		const first = await apply(ctx, 'quiet', poolSpec({ size: 2 }));
+		expect(first.errors).toEqual([]);
+		await waitReady(ctx, 'quiet', 2);
+		const won = await claim(ctx, 'quiet', 'bob@example.com');
+		await release(ctx, 'quiet', won.member, 'bob@example.com');
+		const notes = ctx.events.filter((e) => e.action === 'events');
+		expect(notes).toHaveLength(1);
+		expect(notes[0]).toMatchObject({ outcome: 'info' });
+		expect(notes[0]!.message).toContain('Kubernetes Events are not recorded');
+		expect(notes[0]!.message).toContain('create events');
+		expect(ctx.events.filter((e) => e.outcome === 'error')).toEqual([]);
+	});
+});
