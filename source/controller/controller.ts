@@ -20,6 +20,14 @@ export interface ReconcileOutcome {
 	failed?: boolean;
 }
 
+/** The error of a reconcile that ran but reported failed (its steps' errors went with its result). */
+export class StepsFailed extends Error {
+	constructor() {
+		super('a step of the reconcile failed');
+		this.name = 'StepsFailed';
+	}
+}
+
 /** What the controller does next with a key, for reporting. */
 export type Disposition =
 	| { kind: 'ok'; nextInMs: number }
@@ -95,6 +103,12 @@ export class Controller {
 		this.queue.add(key);
 	}
 
+	/** Reconciles key after ms (an earlier time already set for it stands). */
+	notifyAfter(key: string, ms: number): void {
+		this.removed.delete(key);
+		this.queue.addAfter(key, ms);
+	}
+
 	/** A relevant watch event of key: reconcile it once the events have settled. */
 	notify(key: string): void {
 		this.removed.delete(key);
@@ -143,7 +157,7 @@ export class Controller {
 		let disposition: Disposition;
 		try {
 			const outcome = (await this.opts.reconcile(key)) ?? {};
-			if (outcome.failed) disposition = this.retry(key, new Error('a step failed'));
+			if (outcome.failed) disposition = this.retry(key, new StepsFailed());
 			else {
 				this.limiter.forget(key);
 				const requeue = outcome.requeueAfterMs;

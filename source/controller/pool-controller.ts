@@ -12,7 +12,7 @@ import type { ConnectionState } from '../kube/connection-state.js';
 import { type PoolWatch, startPoolWatch, type WatchKind } from '../kube/pool-watch.js';
 import { PoolError, type PoolErrorKind } from '../pool/errors.js';
 import type { Clock } from './clock.js';
-import { Controller, type Disposition } from './controller.js';
+import { Controller, type Disposition, StepsFailed } from './controller.js';
 import { createReconcilerMetrics, type ReconcilerMetrics } from './metrics.js';
 import { PoolCache, poolKey, splitPoolKey } from './pool-cache.js';
 
@@ -76,8 +76,6 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 	const metrics = createReconcilerMetrics(cache, () => clock?.now() ?? Date.now());
 	const single =
 		opts.pool !== undefined && opts.namespace !== null ? poolKey(opts.namespace, opts.pool) : null;
-	/** Keys whose last reconcile ran to a result (its failed steps were reported with it). */
-	const ranToResult = new Set<string>();
 	const controller = new Controller({
 		resyncMs: opts.resyncMs,
 		...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
@@ -87,9 +85,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		version: (key) => cache.version(key),
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
-			ranToResult.delete(key);
 			const result = await reconcile(opts.context(namespace), pool);
-			ranToResult.add(key);
 			opts.onReconciled?.(key, result);
 			const busy = result.status.members.some(
 				(m) => m.state === 'Starting' || m.state === 'Terminating',
@@ -102,7 +98,10 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		onDone(key, disposition, durationMs) {
 			metrics.reconciled(key, durationMs / 1000, disposition.kind !== 'ok');
 			// a failed step was reported with its result; a thrown error is reported here
-			if (disposition.kind !== 'ok' && !(disposition.kind === 'retry' && ranToResult.has(key)))
+			if (
+				disposition.kind !== 'ok' &&
+				!(disposition.kind === 'retry' && disposition.error instanceof StepsFailed)
+			)
 				opts.onFailed?.(key, disposition);
 		},
 	});
