@@ -27,11 +27,12 @@ export interface TestCluster {
 /** Test pace: every controller delay scaled down, short grace periods. */
 export const FAST: Partial<SimClusterConfig> = { timeScale: 0.01, containerStartMs: 1500 };
 
-/** Starts a simulated cluster at test pace and loads a Kube for it through its kubeconfig. */
+/** Starts a simulated cluster at test pace (with extra namespaces) and loads a Kube for it through its kubeconfig. */
 export async function startTestCluster(
 	config: Partial<SimClusterConfig> = {},
+	opts: { namespaces?: string[] } = {},
 ): Promise<TestCluster> {
-	const test = await startTestSim({ config: { ...FAST, ...config } });
+	const test = await startTestSim({ config: { ...FAST, ...config }, ...opts });
 	const sim = test.cluster;
 	const kube = await loadKube({ kubeconfig: test.kubeconfigPath });
 	return {
