@@ -133,7 +133,7 @@ async function reconcileAllOnce(
 			if (result.errors.length > 0) failed++;
 		} catch (err) {
 			failed++;
-			println(io.stderr, `ctpool: ${prefix}pool ${sanitize(ref.pool)}: ${describeError(err)}`);
+			println(io.stderr, `ctpool: ${prefix}${describeError(err)}`);
 		}
 	}
 	if (failed > 0)

@@ -10,6 +10,7 @@ import {
 import { writeDefinition } from '../../source/engine/apply.js';
 import { createEngineContext } from '../../source/engine/context.js';
 import type { ReconcileResult } from '../../source/engine/reconcile.js';
+import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
 import { poolSpec, putDefinition } from '../engine/fixtures.js';
 
@@ -48,6 +49,24 @@ function controllerOf(
 	});
 	running.push(pools);
 	return { pools, results, failures };
+}
+
+/** Writes a definition ConfigMap by hand in a namespace, as `kubectl apply` of a broken one would. */
+function putDefinitionIn(namespace: string, pool: string, specText: string): void {
+	c.sim.store.create(
+		'configmaps',
+		{
+			apiVersion: 'v1',
+			kind: 'ConfigMap',
+			metadata: {
+				name: `corral-vdi-ctpool-${pool}`,
+				namespace,
+				labels: { 'corral.dev/vdi-ct-pool': pool },
+			},
+			data: { spec: specText },
+		},
+		{ who: 'test' },
+	);
 }
 
 /** Pods of a pool in a namespace, as the store holds them. */
@@ -156,5 +175,26 @@ describe('the pool controller', () => {
 		);
 		expect(all.failures.filter((f) => f.key === key)).toHaveLength(1);
 		await all.pools.stop();
+	});
+
+	it('reconcile --all makes one pass over every pool and exits 1 when any failed', async () => {
+		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+		const teamB = createEngineContext(c.kube, { namespace: 'team-b', actor: 'test-admin' });
+		await writeDefinition(teamB, 'yankee', poolSpec({ size: 1 }));
+		const here = await ctpool(['reconcile', '--all', '-n', 'team-b', ...kc]);
+		expect(here.stderr).toBe('');
+		expect(here.code).toBe(0);
+		expect(here.stdout).toContain('yankee-1 created');
+		expect(here.stdout).not.toContain('pool alpha');
+
+		putDefinitionIn('team-b', 'zulu', '{"image": ');
+		const everywhere = await ctpool(['reconcile', '--all', '-A', ...kc]);
+		expect(everywhere.code).toBe(1);
+		expect(everywhere.stdout).toMatch(/^corral: pool alpha: desired 2/m);
+		expect(everywhere.stdout).toMatch(/^team-b: pool yankee: desired 1/m);
+		expect(everywhere.stderr).toContain(
+			"ctpool: team-b: pool zulu: the definition's spec is not valid JSON",
+		);
+		expect(everywhere.stderr).toMatch(/ctpool: 1 of \d+ pools failed/);
 	});
 });
