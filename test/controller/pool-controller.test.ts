@@ -181,16 +181,18 @@ describe('the pool controller', () => {
 		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
 		const teamB = createEngineContext(c.kube, { namespace: 'team-b', actor: 'test-admin' });
 		await writeDefinition(teamB, 'yankee', poolSpec({ size: 1 }));
+		await writeDefinition(c.context(), 'xray', poolSpec({ size: 1 }));
 		const here = await ctpool(['reconcile', '--all', '-n', 'team-b', ...kc]);
 		expect(here.stderr).toBe('');
 		expect(here.code).toBe(0);
 		expect(here.stdout).toContain('yankee-1 created');
-		expect(here.stdout).not.toContain('pool alpha');
+		expect(here.stdout).not.toContain('pool xray');
 
 		putDefinitionIn('team-b', 'zulu', '{"image": ');
 		const everywhere = await ctpool(['reconcile', '--all', '-A', ...kc]);
 		expect(everywhere.code).toBe(1);
-		expect(everywhere.stdout).toMatch(/^corral: pool alpha: desired 2/m);
+		expect(everywhere.stdout).toMatch(/^corral: xray-1 created$/m);
+		expect(everywhere.stdout).toMatch(/^corral: pool xray: desired 1/m);
 		expect(everywhere.stdout).toMatch(/^team-b: pool yankee: desired 1/m);
 		expect(everywhere.stderr).toContain(
 			"ctpool: team-b: pool zulu: the definition's spec is not valid JSON",
