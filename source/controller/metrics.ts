@@ -8,6 +8,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { MEMBER_STATES } from '../pool/member-state.js';
+import type { RolloutProgress } from '../pool/rollout.js';
 import { type PoolCache, splitPoolKey } from './pool-cache.js';
 
 /** The metrics of one reconciler process. */
@@ -88,6 +89,29 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 				this.set({ namespace, pool }, f.counts ? 1 : 0);
 		},
 	});
+	for (const [name, help, pick] of [
+		[
+			'ctpool_pool_rollout_updated',
+			'While a rollout runs: unclaimed members within size already on the new source.',
+			(r: RolloutProgress) => r.updated,
+		],
+		[
+			'ctpool_pool_rollout_total',
+			'While a rollout runs: unclaimed members within size (the rollout is done when updated equals it).',
+			(r: RolloutProgress) => r.total,
+		],
+	] as const)
+		new Gauge({
+			name,
+			help,
+			labelNames: [...poolLabels],
+			registers: [registry],
+			collect() {
+				this.reset();
+				for (const { namespace, pool, f } of figures())
+					if (f.rollout) this.set({ namespace, pool }, pick(f.rollout));
+			},
+		});
 	const refused = new Counter({
 		name: 'ctpool_claims_refused_total',
 		help: 'Claims refused because no member was free, among the claims this process made (a reconciler makes none).',

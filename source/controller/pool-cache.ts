@@ -9,6 +9,7 @@ import type { WatchChange, WatchKind } from '../kube/pool-watch.js';
 import { groupMembers, type MemberView, memberView } from '../pool/member-state.js';
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY } from '../pool/names.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
+import { type RolloutProgress, rolloutProgress } from '../pool/rollout.js';
 import { sourceHash } from '../pool/source-hash.js';
 import { parseSpec, sourceFields } from '../pool/spec.js';
 import { countMembers, type PoolCounts } from '../pool/status.js';
@@ -28,8 +29,10 @@ export function splitPoolKey(key: string): { namespace: string; pool: string } {
 export interface PoolFigures {
 	/** The definition's counts; null when the definition is unreadable. */
 	counts: PoolCounts | null;
-	/** Members per state (every state named, zeros included). */
+	/** Member views, in index order. */
 	views: MemberView[];
+	/** The rollout's progress while one runs, else null. */
+	rollout: RolloutProgress | null;
 }
 
 /** What a batch of watch changes meant for the pools. */
@@ -97,7 +100,7 @@ export class PoolCache {
 		try {
 			spec = parseSpec(p.spec, pool, { allowPersistent: true });
 		} catch {
-			return { counts: null, views: [] };
+			return { counts: null, views: [], rollout: null };
 		}
 		const facts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
 		const members = groupMembers(pool, spec.size, {
@@ -106,7 +109,11 @@ export class PoolCache {
 			leases: p.leases.values(),
 		});
 		const views = members.map((m) => memberView(m, facts, now));
-		return { counts: countMembers(spec.size, views), views };
+		return {
+			counts: countMembers(spec.size, views),
+			views,
+			rollout: rolloutProgress(views, facts.sourceHash),
+		};
 	}
 
 	private entry(key: string): PoolObjects {

@@ -84,6 +84,14 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			const definition = await readDefinition(ctx, 'roll');
 			expect(definition.spec.maxUnavailable).toBe(3);
 			const target = sourceHash(sourceFields(definition.spec));
+			// the reconciler's metrics show the rollout while it runs
+			await waitFor(
+				async () =>
+					(await pools.metrics.registry.metrics()).includes(
+						'ctpool_pool_rollout_total{namespace="corral",pool="roll"} 18',
+					) || undefined,
+				'the rollout in the metrics',
+			);
 
 			await waitFor(
 				() =>
