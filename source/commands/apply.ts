@@ -1,9 +1,9 @@
 /** ctpool apply: define a pool or change its definition, then reconcile it once. */
 
 import { PoolError } from '../pool/errors.js';
-import { type PoolSpec, SPEC_DEFAULTS } from '../pool/spec.js';
+import { maxUnavailableProblem, type PoolSpec, SPEC_DEFAULTS } from '../pool/spec.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
-import { EXIT_FAILED, EXIT_OK } from './failure.js';
+import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import type { CommandIo } from './io.js';
 import { printReconcile } from './reconcile-output.js';
@@ -32,6 +32,7 @@ export const applyCommand: CommandSpec = {
 		privileged: { type: 'boolean' },
 		init: { type: 'boolean' },
 		mode: { type: 'string' },
+		maxUnavailable: { type: 'string' },
 	},
 	help: `
 Usage: ctpool apply <pool> --image IMAGE --size N [flags]
@@ -55,6 +56,9 @@ Flags
                          (unprivileged members; a privileged one always runs the
                          bootstrap) (--no-init)
   --mode ephemeral       the only supported mode
+  --max-unavailable N|P% how many unclaimed members a change of the source may replace at
+                         once: a number, or a percentage of the size (default 25%, at
+                         least 1); claimed members stay until released
 
 ${GLOBAL_HELP}
 
@@ -83,6 +87,16 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 		if (mode !== undefined) given.mode = checkMode('apply', mode);
 		if (typeof args.flags.privileged === 'boolean') given.privileged = args.flags.privileged;
 		if (typeof args.flags.init === 'boolean') given.init = args.flags.init;
+		const maxUnavailable = stringFlag(args, 'maxUnavailable');
+		if (maxUnavailable !== undefined) {
+			const value = /^\d+$/.test(maxUnavailable) ? Number(maxUnavailable) : maxUnavailable;
+			if (maxUnavailableProblem(value))
+				throw usageError(
+					'apply',
+					`--max-unavailable ${JSON.stringify(maxUnavailable.slice(0, 20))} is not a number of at least 1 or a percentage such as 25%`,
+				);
+			given.maxUnavailable = value;
+		}
 
 		const { ctx, engine } = await connect(args.flags, io);
 		// The flags are laid over the definition as it is at the moment of the write, so a
@@ -107,7 +121,9 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 					'usage',
 					`--size is needed: pool ${pool} is being deleted (its size is 0); give the size to keep it`,
 				);
+			const limit = given.maxUnavailable ?? current?.maxUnavailable;
 			return {
+				...(limit !== undefined ? { maxUnavailable: limit } : {}),
 				image,
 				cpu: given.cpu ?? current?.cpu ?? SPEC_DEFAULTS.cpu,
 				memory: given.memory ?? current?.memory ?? SPEC_DEFAULTS.memory,

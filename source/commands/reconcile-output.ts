@@ -20,6 +20,6 @@ export function printReconcile(io: CommandIo, result: ReconcileResult, prefix = 
 	const s = result.status;
 	println(
 		io.stdout,
-		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${s.exhausted ? ' (exhausted: no member is free)' : ''}`,
+		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${s.exhausted ? ' (exhausted: no member is free)' : ''}${s.rollout ? `; rolling ${s.rollout.updated}/${s.rollout.total} to source ${s.rollout.target.slice(0, 8)}…` : ''}`,
 	);
 }

@@ -1,8 +1,9 @@
-/** ctpool reconcile: bring a pool in line with its definition, once or as a watching controller. */
+/** ctpool reconcile: bring a pool (or every pool) in line with its definition, once or as a watching controller. */
 
+import type { Disposition } from '../controller/controller.js';
 import type { ReconcileResult } from '../engine/reconcile.js';
 import type { ConnectionState } from '../kube/connection-state.js';
-import type { WatchChange } from '../kube/pool-watch.js';
+import { describeError } from '../kube/errors.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
@@ -23,9 +24,13 @@ export const reconcileCommand: CommandSpec = {
 	flags: {
 		watch: { type: 'boolean' },
 		interval: { type: 'string' },
+		all: { type: 'boolean' },
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+		metricsAddr: { type: 'string' },
 	},
 	help: `
 Usage: ctpool reconcile <pool> [--watch] [--interval 30s]
+       ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
 
 Bring the pool in line with its definition: create missing members, start stopped ones,
 replace unclaimed members that drifted or failed, delete unclaimed members above the size,
@@ -34,8 +39,19 @@ from two places at once.
 
 Flags
   --watch           keep reconciling: every interval, and soon after a change in the pool;
-                    failed steps are retried; Ctrl-C stops (exit 0)
-  --interval D      time between two reconciles in watch mode (default 30s)
+                    failed steps are retried with backoff (at most one interval apart); a
+                    definition that cannot work (invalid, persistent, missing) is reported
+                    once and tried again when it changes; Ctrl-C stops (exit 0)
+  --interval D      time between two reconciles of a pool in watch mode (default 30s)
+  --all             every pool in the namespace (pools defined or deleted while it watches
+                    are picked up); without --watch, one pass, exit 1 if any pool failed
+  -A, --all-namespaces
+                    with --all: every pool in every namespace the identity can list
+  --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
+                    HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+
+Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
+service account, as kubectl does.
 
 ${GLOBAL_HELP}
 `,
@@ -44,21 +60,38 @@ ${GLOBAL_HELP}
 /** Runs `ctpool reconcile`. */
 export function runReconcile(argv: readonly string[], io: CommandIo): Promise<number> {
 	return runCommand(reconcileCommand, argv, io, async (args) => {
-		checkArgs('reconcile', args.input, ['pool']);
-		const pool = args.input[0]!;
-		checkPoolArg('reconcile', pool);
-		const intervalText = stringFlag(args, 'interval');
+		const all = args.flags.all === true;
+		const allNamespaces = args.flags.allNamespaces === true;
 		const watch = args.flags.watch === true;
+		const intervalText = stringFlag(args, 'interval');
+		const metricsText = stringFlag(args, 'metricsAddr');
+		if (all) checkArgs('reconcile', args.input, []);
+		else {
+			if (allNamespaces) throw usageError('reconcile', '-A/--all-namespaces only goes with --all');
+			checkArgs('reconcile', args.input, ['pool']);
+			checkPoolArg('reconcile', args.input[0]!);
+		}
 		if (intervalText !== undefined && !watch)
 			throw usageError('reconcile', '--interval only goes with --watch');
+		if (metricsText !== undefined && !watch)
+			throw usageError('reconcile', '--metrics-addr only goes with --watch');
 		const intervalMs = parseDuration('reconcile', 'interval', intervalText ?? '30s');
+		const { parseListenAddress } = await import('../controller/metrics-server.js');
+		const metricsAddr =
+			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
 		const session = await connect(args.flags, io, { withSignal: watch });
+		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
-			const result = await session.engine.reconcile(session.ctx, pool);
+			if (all) return reconcileAllOnce(session, namespace, io);
+			const result = await session.engine.reconcile(session.ctx, args.input[0]!);
 			printReconcile(io, result);
 			return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
 		}
-		return watchLoop(session, pool, intervalMs, io);
+		return watchPools(
+			session,
+			{ namespace, pool: all ? undefined : args.input[0]!, intervalMs, metricsAddr },
+			io,
+		);
 	});
 }
 
@@ -70,112 +103,147 @@ function worthPrinting(result: ReconcileResult): boolean {
 	return result.actions.length > 0 || result.errors.length > 0 || result.statusWritten;
 }
 
-function sleepUntil(
-	ms: number,
-	wake: { fn: (() => void) | null },
-	signal?: AbortSignal,
-): Promise<void> {
-	return new Promise((resolve) => {
-		const done = () => {
-			clearTimeout(timer);
-			signal?.removeEventListener('abort', done);
-			wake.fn = null;
-			resolve();
-		};
-		// setTimeout fires at once past 2^31-1 ms; never sleep longer than that.
-		const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
-		wake.fn = done;
-		signal?.addEventListener('abort', done, { once: true });
-		if (signal?.aborted) done();
-	});
+/** The prefix naming a pool's namespace when pools of several namespaces are reconciled. */
+function where(namespace: string | null, key: string): string {
+	return namespace === null ? `${sanitize(key.slice(0, key.indexOf('/')))}: ` : '';
 }
 
-/**
- * Whether a watched change may call for a reconcile. A definition change that only rewrote
- * the recorded status (every reconcile's own write) is not one; everything else is.
- */
-function relevant(change: WatchChange, specSeen: Map<string, string>): boolean {
-	if (change.kind !== 'configmaps' || change.op === 'delete') return true;
-	if (change.op === 'reset') {
-		for (const o of change.objects)
-			specSeen.set(
-				o.metadata.name ?? '',
-				(o.data as Record<string, string> | undefined)?.spec ?? '',
-			);
-		return true;
-	}
-	const name = change.object.metadata.name ?? '';
-	const spec = (change.object.data as Record<string, string> | undefined)?.spec ?? '';
-	const before = specSeen.get(name);
-	specSeen.set(name, spec);
-	return before !== spec;
-}
-
-/**
- * Watch mode: reconcile, then wait for the interval or a change in the pool (debounced),
- * and again, until the signal aborts (exit 0). Failures are printed and retried.
- */
-async function watchLoop(
+/** One pass over every pool: exit 1 when any pool failed. */
+async function reconcileAllOnce(
 	session: Session,
-	pool: string,
-	intervalMs: number,
+	namespace: string | null,
 	io: CommandIo,
 ): Promise<number> {
-	const { startPoolWatch } = await import('../kube/pool-watch.js');
-	const signal = io.signal;
-	const wake: { fn: (() => void) | null } = { fn: null };
-	let dirty = false;
-	let debounce: NodeJS.Timeout | null = null;
-	let lastPhase: ConnectionState['phase'] | null = null;
-	const specSeen = new Map<string, string>();
-	const watch = startPoolWatch(
-		session.kube,
-		{ namespace: session.ctx.namespace, pool },
-		{
-			onBatch(changes) {
-				if (!changes.some((ch) => relevant(ch, specSeen)) || debounce) return;
-				debounce = setTimeout(() => {
-					debounce = null;
-					dirty = true;
-					wake.fn?.();
-				}, WATCH_DEBOUNCE_MS);
-			},
-			onConnection(overall) {
-				if (overall.phase === lastPhase) return;
-				lastPhase = overall.phase;
-				if (overall.phase === 'failed')
-					println(
-						io.stderr,
-						`ctpool: watch of pool ${pool} failed (${sanitize(overall.reason)}); still reconciling every interval`,
-					);
-				else if (overall.phase === 'reconnecting')
-					println(
-						io.stderr,
-						`ctpool: watch of pool ${pool} reconnecting: ${sanitize(overall.lastError)}`,
-					);
-			},
-		},
-	);
-	println(
-		io.stderr,
-		`ctpool: reconciling pool ${pool} every ${Math.round(intervalMs / 1000)} s and on changes; Ctrl-C stops`,
-	);
-	try {
-		while (!signal?.aborted) {
-			dirty = false;
-			try {
-				const result = await session.engine.reconcile(session.ctx, pool);
-				if (worthPrinting(result)) printReconcile(io, result, stamp());
-			} catch (err) {
-				if (signal?.aborted) break;
-				report(io, err);
-			}
-			if (signal?.aborted) break;
-			if (!dirty) await sleepUntil(intervalMs, wake, signal);
+	const { listPoolRefs } = await import('../engine/list-definitions.js');
+	const refs = await listPoolRefs(session.kube, namespace);
+	if (refs.length === 0) {
+		println(
+			io.stderr,
+			`ctpool: no pools ${namespace === null ? 'in any namespace' : `in namespace ${namespace}`}; define one with ctpool apply`,
+		);
+		return EXIT_OK;
+	}
+	let failed = 0;
+	for (const ref of refs) {
+		const prefix = namespace === null ? `${sanitize(ref.namespace)}: ` : '';
+		const ctx = { ...session.ctx, namespace: ref.namespace };
+		try {
+			const result = await session.engine.reconcile(ctx, ref.pool);
+			printReconcile(io, result, prefix);
+			if (result.errors.length > 0) failed++;
+		} catch (err) {
+			failed++;
+			println(io.stderr, `ctpool: ${prefix}${describeError(err)}`);
 		}
+	}
+	if (failed > 0)
+		println(
+			io.stderr,
+			`ctpool: ${failed} of ${refs.length} pool${refs.length === 1 ? '' : 's'} failed`,
+		);
+	return failed > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+interface WatchScope {
+	/** null = every namespace. */
+	namespace: string | null;
+	/** One pool; undefined = every pool. */
+	pool: string | undefined;
+	intervalMs: number;
+	metricsAddr: { host: string; port: number } | undefined;
+}
+
+/**
+ * Watch mode: one controller over the pool (or every pool), fed by the watch, until the
+ * signal aborts (exit 0). Failures are printed and retried; a terminal one is printed once.
+ */
+async function watchPools(session: Session, scope: WatchScope, io: CommandIo): Promise<number> {
+	const [{ startPoolController }, { startMetricsServer }] = await Promise.all([
+		import('../controller/pool-controller.js'),
+		import('../controller/metrics-server.js'),
+	]);
+	const signal = io.signal;
+	const { namespace } = scope;
+	const what =
+		scope.pool !== undefined
+			? `pool ${scope.pool}`
+			: namespace === null
+				? 'every pool in every namespace'
+				: `every pool in namespace ${namespace}`;
+	let lastPhase: ConnectionState['phase'] | null = null;
+	const pools = startPoolController({
+		kube: session.kube,
+		namespace,
+		...(scope.pool !== undefined ? { pool: scope.pool } : {}),
+		resyncMs: scope.intervalMs,
+		settleMs: WATCH_DEBOUNCE_MS,
+		context: (ns) => ({ ...session.ctx, namespace: ns }),
+		onReconciled(key, result) {
+			if (worthPrinting(result)) printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
+		},
+		onFailed(key, d: Exclude<Disposition, { kind: 'ok' }>) {
+			const text = `${where(namespace, key)}${describeError(d.error)}`;
+			if (d.kind === 'terminal')
+				println(io.stderr, `ctpool: ${text} (not retried until the definition changes)`);
+			else
+				println(
+					io.stderr,
+					`ctpool: ${text} (retry in ${Math.max(1, Math.round(d.retryInMs / 1000))} s)`,
+				);
+		},
+		onPools(added, removed) {
+			for (const key of added)
+				println(io.stderr, `ctpool: pool ${sanitize(key)} found; reconciling it`);
+			for (const key of removed)
+				println(io.stderr, `ctpool: pool ${sanitize(key)} was deleted; no longer reconciled`);
+		},
+		onConnection(overall) {
+			if (overall.phase === lastPhase) return;
+			lastPhase = overall.phase;
+			if (overall.phase === 'failed')
+				println(
+					io.stderr,
+					`ctpool: watch of ${what} failed (${sanitize(overall.reason)}); still reconciling every interval`,
+				);
+			else if (overall.phase === 'reconnecting')
+				println(io.stderr, `ctpool: watch of ${what} reconnecting: ${sanitize(overall.lastError)}`);
+		},
+	});
+	let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+	try {
+		if (scope.metricsAddr) {
+			try {
+				metrics = await startMetricsServer(
+					scope.metricsAddr,
+					pools.metrics.registry,
+					pools.notReady,
+				);
+			} catch (err) {
+				const code = (err as NodeJS.ErrnoException).code ?? String(err);
+				println(
+					io.stderr,
+					`ctpool: cannot listen on ${scope.metricsAddr.host}:${scope.metricsAddr.port} for --metrics-addr (${sanitize(code)}); pick another address`,
+				);
+				return EXIT_FAILED;
+			}
+			println(
+				io.stderr,
+				`ctpool: metrics on ${metrics.url}/metrics (health ${metrics.url}/healthz, readiness ${metrics.url}/readyz)`,
+			);
+		}
+		println(
+			io.stderr,
+			`ctpool: reconciling ${what} every ${Math.round(scope.intervalMs / 1000)} s and on changes; Ctrl-C stops`,
+		);
+		await new Promise<void>((resolve) => {
+			if (!signal || signal.aborted) return resolve();
+			signal.addEventListener('abort', () => resolve(), { once: true });
+		});
+	} catch (err) {
+		return report(io, err);
 	} finally {
-		watch.stop();
-		if (debounce) clearTimeout(debounce);
+		await pools.stop();
+		await metrics?.close();
 	}
 	return EXIT_OK;
 }

@@ -4,6 +4,8 @@
  * console or kubectl in another terminal has a lively pool to watch.
  */
 
+import { Controller, StepsFailed } from '../controller/controller.js';
+import { isTerminalPoolError } from '../controller/pool-controller.js';
 import { apply, createEngineContext, type EngineEvent, reconcile } from '../engine/index.js';
 import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
@@ -50,17 +52,25 @@ export async function startBackgroundDemo(
 	const admin = createEngineContext(kube, { actor: 'demo-admin', emit });
 	await apply(admin, pool, demoSpec(opts.size ?? 6));
 	const actors = startDemoActors({ kube, pool, controllers: cluster.controllers, emit });
-	let running: Promise<unknown> = Promise.resolve();
-	const timer = setInterval(() => {
-		running = running
-			.then(() => reconcile(admin, pool))
-			.catch((err) => opts.log(`reconcile ${pool}: ${describeError(err)}`));
-	}, opts.intervalMs ?? 10_000);
+	// The pool was just reconciled by apply: the controller's first pass is one interval away.
+	const controller = new Controller({
+		resyncMs: opts.intervalMs ?? 10_000,
+		workers: 1,
+		isTerminal: isTerminalPoolError,
+		async reconcile() {
+			const result = await reconcile(admin, pool);
+			return { failed: result.errors.length > 0 };
+		},
+		onDone(_key, d) {
+			if (d.kind !== 'ok' && !(d.kind === 'retry' && d.error instanceof StepsFailed))
+				opts.log(`reconcile ${pool}: ${describeError(d.error)}`);
+		},
+	});
+	controller.notifyAfter(pool, opts.intervalMs ?? 10_000);
 	return {
 		async stop() {
-			clearInterval(timer);
 			await actors.stop();
-			await running;
+			await controller.stop();
 		},
 	};
 }

@@ -15,7 +15,8 @@ import {
 	poolFacts,
 } from '../pool/member-state.js';
 import { configMapName, STATUS_KEY } from '../pool/names.js';
-import { describeDrift } from '../pool/source-hash.js';
+import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
+import { describeDrift, sourceHash } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -153,12 +154,24 @@ export async function reconcileDefinition(
 	});
 	let objects = await listPoolObjects(ctx, pool);
 	const startNow = ctx.now();
-	const plans: Plan[] = [];
+	const planned: Plan[] = [];
+	const startViews: MemberView[] = [];
 	for (const m of groupMembers(pool, spec.size, objects)) {
 		const view = memberView(m, facts, startNow);
+		startViews.push(view);
 		const step = planStep(view, startNow);
-		if (step) plans.push({ objects: m, view, step });
+		if (step) planned.push({ objects: m, view, step });
 	}
+	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
+	const limit = maxUnavailableOf(spec);
+	const { plans, heldBack } = limitRollout(planned, startViews, limit);
+	if (heldBack > 0)
+		emitEvent(ctx, {
+			pool,
+			action: 'rollout',
+			outcome: 'info',
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} (at most ${limit} unavailable at once)`,
+		});
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
 	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
@@ -175,6 +188,8 @@ export async function reconcileDefinition(
 	const endNow = ctx.now();
 	const views = groupMembers(pool, spec.size, objects).map((m) => memberView(m, facts, endNow));
 	const status = buildStatus(spec.size, views, errors, endNow);
+	const rollout = rolloutProgress(views, facts.sourceHash);
+	if (rollout) status.rollout = rollout;
 	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))

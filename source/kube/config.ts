@@ -26,6 +26,7 @@ import {
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
+import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
 
 /** How to reach the cluster: the flags every command takes. */
 export interface KubeOptions {
@@ -33,6 +34,10 @@ export interface KubeOptions {
 	context?: string;
 	namespace?: string;
 	requestTimeoutMs?: number;
+	/** The environment (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); default process.env. */
+	env?: Record<string, string | undefined>;
+	/** Where the in-cluster service account files are (default the pod's mount). */
+	serviceAccountDir?: string;
 }
 
 /** A loaded cluster connection with its API clients. */
@@ -123,12 +128,13 @@ function kubeconfigFiles(opts: KubeOptions): { files: string[]; explicit: boolea
 			);
 		return { files: [opts.kubeconfig], explicit: true };
 	}
-	const env = process.env.KUBECONFIG;
+	const vars = opts.env ?? process.env;
+	const env = vars.KUBECONFIG;
 	if (env && env.length > 0) {
 		const files = [...new Set(env.split(delimiter).filter((f) => f.length > 0))];
 		return { files: files.filter((f) => existsSync(f)), explicit: false };
 	}
-	const home = process.env.HOME || homedir();
+	const home = vars.HOME || homedir();
 	const file = join(home, '.kube', 'config');
 	return { files: existsSync(file) ? [file] : [], explicit: false };
 }
@@ -445,13 +451,29 @@ export function makeClient<T>(
 }
 
 /**
+ * The in-cluster configuration when kubectl would use it: no --kubeconfig, no kubeconfig
+ * file found, and KUBERNETES_SERVICE_HOST set (a pod); otherwise null.
+ */
+function inClusterFallback(opts: KubeOptions): InClusterConfig | null {
+	const env = opts.env ?? process.env;
+	if (opts.kubeconfig || !inClusterEnv(env)) return null;
+	if (kubeconfigFiles(opts).files.length > 0) return null;
+	return loadInClusterConfig({
+		env,
+		...(opts.serviceAccountDir ? { serviceAccountDir: opts.serviceAccountDir } : {}),
+	});
+}
+
+/**
  * Loads the cluster connection like kubectl: --kubeconfig FILE, else the KUBECONFIG list
- * (merged, first wins), else ~/.kube/config; --context, else current-context; namespace -n,
- * else $CORRAL_NAMESPACE, else corral-vms, as in Corral (the context's namespace is not used).
- * Throws PoolError('usage') naming the problem and the fix.
+ * (merged, first wins), else ~/.kube/config, else in a pod the service account (in-cluster);
+ * --context, else current-context; namespace -n, else (in-cluster) the service account's,
+ * else $CORRAL_NAMESPACE, else corral-vms, as in Corral (a kubeconfig context's namespace is
+ * not used). Throws PoolError('usage') naming the problem and the fix.
  */
 export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
-	const kc = loadKubeConfig(opts);
+	const inCluster = inClusterFallback(opts);
+	const kc = inCluster?.config ?? loadKubeConfig(opts);
 	const ctx = selectContext(kc, opts.context);
 	const cluster = kc.getCurrentCluster();
 	if (!cluster?.server)
@@ -479,7 +501,7 @@ export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
 		config: kc,
 		contextName: ctx.name,
 		server: cluster.server,
-		namespace: opts.namespace || defaultNamespace(process.env),
+		namespace: opts.namespace || inCluster?.namespace || defaultNamespace(opts.env ?? process.env),
 		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
 		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
 		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),

@@ -33,7 +33,8 @@ export type WatchChange =
 
 /** What to watch and how. */
 export interface PoolWatchOptions {
-	namespace: string;
+	/** The namespace; absent = every namespace (one cluster-wide watch per kind). */
+	namespace?: string;
 	/** One pool; absent = every pool in the namespace. */
 	pool?: string;
 	kinds?: WatchKind[];
@@ -95,6 +96,11 @@ function deliver(fn: () => void): void {
 	}
 }
 
+/** The slot of one object's changes in a batch: kind, namespace and name. */
+function changeSlot(kind: WatchKind, o: KubeObject): string {
+	return `${kind}\u0000${o.metadata.namespace ?? ''}\u0000${o.metadata.name}`;
+}
+
 /**
  * Gathers watch changes into batches: the first change after a quiet spell (no batch for
  * batchMs) is handed over on the next turn of the event loop; later ones are gathered until
@@ -124,12 +130,12 @@ export class ChangeBatcher {
 				this.pending = this.pending.filter((c) => c.kind !== change.kind);
 				this.slots = new Map();
 				this.pending.forEach((c, i) => {
-					if (c.op !== 'reset') this.slots.set(`${c.kind}\u0000${c.object.metadata.name}`, i);
+					if (c.op !== 'reset') this.slots.set(changeSlot(c.kind, c.object), i);
 				});
 			}
 			this.pending.push(change);
 		} else {
-			const key = `${change.kind}\u0000${change.object.metadata.name}`;
+			const key = changeSlot(change.kind, change.object);
 			const at = this.slots.get(key);
 			if (at !== undefined) this.pending[at] = change;
 			else {
@@ -210,11 +216,8 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	};
 
 	const watches: ResilientWatch[] = kinds.map((kind) => {
-		const resource: WatchedResource = {
-			plural: kind,
-			namespace: opts.namespace,
-			...RESOURCES[kind],
-		};
+		const resource: WatchedResource = { plural: kind, ...RESOURCES[kind] };
+		if (opts.namespace !== undefined) resource.namespace = opts.namespace;
 		return startResilientWatch(
 			kube,
 			resource,

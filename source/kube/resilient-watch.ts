@@ -19,7 +19,8 @@ export interface WatchedResource {
 	kind: string;
 	/** API version of its objects ('v1', 'coordination.k8s.io/v1'). */
 	apiVersion: string;
-	namespace: string;
+	/** The namespace; absent = every namespace (a cluster-wide list and watch). */
+	namespace?: string;
 }
 
 /** Tuning of a resilient watch. */
@@ -67,9 +68,10 @@ const PAGE_SIZE = 500;
 /** A watch that delivered something or stayed open this long counts as healthy (ms). */
 const STABLE_MS = 5_000;
 
-/** The API path of a namespaced resource's collection. */
+/** The API path of a namespaced resource's collection (in one namespace, or in all). */
 export function resourcePath(r: WatchedResource): string {
 	const prefix = r.apiVersion.includes('/') ? `/apis/${r.apiVersion}` : `/api/${r.apiVersion}`;
+	if (r.namespace === undefined) return `${prefix}/${r.plural}`;
 	return `${prefix}/namespaces/${encodeURIComponent(r.namespace)}/${r.plural}`;
 }
 

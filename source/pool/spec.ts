@@ -20,6 +20,12 @@ export interface PoolSpec {
 	init: boolean;
 	mode: PoolMode;
 	size: number;
+	/**
+	 * An extension: how many unclaimed members a rollout (drift replaces) may make
+	 * unavailable at once, a whole number or a percentage of the size (`25%`, the default
+	 * when absent; at least 1). Absent from the spec text unless set.
+	 */
+	maxUnavailable?: number | string;
 }
 
 /** The fields a member is built from: a change to any of them is drift. */
@@ -63,6 +69,7 @@ const KNOWN_KEYS = new Set<string>([
 	'init',
 	'mode',
 	'size',
+	'maxUnavailable',
 ]);
 
 /** Options for validation. */
@@ -130,6 +137,8 @@ export function specProblems(raw: unknown, opts: ValidateOptions = {}): string[]
 				`mode ${show(o.mode)} is not a pool mode; the only supported mode is ephemeral`,
 			);
 	}
+	if (o.maxUnavailable !== undefined && maxUnavailableProblem(o.maxUnavailable))
+		problems.push(maxUnavailableProblem(o.maxUnavailable)!);
 	if (o.size === undefined) problems.push('size is missing; set it, for example --size 3');
 	else if (
 		typeof o.size !== 'number' ||
@@ -141,8 +150,27 @@ export function specProblems(raw: unknown, opts: ValidateOptions = {}): string[]
 	return problems;
 }
 
+/**
+ * Why a maxUnavailable value is unusable, or null: a whole number of at least 1, or a
+ * percentage from 1% to 100% written as a string.
+ */
+export function maxUnavailableProblem(v: unknown): string | null {
+	if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_SIZE) return null;
+	if (typeof v === 'string' && /^\d{1,3}%$/.test(v)) {
+		const p = Number(v.slice(0, -1));
+		if (p >= 1 && p <= 100) return null;
+	}
+	return `maxUnavailable ${show(v)} must be a whole number of at least 1 or a percentage of the size such as 25%`;
+}
+
 /** Fills in the defaults of a candidate that specProblems accepted. */
 function withDefaults(o: Record<string, unknown>): PoolSpec {
+	const spec = base(o);
+	if (o.maxUnavailable !== undefined) spec.maxUnavailable = o.maxUnavailable as number | string;
+	return spec;
+}
+
+function base(o: Record<string, unknown>): PoolSpec {
 	return {
 		image: o.image as string,
 		cpu: (o.cpu as string | number | undefined) ?? SPEC_DEFAULTS.cpu,
@@ -208,7 +236,9 @@ export function parseSpec(
 /** The definition as the JSON text stored under `spec`, keys in a fixed order. */
 export function serialiseSpec(spec: PoolSpec): string {
 	const { image, cpu, memory, disk, storageClass, privileged, init, mode, size } = spec;
-	return JSON.stringify({ image, cpu, memory, disk, storageClass, privileged, init, mode, size });
+	const text = { image, cpu, memory, disk, storageClass, privileged, init, mode, size };
+	if (spec.maxUnavailable === undefined) return JSON.stringify(text);
+	return JSON.stringify({ ...text, maxUnavailable: spec.maxUnavailable });
 }
 
 /** The source fields of a definition. */

@@ -2,6 +2,7 @@
 
 import { RECONCILER_IDENTITY } from './errors.js';
 import type { MemberState, MemberView } from './member-state.js';
+import type { RolloutProgress } from './rollout.js';
 
 /** One member row of the status. */
 export interface StatusMember {
@@ -32,6 +33,8 @@ export interface PoolStatus {
 	exhausted: boolean;
 	members: StatusMember[];
 	errors: string[];
+	/** An extension, present only while a rollout runs: its progress (readers may ignore it). */
+	rollout?: RolloutProgress;
 }
 
 /** The counts of a pool, from its member views. */

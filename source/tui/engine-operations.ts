@@ -122,6 +122,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			// back until a step (or an error) shows the pass did something, then go in live
 			let held: EngineEvent[] = [];
 			let live = false;
+			let sawError = false;
 			const flush = () => {
 				live = true;
 				for (const e of held) store.getState().logEvent(e);
@@ -133,6 +134,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				signal: abort.signal,
 				...opts.engine,
 				emit: (e: EngineEvent) => {
+					if (e.outcome === 'error') sawError = true;
 					if (live) store.getState().logEvent(e);
 					else {
 						held.push(e);
@@ -143,18 +145,20 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			try {
 				const result = await reconcile(ctx, pool);
 				if (result.actions.length > 0 || result.errors.length > 0) flush();
+				return { failed: result.errors.length > 0 };
 			} catch (err) {
 				flush();
-				if (held.some((e) => e.outcome === 'error')) return;
-				const message = describeError(err);
-				store.getState().logEvent({
-					time: Date.now(),
-					actor,
-					pool,
-					action: 'reconcile',
-					outcome: 'error',
-					message,
-				});
+				if (!sawError)
+					store.getState().logEvent({
+						time: Date.now(),
+						actor,
+						pool,
+						action: 'reconcile',
+						outcome: 'error',
+						message: describeError(err),
+					});
+				// logged; the loop retries it with backoff, or not at all for a broken definition
+				throw err;
 			}
 		},
 	});

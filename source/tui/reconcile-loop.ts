@@ -1,9 +1,13 @@
 /**
- * The live reconcile loop (`a`): reconciles the pool on an interval and soon after the watch
- * sees a change, one run at a time, with a short pause between runs so that the changes a
- * run makes do not drive it in a tight circle.
+ * The live reconcile loop (`a`): the reconcile controller on one pool. It reconciles on an
+ * interval and once the watch's changes to the pool have settled, one run at a time; a
+ * failed run is retried with backoff (never further apart than the interval); a definition
+ * that cannot work is logged once and tried again only when it changes.
  */
 
+import type { Clock } from '../controller/clock.js';
+import { Controller, type ReconcileOutcome } from '../controller/controller.js';
+import { isTerminalPoolError } from '../controller/pool-controller.js';
 import type { ConsoleStore } from './store.js';
 
 /** A live reconcile loop. */
@@ -18,11 +22,23 @@ export interface ReconcileLoop {
 /** Options of the loop. */
 export interface ReconcileLoopOptions {
 	store: ConsoleStore;
-	/** Runs one reconcile; must not throw (it logs its own errors). */
-	reconcileOnce(pool: string): Promise<void>;
+	/**
+	 * Runs one reconcile and logs what it did and its errors; resolves with the outcome
+	 * (failed: a step failed) or throws the error it logged.
+	 */
+	reconcileOnce(pool: string): Promise<ReconcileOutcome | undefined>;
 	intervalMs?: number;
-	/** Pause after a watch change before reconciling, and between two runs (ms). */
+	/** Pause after a watch change before reconciling (ms). */
 	settleMs?: number;
+	/** The clock of the loop's timers (tests inject one). */
+	clock?: Clock;
+}
+
+/** What of a pool's definition a terminal error waits to see changed. */
+function definitionVersion(store: ConsoleStore, pool: string): string | undefined {
+	const p = store.getState().pools[pool];
+	if (!p?.defined) return undefined;
+	return JSON.stringify([p.spec, p.specError]);
 }
 
 /** Creates a stopped loop. */
@@ -31,49 +47,15 @@ export function createReconcileLoop(opts: ReconcileLoopOptions): ReconcileLoop {
 	const intervalMs = opts.intervalMs ?? store.getState().loop.intervalMs;
 	const settleMs = opts.settleMs ?? 1000;
 	let pool: string | null = null;
-	let interval: NodeJS.Timeout | null = null;
-	let soon: NodeJS.Timeout | null = null;
+	let controller: Controller | null = null;
 	let unsubscribe: (() => void) | null = null;
-	let running = false;
-	let again = false;
-
-	const schedule = (delay: number) => {
-		if (!pool || soon) return;
-		soon = setTimeout(() => {
-			soon = null;
-			void run();
-		}, delay);
-		soon.unref?.();
-	};
-
-	const run = async () => {
-		const target = pool;
-		if (!target) return;
-		if (running) {
-			again = true;
-			return;
-		}
-		running = true;
-		again = false;
-		store.getState().setLoop({ running: true });
-		try {
-			await opts.reconcileOnce(target);
-		} finally {
-			running = false;
-			if (pool === target) store.getState().setLoop({ running: false, lastRun: Date.now() });
-			if (again) schedule(settleMs);
-		}
-	};
 
 	const stop = () => {
-		if (interval) clearInterval(interval);
-		if (soon) clearTimeout(soon);
 		unsubscribe?.();
-		interval = null;
-		soon = null;
 		unsubscribe = null;
+		void controller?.stop();
+		controller = null;
 		pool = null;
-		again = false;
 		store.getState().setLoop({ on: false, running: false });
 	};
 
@@ -82,17 +64,32 @@ export function createReconcileLoop(opts: ReconcileLoopOptions): ReconcileLoop {
 			stop();
 			pool = p;
 			store.getState().setLoop({ on: true, running: false });
-			interval = setInterval(() => void run(), intervalMs);
-			interval.unref?.();
+			const mine = new Controller({
+				resyncMs: intervalMs,
+				settleMs,
+				workers: 1,
+				...(opts.clock ? { clock: opts.clock } : {}),
+				isTerminal: isTerminalPoolError,
+				version: () => definitionVersion(store, p),
+				async reconcile() {
+					store.getState().setLoop({ running: true });
+					try {
+						return await opts.reconcileOnce(p);
+					} finally {
+						if (controller === mine)
+							store.getState().setLoop({ running: false, lastRun: Date.now() });
+					}
+				},
+			});
+			controller = mine;
 			let seen = store.getState().pools[p];
 			unsubscribe = store.subscribe((s) => {
 				const now = s.pools[p];
 				if (now === seen) return;
 				seen = now;
-				if (running) again = true;
-				else schedule(settleMs);
+				mine.notify(p);
 			});
-			void run();
+			mine.enqueue(p);
 		},
 		stop,
 		pool: () => pool,

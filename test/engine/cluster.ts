@@ -34,11 +34,12 @@ export const FAST: Partial<SimClusterConfig> = {
 	nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '64', memory: '32Gi' })),
 };
 
-/** Starts a simulated cluster at test pace and loads a Kube for it through its kubeconfig. */
+/** Starts a simulated cluster at test pace (with extra namespaces) and loads a Kube for it through its kubeconfig. */
 export async function startTestCluster(
 	config: Partial<SimClusterConfig> = {},
+	opts: { namespaces?: string[] } = {},
 ): Promise<TestCluster> {
-	const test = await startTestSim({ config: { ...FAST, ...config } });
+	const test = await startTestSim({ config: { ...FAST, ...config }, ...opts });
 	const sim = test.cluster;
 	const kube = await loadKube({ kubeconfig: test.kubeconfigPath });
 	return {

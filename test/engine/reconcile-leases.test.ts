@@ -52,7 +52,12 @@ describe('reconcile and Leases', () => {
 
 		// A drift handled by both at once: each member replaced exactly once.
 		await waitReady(a, 'twin', 10);
-		await writeDefinition(a, 'twin', poolSpec({ size: 10, image: 'ghcr.io/example/desktop:2' }));
+		// no rollout limit here: this is about two reconcilers, not about pacing
+		await writeDefinition(
+			a,
+			'twin',
+			poolSpec({ size: 10, image: 'ghcr.io/example/desktop:2', maxUnavailable: 10 }),
+		);
 		const mark2 = c.sim.audit.mark();
 		const [rc, rd] = await Promise.all([reconcile(a, 'twin'), reconcile(b, 'twin')]);
 		expect([...rc.errors, ...rd.errors]).toEqual([]);

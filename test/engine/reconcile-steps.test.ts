@@ -27,7 +27,8 @@ describe('reconcile steps', () => {
 		const others = ['drift-1', 'drift-2', 'drift-3'].filter((m) => m !== member);
 		const before = others.map((m) => uidOf(c, 'pods', m));
 
-		const v2 = poolSpec({ size: 3, image: 'ghcr.io/example/desktop:2' });
+		// maxUnavailable 3: every drifted member in one reconcile (the rollout's pacing is in rollout.test.ts)
+		const v2 = poolSpec({ size: 3, image: 'ghcr.io/example/desktop:2', maxUnavailable: 3 });
 		const result = await apply(ctx, 'drift', v2);
 		expect(result.errors).toEqual([]);
 		expect(result.actions.map((a) => [a.member, a.step]).sort()).toEqual(

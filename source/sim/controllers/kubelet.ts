@@ -38,7 +38,7 @@ import {
 	splitKey,
 } from './pod-facts.js';
 import { ScaledTimers } from './scaled-timers.js';
-import { WorkQueue } from './work-queue.js';
+import { controllerQueue, type WorkQueue } from './work-queue.js';
 
 const WHO = 'system:kubelet';
 /** First back-off of a failing pull or a crashing container; it doubles up to MAX_BACKOFF_MS. */
@@ -149,7 +149,7 @@ export class Kubelet {
 		readonly logs: ContainerLogs = new ContainerLogs(),
 	) {
 		this.timers = new ScaledTimers(config.timeScale, errors, 'kubelet');
-		this.queue = new WorkQueue(
+		this.queue = controllerQueue(
 			(keys) => {
 				for (const key of keys) this.errors.guard(`kubelet ${key}`, () => this.sync(key));
 			},

@@ -22,7 +22,7 @@ import {
 } from './pod-facts.js';
 import { ScaledTimers } from './scaled-timers.js';
 import { claimClass, PVC_PROTECTION, SELECTED_NODE } from './storage-class.js';
-import { WorkQueue } from './work-queue.js';
+import { controllerQueue, type WorkQueue } from './work-queue.js';
 
 /** The provisioner name written into claims' annotations. */
 export const PROVISIONER = 'sim.ctpool.dev/hostpath';
@@ -49,7 +49,7 @@ export class Provisioner {
 		private readonly errors: ControllerErrors,
 	) {
 		this.timers = new ScaledTimers(config.timeScale, errors, 'provisioner');
-		this.queue = new WorkQueue(
+		this.queue = controllerQueue(
 			(keys) => {
 				for (const key of keys) this.errors.guard(`provisioner ${key}`, () => this.sync(key));
 			},

@@ -26,7 +26,7 @@ import {
 	splitKey,
 } from './pod-facts.js';
 import { claimClass, SELECTED_NODE } from './storage-class.js';
-import { WorkQueue } from './work-queue.js';
+import { controllerQueue, type WorkQueue } from './work-queue.js';
 
 const WHO = 'system:kube-scheduler';
 const SOURCE = { component: 'default-scheduler' };
@@ -110,7 +110,7 @@ export class Scheduler {
 		private readonly events: EventRecorder,
 		private readonly errors: ControllerErrors,
 	) {
-		this.queue = new WorkQueue((keys) => this.flush(keys), errors, 'scheduler');
+		this.queue = controllerQueue((keys) => this.flush(keys), errors, 'scheduler');
 	}
 
 	/** Follows a change of any resource. */

@@ -1,45 +1,19 @@
 /**
- * A deduplicating work queue: store listeners only add keys; the work runs on the next turn
- * of the event loop, outside the store's write, in one batch.
+ * The simulated controllers' work queue: the shared de-duplicating queue, taking every
+ * waiting key in one batch on the next turn of the event loop, outside the store's write,
+ * with a controller's errors kept instead of thrown.
  */
 
+import { WorkQueue } from '../../controller/work-queue.js';
 import type { ControllerErrors } from './controller-errors.js';
 
-/** Keys to process, handled in a batch on the next turn of the event loop. */
-export class WorkQueue {
-	private pending = new Set<string>();
-	private immediate: NodeJS.Immediate | null = null;
-	private stopped = false;
+export type { WorkQueue } from '../../controller/work-queue.js';
 
-	constructor(
-		private readonly handle: (keys: string[]) => void,
-		private readonly errors: ControllerErrors,
-		private readonly where: string,
-	) {}
-
-	/** Adds a key (once) and makes sure a batch runs. */
-	add(key: string): void {
-		if (this.stopped) return;
-		this.pending.add(key);
-		this.kick();
-	}
-
-	/** Makes sure a batch runs even when no key is pending (the handler has other work). */
-	kick(): void {
-		if (this.stopped || this.immediate) return;
-		this.immediate = setImmediate(() => {
-			this.immediate = null;
-			const keys = [...this.pending];
-			this.pending = new Set();
-			this.errors.guard(this.where, () => this.handle(keys));
-		});
-	}
-
-	/** Drops pending work and stops for good. */
-	stop(): void {
-		this.stopped = true;
-		if (this.immediate) clearImmediate(this.immediate);
-		this.immediate = null;
-		this.pending.clear();
-	}
+/** A queue whose batches run `handle` and whose errors go to `errors` under `where`. */
+export function controllerQueue(
+	handle: (keys: string[]) => void,
+	errors: ControllerErrors,
+	where: string,
+): WorkQueue<string> {
+	return new WorkQueue<string>({ handle, onError: (err) => errors.report(where, err) });
 }

@@ -1,0 +1,176 @@
+/**
+ * The reconciler's Prometheus metrics, through prom-client, in a registry of its own. Pool
+ * figures are worked out from the watched objects at each scrape, so they follow the
+ * cluster (a claim made elsewhere shows at the next scrape after its watch event), not
+ * the last reconcile.
+ */
+
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConnectionState } from '../kube/connection-state.js';
+import { MEMBER_STATES } from '../pool/member-state.js';
+import type { RolloutProgress } from '../pool/rollout.js';
+import { type PoolCache, splitPoolKey } from './pool-cache.js';
+
+/** The metrics of one reconciler process. */
+export interface ReconcilerMetrics {
+	registry: Registry;
+	/** Records one reconcile of a pool: how long it took and whether it failed. */
+	reconciled(key: string, seconds: number, failed: boolean): void;
+	/** Counts a claim refused for want of a free member (claims made by this process). */
+	claimRefused(key: string): void;
+	/** Follows the watches' connection states (counts reconnects). */
+	connection(byKind: Record<string, ConnectionState>): void;
+	/** Drops the series of a pool that went away. */
+	forget(key: string): void;
+}
+
+/** Makes the metrics over a pool cache; `now` is the clock of claim expiry. */
+export function createReconcilerMetrics(cache: PoolCache, now: () => number): ReconcilerMetrics {
+	const registry = new Registry();
+	const poolLabels = ['namespace', 'pool'] as const;
+	const figures = () =>
+		cache.keys().flatMap((key) => {
+			const f = cache.figures(key, now());
+			return f ? [{ ...splitPoolKey(key), f }] : [];
+		});
+	new Gauge({
+		name: 'ctpool_pool_members',
+		help: 'Members of a pool per state (Missing counts members of the size with no object).',
+		labelNames: [...poolLabels, 'state'],
+		registers: [registry],
+		collect() {
+			this.reset();
+			for (const { namespace, pool, f } of figures()) {
+				const by = new Map<string, number>(MEMBER_STATES.map((s) => [s, 0]));
+				for (const v of f.views) by.set(v.state, (by.get(v.state) ?? 0) + 1);
+				for (const [state, n] of by) this.set({ namespace, pool, state }, n);
+			}
+		},
+	});
+	const count = (
+		name: string,
+		help: string,
+		pick: (c: NonNullable<ReturnType<PoolCache['figures']>>['counts'] & object) => number,
+	) =>
+		new Gauge({
+			name,
+			help,
+			labelNames: [...poolLabels],
+			registers: [registry],
+			collect() {
+				this.reset();
+				for (const { namespace, pool, f } of figures())
+					if (f.counts) this.set({ namespace, pool }, pick(f.counts));
+			},
+		});
+	count('ctpool_pool_desired', 'The size of a pool as its definition says.', (c) => c.desired);
+	count('ctpool_pool_claimed', 'Members of a pool held by a user claim.', (c) => c.claimed);
+	count(
+		'ctpool_pool_claimable',
+		'Free members of a pool: no Lease, within size, no drift, no maintenance, Ready/Starting/Stopped.',
+		(c) => c.free,
+	);
+	count('ctpool_pool_exhausted', '1 when a pool has members but none is free.', (c) =>
+		c.exhausted ? 1 : 0,
+	);
+	count(
+		'ctpool_pool_drifted',
+		'Members of a pool whose source differs from the definition.',
+		(c) => c.drifted,
+	);
+	new Gauge({
+		name: 'ctpool_pool_definition_valid',
+		help: '1 when a pool definition parses and validates, 0 when it does not (nothing is reconciled).',
+		labelNames: [...poolLabels],
+		registers: [registry],
+		collect() {
+			this.reset();
+			for (const { namespace, pool, f } of figures())
+				this.set({ namespace, pool }, f.counts ? 1 : 0);
+		},
+	});
+	for (const [name, help, pick] of [
+		[
+			'ctpool_pool_rollout_updated',
+			'While a rollout runs: unclaimed members within size already on the new source.',
+			(r: RolloutProgress) => r.updated,
+		],
+		[
+			'ctpool_pool_rollout_total',
+			'While a rollout runs: unclaimed members within size (the rollout is done when updated equals it).',
+			(r: RolloutProgress) => r.total,
+		],
+	] as const)
+		new Gauge({
+			name,
+			help,
+			labelNames: [...poolLabels],
+			registers: [registry],
+			collect() {
+				this.reset();
+				for (const { namespace, pool, f } of figures())
+					if (f.rollout) this.set({ namespace, pool }, pick(f.rollout));
+			},
+		});
+	const refused = new Counter({
+		name: 'ctpool_claims_refused_total',
+		help: 'Claims refused because no member was free, among the claims this process made (a reconciler makes none).',
+		labelNames: [...poolLabels],
+		registers: [registry],
+	});
+	const duration = new Histogram({
+		name: 'ctpool_reconcile_duration_seconds',
+		help: 'How long one reconcile of a pool took.',
+		labelNames: [...poolLabels],
+		buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+		registers: [registry],
+	});
+	const errors = new Counter({
+		name: 'ctpool_reconcile_errors_total',
+		help: 'Reconciles of a pool that failed (a failed step, an unreadable definition, an API error).',
+		labelNames: [...poolLabels],
+		registers: [registry],
+	});
+	const reconnects = new Counter({
+		name: 'ctpool_watch_reconnects_total',
+		help: 'Times a watch lost its connection and started reconnecting, per kind.',
+		labelNames: ['kind'],
+		registers: [registry],
+	});
+	const synced = new Gauge({
+		name: 'ctpool_watch_synced',
+		help: '1 while the watch of a kind is connected and in sync.',
+		labelNames: ['kind'],
+		registers: [registry],
+	});
+	const phases = new Map<string, ConnectionState['phase']>();
+	return {
+		registry,
+		reconciled(key, seconds, failed) {
+			const labels = splitPoolKey(key);
+			duration.observe(labels, seconds);
+			if (failed) errors.inc(labels);
+			else errors.inc(labels, 0);
+		},
+		claimRefused(key) {
+			refused.inc(splitPoolKey(key));
+		},
+		connection(byKind) {
+			for (const [kind, state] of Object.entries(byKind)) {
+				const before = phases.get(kind);
+				phases.set(kind, state.phase);
+				synced.set({ kind }, state.phase === 'synced' ? 1 : 0);
+				const trouble = state.phase === 'reconnecting' || state.phase === 'failed';
+				const wasTrouble = before === 'reconnecting' || before === 'failed';
+				if (trouble && !wasTrouble && before !== undefined) reconnects.inc({ kind });
+				else reconnects.inc({ kind }, 0);
+			}
+		},
+		forget(key) {
+			const labels = splitPoolKey(key);
+			duration.remove(labels);
+			errors.remove(labels);
+			refused.remove(labels);
+		},
+	};
+}

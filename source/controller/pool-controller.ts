@@ -1,0 +1,157 @@
+/**
+ * The pool reconciler: one watch per kind over the namespace (or every namespace) feeding a
+ * pool cache, one controller whose keys are pools, and the engine's reconcile as its work.
+ * Pools whose definition appears are reconciled at once, pools whose definition goes away
+ * are dropped, and a change to a pool's objects reconciles it once things settle.
+ */
+
+import type { EngineContext } from '../engine/context.js';
+import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
+import type { Kube } from '../kube/config.js';
+import type { ConnectionState } from '../kube/connection-state.js';
+import { type PoolWatch, startPoolWatch, type WatchKind } from '../kube/pool-watch.js';
+import { PoolError, type PoolErrorKind } from '../pool/errors.js';
+import type { Clock } from './clock.js';
+import { Controller, type Disposition, StepsFailed } from './controller.js';
+import { createReconcilerMetrics, type ReconcilerMetrics } from './metrics.js';
+import { PoolCache, poolKey, splitPoolKey } from './pool-cache.js';
+
+/** Kinds of PoolError that retrying cannot cure: only a change of the definition can. */
+const TERMINAL_KINDS: ReadonlySet<PoolErrorKind> = new Set([
+	'invalid-spec',
+	'persistent',
+	'not-found',
+	'usage',
+]);
+
+/** Whether an error of a reconcile is terminal (a corrupt or persistent definition, no pool). */
+export function isTerminalPoolError(err: unknown): boolean {
+	return err instanceof PoolError && TERMINAL_KINDS.has(err.kind);
+}
+
+/** How soon a pool with members still Starting or Terminating is looked at again (ms). */
+export const BUSY_REQUEUE_MS = 10_000;
+
+/** Settings of a pool controller. */
+export interface PoolControllerOptions {
+	kube: Kube;
+	/** The namespace to reconcile in; null = every namespace the identity can list. */
+	namespace: string | null;
+	/** One pool only (in namespace); absent = every pool. */
+	pool?: string;
+	/** Every pool is reconciled at least this often (ms). */
+	resyncMs: number;
+	/** How long watch events are gathered before a reconcile (ms, default 1000). */
+	settleMs?: number;
+	/** Pools reconciled at once (default 4). */
+	workers?: number;
+	clock?: Clock;
+	/** The engine context of a reconcile in a namespace. */
+	context(namespace: string): EngineContext;
+	/** A reconcile that ran (its errors, if any, are failed steps; retried with backoff). */
+	onReconciled?(key: string, result: ReconcileResult): void;
+	/** A reconcile that threw: retried with backoff, or (terminal) not until the definition changes. */
+	onFailed?(key: string, disposition: Exclude<Disposition, { kind: 'ok' }>): void;
+	/** A pool appeared or went away (every-pool mode). */
+	onPools?(added: string[], removed: string[]): void;
+	/** The watches' connection state changed. */
+	onConnection?(overall: ConnectionState, byKind: Record<WatchKind, ConnectionState>): void;
+}
+
+/** A running pool controller. */
+export interface PoolController {
+	controller: Controller;
+	cache: PoolCache;
+	metrics: ReconcilerMetrics;
+	/** Why it is not ready (a watch not in sync yet), or null when every watch is. */
+	notReady(): string | null;
+	/** Stops the watches and the controller; resolves once running reconciles ended. */
+	stop(): Promise<void>;
+}
+
+/** Starts watching and reconciling; runs until stop(). */
+export function startPoolController(opts: PoolControllerOptions): PoolController {
+	const cache = new PoolCache();
+	const clock = opts.clock;
+	const metrics = createReconcilerMetrics(cache, () => clock?.now() ?? Date.now());
+	const single =
+		opts.pool !== undefined && opts.namespace !== null ? poolKey(opts.namespace, opts.pool) : null;
+	const controller = new Controller({
+		resyncMs: opts.resyncMs,
+		...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
+		...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+		...(clock ? { clock } : {}),
+		isTerminal: isTerminalPoolError,
+		version: (key) => cache.version(key),
+		async reconcile(key) {
+			const { namespace, pool } = splitPoolKey(key);
+			const result = await reconcile(opts.context(namespace), pool);
+			opts.onReconciled?.(key, result);
+			const busy = result.status.members.some(
+				(m) => m.state === 'Starting' || m.state === 'Terminating',
+			);
+			return {
+				failed: result.errors.length > 0,
+				...(busy ? { requeueAfterMs: BUSY_REQUEUE_MS } : {}),
+			};
+		},
+		onDone(key, disposition, durationMs) {
+			metrics.reconciled(key, durationMs / 1000, disposition.kind !== 'ok');
+			// a failed step was reported with its result; a thrown error is reported here
+			if (
+				disposition.kind !== 'ok' &&
+				!(disposition.kind === 'retry' && disposition.error instanceof StepsFailed)
+			)
+				opts.onFailed?.(key, disposition);
+		},
+	});
+
+	let overall: ConnectionState = { phase: 'connecting', since: Date.now() };
+	const watch: PoolWatch = startPoolWatch(
+		opts.kube,
+		{
+			...(opts.namespace !== null ? { namespace: opts.namespace } : {}),
+			...(opts.pool !== undefined ? { pool: opts.pool } : {}),
+		},
+		{
+			onBatch(changes) {
+				const delta = cache.apply(changes);
+				if (single) {
+					if (delta.touched.includes(single)) controller.notify(single);
+					return;
+				}
+				for (const key of delta.removed) {
+					controller.remove(key);
+					metrics.forget(key);
+				}
+				for (const key of delta.added) controller.enqueue(key);
+				for (const key of delta.touched)
+					if (cache.defined(key) && !delta.added.includes(key)) controller.notify(key);
+				if (delta.added.length > 0 || delta.removed.length > 0)
+					opts.onPools?.(delta.added, delta.removed);
+			},
+			onConnection(state, byKind) {
+				overall = state;
+				metrics.connection(byKind);
+				opts.onConnection?.(state, byKind);
+			},
+		},
+	);
+	if (single) controller.enqueue(single);
+
+	return {
+		controller,
+		cache,
+		metrics,
+		notReady() {
+			if (overall.phase === 'synced') return null;
+			if (overall.phase === 'reconnecting') return `a watch is reconnecting: ${overall.lastError}`;
+			if (overall.phase === 'failed') return `a watch failed: ${overall.reason}`;
+			return 'the watches are not in sync yet';
+		},
+		async stop() {
+			watch.stop();
+			await controller.stop();
+		},
+	};
+}

@@ -1,0 +1,190 @@
+/** The reconcile controller on a fake clock: backoff, requeue-after, terminal errors, bursts. */
+
+import { describe, expect, it } from 'vitest';
+import {
+	Controller,
+	type Disposition,
+	type ReconcileOutcome,
+} from '../../source/controller/controller.js';
+import { FakeClock } from '../support/fake-clock.js';
+
+class Broken extends Error {}
+
+/** A controller over a scripted reconcile that records when each key was reconciled. */
+function harness(opts: {
+	reconcile(key: string): ReconcileOutcome | undefined;
+	resyncMs?: number;
+	settleMs?: number;
+	backoff?: { initialMs: number; maxMs: number };
+	version?: (key: string) => string | undefined;
+}) {
+	const clock = new FakeClock();
+	const start = clock.now();
+	const calls: Array<{ key: string; at: number }> = [];
+	const done: Array<{ key: string; d: Disposition }> = [];
+	const controller = new Controller({
+		clock,
+		resyncMs: opts.resyncMs ?? 60_000,
+		settleMs: opts.settleMs ?? 1000,
+		backoff: opts.backoff ?? { initialMs: 1000, maxMs: 16_000 },
+		isTerminal: (err) => err instanceof Broken,
+		...(opts.version ? { version: opts.version } : {}),
+		async reconcile(key) {
+			calls.push({ key, at: clock.now() - start });
+			return opts.reconcile(key);
+		},
+		onDone: (key, d) => done.push({ key, d }),
+	});
+	const settle = () => controller.idle();
+	return {
+		clock,
+		controller,
+		calls,
+		done,
+		/** When key was reconciled (ms after the start). */
+		times: (key: string) => calls.filter((c) => c.key === key).map((c) => c.at),
+		advance: (ms: number) => clock.advance(ms, settle),
+		settle,
+	};
+}
+
+describe('the reconcile controller', () => {
+	it('backs off per pool on failure, doubling up to the cap, while a healthy pool keeps its resync', async () => {
+		const h = harness({
+			reconcile(key) {
+				if (key === 'ns/bad') throw new Error('the API server said 500');
+				return undefined;
+			},
+		});
+		h.controller.enqueue('ns/bad');
+		h.controller.enqueue('ns/good');
+		await h.settle();
+		await h.advance(70_000);
+		expect(h.times('ns/bad')).toEqual([0, 1000, 3000, 7000, 15_000, 31_000, 47_000, 63_000]);
+		expect(h.times('ns/good')).toEqual([0, 60_000]);
+		const retries = h.done.filter((d) => d.key === 'ns/bad').map((d) => d.d);
+		expect(retries.map((d) => (d.kind === 'retry' ? d.failures : 0))).toEqual([
+			1, 2, 3, 4, 5, 6, 7, 8,
+		]);
+		await h.controller.stop();
+	});
+
+	it('forgets the failures of a pool once it succeeds', async () => {
+		let failing = 3;
+		const h = harness({
+			reconcile() {
+				if (failing-- > 0) return { failed: true };
+				return undefined;
+			},
+		});
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		await h.advance(100_000);
+		// 1 s, 2 s, 4 s of backoff, then the resync interval
+		expect(h.times('ns/p')).toEqual([0, 1000, 3000, 7000, 67_000]);
+		await h.controller.stop();
+	});
+
+	it('looks at a pool again after the requeue-after its reconcile asked for, not later', async () => {
+		let n = 0;
+		const h = harness({
+			reconcile() {
+				n++;
+				return n <= 3 ? { requeueAfterMs: 5000 } : undefined;
+			},
+		});
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		await h.advance(80_000);
+		expect(h.times('ns/p')).toEqual([0, 5000, 10_000, 15_000, 75_000]);
+		await h.controller.stop();
+	});
+
+	it('reports a terminal error once and does not retry it until the definition changes', async () => {
+		let spec = 'v1';
+		const h = harness({
+			version: () => spec,
+			reconcile() {
+				if (spec === 'v1') throw new Broken('pool p: the definition is invalid');
+				return undefined;
+			},
+		});
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		await h.advance(30 * 60_000);
+		// watch events of the pool's members change nothing either
+		for (let i = 0; i < 5; i++) h.controller.notify('ns/p');
+		await h.advance(5000);
+		expect(h.times('ns/p')).toEqual([0]);
+		expect(h.done.map((d) => d.d.kind)).toEqual(['terminal']);
+		expect(h.controller.isStopped('ns/p')).toBe(true);
+		expect(h.clock.pending()).toBe(0);
+
+		spec = 'v2';
+		h.controller.notify('ns/p');
+		await h.advance(1000);
+		expect(h.times('ns/p')).toEqual([0, 30 * 60_000 + 5000 + 1000]);
+		expect(h.controller.isStopped('ns/p')).toBe(false);
+		expect(h.done.map((d) => d.d.kind)).toEqual(['terminal', 'ok']);
+		await h.controller.stop();
+	});
+
+	it('turns a burst of 100 watch events into one reconcile', async () => {
+		const h = harness({ reconcile: () => undefined });
+		for (let i = 0; i < 100; i++) {
+			h.controller.notify('ns/p');
+			await h.advance(5); // the burst spreads over half a second
+		}
+		expect(h.times('ns/p')).toEqual([]);
+		await h.advance(1000);
+		expect(h.times('ns/p')).toEqual([1000]);
+		await h.advance(50_000);
+		expect(h.times('ns/p')).toHaveLength(1);
+		await h.controller.stop();
+	});
+
+	it('never reconciles one pool twice at once: events during a reconcile bring one more afterwards', async () => {
+		let release: () => void = () => {};
+		let running = 0;
+		let most = 0;
+		const clock = new FakeClock();
+		const controller = new Controller({
+			clock,
+			resyncMs: 60_000,
+			settleMs: 0,
+			async reconcile() {
+				running++;
+				most = Math.max(most, running);
+				await new Promise<void>((r) => {
+					release = r;
+				});
+				running--;
+				return undefined;
+			},
+		});
+		controller.enqueue('ns/p');
+		await new Promise((r) => setImmediate(r));
+		expect(running).toBe(1);
+		for (let i = 0; i < 100; i++) controller.enqueue('ns/p');
+		await new Promise((r) => setImmediate(r));
+		expect(running).toBe(1);
+		release();
+		await new Promise((r) => setImmediate(r));
+		await new Promise((r) => setImmediate(r));
+		expect(running).toBe(1); // the one reconcile the burst asked for
+		release();
+		await controller.idle();
+		expect(most).toBe(1);
+		await controller.stop();
+	});
+
+	it('drops a removed pool: no more resyncs or retries', async () => {
+		const h = harness({ reconcile: () => ({ failed: true }) });
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		h.controller.remove('ns/p');
+		await h.advance(600_000);
+		expect(h.times('ns/p')).toEqual([0]);
+		await h.controller.stop();
+	});
+});
