@@ -16,7 +16,7 @@ import {
 } from '../pool/member-state.js';
 import { configMapName, STATUS_KEY } from '../pool/names.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
-import { describeDrift, sourceHash } from '../pool/source-hash.js';
+import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
