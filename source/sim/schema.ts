@@ -16,6 +16,7 @@ type FieldType =
 const SCALARS = new Set([
 	'string',
 	'integer',
+	'int32',
 	'number',
 	'boolean',
 	'quantity',
@@ -94,6 +95,117 @@ export function unknownFields(resource: string, obj: unknown, prune: boolean): s
 	const out: string[] = [];
 	walk({ t: 'def', key: root }, obj, '', out, prune);
 	return out;
+}
+
+/** The Go type a field decodes into, as encoding/json names it in its errors. */
+function goType(type: FieldType): string {
+	switch (type.t) {
+		case 'scalar':
+			return (
+				{ integer: 'int64', int32: 'int32', number: 'float64', boolean: 'bool' }[type.name] ??
+				'string'
+			);
+		case 'any':
+			return 'interface {}';
+		case 'list':
+			return `[]${goType(type.of)}`;
+		case 'map':
+			return type.of.t === 'scalar' && type.of.name === 'quantity'
+				? 'v1.ResourceList'
+				: `map[string]${goType(type.of)}`;
+		case 'def':
+			return `v1.${type.key.slice(type.key.lastIndexOf('.') + 1)}`;
+	}
+}
+
+/** How encoding/json names a JSON value in a type error (`string`, `number 1.5`, `object`). */
+function jsonKind(v: unknown, wantInt: boolean): string {
+	if (typeof v === 'string') return 'string';
+	if (typeof v === 'boolean') return 'bool';
+	if (typeof v === 'number') return wantInt ? `number ${v}` : 'number';
+	return Array.isArray(v) ? 'array' : 'object';
+}
+
+/** The type error of a value against a field type, if any (scalars and structure only). */
+function mismatch(type: FieldType, v: unknown): string | undefined {
+	if (v === null || v === undefined) return undefined;
+	switch (type.t) {
+		case 'scalar': {
+			const n = type.name;
+			if (n === 'string') {
+				return typeof v === 'string' ? undefined : jsonKind(v, false);
+			}
+			if (n === 'boolean') return typeof v === 'boolean' ? undefined : jsonKind(v, false);
+			if (n === 'number') return typeof v === 'number' ? undefined : jsonKind(v, false);
+			if (n === 'integer' || n === 'int32') {
+				if (typeof v !== 'number') return jsonKind(v, false);
+				const limit = n === 'int32' ? 2 ** 31 : 2 ** 63;
+				return Number.isInteger(v) && v >= -limit && v < limit ? undefined : jsonKind(v, true);
+			}
+			return undefined;
+		}
+		case 'any':
+			return undefined;
+		case 'list':
+			return Array.isArray(v) ? undefined : jsonKind(v, false);
+		case 'map':
+		case 'def':
+			return isObject(v) ? undefined : jsonKind(v, false);
+	}
+}
+
+function firstTypeError(
+	struct: string,
+	fields: Record<string, FieldType>,
+	obj: Record<string, unknown>,
+	path: string[],
+): string | undefined {
+	for (const [k, v] of Object.entries(obj)) {
+		const ft = fields[k];
+		if (!ft) continue;
+		const at = [...path, k];
+		const err = checkValue(struct, ft, v, at);
+		if (err) return err;
+	}
+	return undefined;
+}
+
+function checkValue(struct: string, type: FieldType, v: unknown, at: string[]): string | undefined {
+	const bad = mismatch(type, v);
+	if (bad) {
+		return `json: cannot unmarshal ${bad} into Go struct field ${struct}.${at.join('.')} of type ${goType(type)}`;
+	}
+	if (v === null || v === undefined) return undefined;
+	if (type.t === 'def') {
+		const name = type.key.slice(type.key.lastIndexOf('.') + 1);
+		return firstTypeError(name, fieldsOf(type.key), v as Record<string, unknown>, at);
+	}
+	if (type.t === 'list') {
+		for (const item of v as unknown[]) {
+			const err = checkValue(struct, type.of, item, at);
+			if (err) return err;
+		}
+	}
+	if (type.t === 'map') {
+		for (const item of Object.values(v as Record<string, unknown>)) {
+			const err = checkValue(struct, type.of, item, at);
+			if (err) return err;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The first value of an object whose JSON type its field cannot hold, as encoding/json
+ * reports it (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
+ * of type int32`), or undefined. Subtrees typed `any`, quantities, int-or-strings and times
+ * (their own decoders have their own messages) are not checked.
+ */
+export function typeError(resource: string, obj: unknown): string | undefined {
+	const root = ROOTS[resource];
+	if (!root || !isObject(obj)) return undefined;
+	const name = root.slice(root.lastIndexOf('.') + 1);
+	return firstTypeError(name, fieldsOf(root), obj, []);
 }
 
 /** Whether a resource's kind has a schema. */
@@ -203,6 +315,7 @@ export function componentName(key: string): string {
 const SCALAR_SCHEMAS: Record<string, { ref?: string; schema: Record<string, unknown> }> = {
 	string: { schema: { type: 'string' } },
 	integer: { schema: { type: 'integer', format: 'int64' } },
+	int32: { schema: { type: 'integer', format: 'int32' } },
 	number: { schema: { type: 'number', format: 'double' } },
 	boolean: { schema: { type: 'boolean' } },
 	quantity: {
