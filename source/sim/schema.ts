@@ -223,8 +223,8 @@ export interface FieldAt {
 
 /**
  * Scans JSON text for keys given twice in one object. Returns each duplicate (at its second
- * occurrence) and the first offset of every key path, both in document order. The text must
- * already be valid JSON.
+ * occurrence) and the first offset of every key path, both in document order. The text should
+ * be valid JSON (anything else ends the scan early; it never loops).
  */
 export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<string, number> } {
 	const duplicates: FieldAt[] = [];
@@ -236,7 +236,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 	const str = (): string => {
 		const start = i;
 		i++;
-		while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+		while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
 		i++;
 		return JSON.parse(text.slice(start, i)) as string;
 	};
@@ -251,7 +251,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 				i++;
 				return;
 			}
-			for (;;) {
+			while (i < text.length) {
 				ws();
 				const pos = i;
 				const key = str();
@@ -274,7 +274,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 				i++;
 				return;
 			}
-			for (let n = 0; ; n++) {
+			for (let n = 0; i < text.length; n++) {
 				value(`${path}[${n}]`);
 				ws();
 				if (text[i++] === ']') return;
@@ -292,7 +292,13 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
  */
 export function strictErrors(text: string | undefined, unknown: string[]): string[] {
 	if (text === undefined) return unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
-	const { duplicates, first } = scanKeys(text);
+	let scanned: ReturnType<typeof scanKeys>;
+	try {
+		scanned = scanKeys(text);
+	} catch {
+		scanned = { duplicates: [], first: new Map() };
+	}
+	const { duplicates, first } = scanned;
 	const all = [
 		...unknown.map((p) => ({
 			pos: first.get(p) ?? Number.MAX_SAFE_INTEGER,

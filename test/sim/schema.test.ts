@@ -48,6 +48,9 @@ describe('the schema table', () => {
 			'{"a":1,"b":{"c":[{"d":1,"d":2}],"e\\u0021":1,"e!":2},"a":[1,2,{"x":{}}],"s":"\\"a\\":1"}';
 		const { duplicates } = scanKeys(text);
 		expect(duplicates.map((d) => d.path)).toEqual(['b.c[0].d', 'b.e!', 'a']);
+		// not JSON (a protobuf body, say): no duplicates, and no endless scan
+		expect(strictErrors('k8s\u0000\n\u0002v1"{[', ['x'])).toEqual(['unknown field "x"']);
+		expect(scanKeys('{"a":1,"b"').duplicates).toEqual([]);
 		expect(strictErrors('{"spec":{"foo":1},"spec":{}}', ['spec.foo'])).toEqual([
 			'unknown field "spec.foo"',
 			'duplicate field "spec"',
