@@ -5,7 +5,8 @@
  *
  * A definition is keyed `group.version.Name` (`core.v1.PodSpec`, `meta.v1.ObjectMeta`) and
  * lists its fields with a type written as:
- *   string | integer | number | boolean | quantity | int-or-string | time | micro-time
+ *   string | integer (int64) | int32 | number | boolean | quantity | int-or-string | time |
+ *   micro-time
  *   any        a subtree the simulator does not check (x-kubernetes-preserve-unknown-fields)
  *   []T        a list of T          map[T]   an object of T values
  *   a key      another definition (`core.v1.Container`)
@@ -96,7 +97,7 @@ const POD_SPEC: SchemaDef['fields'] = {
 	os: 'any',
 	overhead: 'map[quantity]',
 	preemptionPolicy: 'string',
-	priority: 'integer',
+	priority: 'int32',
 	priorityClassName: 'string',
 	readinessGates: '[]any',
 	resourceClaims: '[]any',
@@ -240,9 +241,9 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 	'core.v1.ContainerPort': {
 		description: 'ContainerPort represents a network port in a single container.',
 		fields: {
-			containerPort: 'integer',
+			containerPort: 'int32',
 			hostIP: 'string',
-			hostPort: 'integer',
+			hostPort: 'int32',
 			name: 'string',
 			protocol: 'string',
 		},
@@ -318,15 +319,15 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 		description: 'Probe describes a health check to be performed against a container.',
 		fields: {
 			exec: 'any',
-			failureThreshold: 'integer',
+			failureThreshold: 'int32',
 			grpc: 'any',
 			httpGet: 'any',
-			initialDelaySeconds: 'integer',
-			periodSeconds: 'integer',
-			successThreshold: 'integer',
+			initialDelaySeconds: 'int32',
+			periodSeconds: 'int32',
+			successThreshold: 'int32',
 			tcpSocket: 'any',
 			terminationGracePeriodSeconds: 'integer',
-			timeoutSeconds: 'integer',
+			timeoutSeconds: 'int32',
 		},
 	},
 	'core.v1.Toleration': {
@@ -420,7 +421,7 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 			externalIPs: '[]string',
 			externalName: 'string',
 			externalTrafficPolicy: 'string',
-			healthCheckNodePort: 'integer',
+			healthCheckNodePort: 'int32',
 			internalTrafficPolicy: 'string',
 			ipFamilies: '[]string',
 			ipFamilyPolicy: 'string',
@@ -441,8 +442,8 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 		fields: {
 			appProtocol: 'string',
 			name: 'string',
-			nodePort: 'integer',
-			port: 'integer',
+			nodePort: 'int32',
+			port: 'int32',
 			protocol: 'string',
 			targetPort: 'int-or-string',
 		},
@@ -452,7 +453,7 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 		fields: {
 			...TYPE_META,
 			action: 'string',
-			count: 'integer',
+			count: 'int32',
 			eventTime: 'micro-time',
 			firstTimestamp: 'time',
 			involvedObject: 'core.v1.ObjectReference',
@@ -482,7 +483,7 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 	},
 	'core.v1.EventSeries': {
 		description: 'EventSeries contain information on series of events.',
-		fields: { count: 'integer', lastObservedTime: 'micro-time' },
+		fields: { count: 'int32', lastObservedTime: 'micro-time' },
 	},
 	'core.v1.EventSource': {
 		description: 'EventSource contains information for an event.',
@@ -528,8 +529,8 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 		fields: {
 			acquireTime: 'micro-time',
 			holderIdentity: 'string',
-			leaseDurationSeconds: 'integer',
-			leaseTransitions: 'integer',
+			leaseDurationSeconds: 'int32',
+			leaseTransitions: 'int32',
 			preferredHolder: 'string',
 			renewTime: 'micro-time',
 			strategy: 'string',
@@ -674,11 +675,11 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 	'apps.v1.DeploymentSpec': {
 		description: 'DeploymentSpec is the specification of the desired behavior of the Deployment.',
 		fields: {
-			minReadySeconds: 'integer',
+			minReadySeconds: 'int32',
 			paused: 'boolean',
-			progressDeadlineSeconds: 'integer',
-			replicas: ['integer', 'Number of desired pods. Defaults to 1.'],
-			revisionHistoryLimit: 'integer',
+			progressDeadlineSeconds: 'int32',
+			replicas: ['int32', 'Number of desired pods. Defaults to 1.'],
+			revisionHistoryLimit: 'int32',
 			selector: [
 				'meta.v1.LabelSelector',
 				"Label selector for pods. It must match the pod template's labels.",

@@ -16,6 +16,7 @@ type FieldType =
 const SCALARS = new Set([
 	'string',
 	'integer',
+	'int32',
 	'number',
 	'boolean',
 	'quantity',
@@ -96,6 +97,117 @@ export function unknownFields(resource: string, obj: unknown, prune: boolean): s
 	return out;
 }
 
+/** The Go type a field decodes into, as encoding/json names it in its errors. */
+function goType(type: FieldType): string {
+	switch (type.t) {
+		case 'scalar':
+			return (
+				{ integer: 'int64', int32: 'int32', number: 'float64', boolean: 'bool' }[type.name] ??
+				'string'
+			);
+		case 'any':
+			return 'interface {}';
+		case 'list':
+			return `[]${goType(type.of)}`;
+		case 'map':
+			return type.of.t === 'scalar' && type.of.name === 'quantity'
+				? 'v1.ResourceList'
+				: `map[string]${goType(type.of)}`;
+		case 'def':
+			return `v1.${type.key.slice(type.key.lastIndexOf('.') + 1)}`;
+	}
+}
+
+/** How encoding/json names a JSON value in a type error (`string`, `number 1.5`, `object`). */
+function jsonKind(v: unknown, wantInt: boolean): string {
+	if (typeof v === 'string') return 'string';
+	if (typeof v === 'boolean') return 'bool';
+	if (typeof v === 'number') return wantInt ? `number ${v}` : 'number';
+	return Array.isArray(v) ? 'array' : 'object';
+}
+
+/** The type error of a value against a field type, if any (scalars and structure only). */
+function mismatch(type: FieldType, v: unknown): string | undefined {
+	if (v === null || v === undefined) return undefined;
+	switch (type.t) {
+		case 'scalar': {
+			const n = type.name;
+			if (n === 'string') {
+				return typeof v === 'string' ? undefined : jsonKind(v, false);
+			}
+			if (n === 'boolean') return typeof v === 'boolean' ? undefined : jsonKind(v, false);
+			if (n === 'number') return typeof v === 'number' ? undefined : jsonKind(v, false);
+			if (n === 'integer' || n === 'int32') {
+				if (typeof v !== 'number') return jsonKind(v, false);
+				const limit = n === 'int32' ? 2 ** 31 : 2 ** 63;
+				return Number.isInteger(v) && v >= -limit && v < limit ? undefined : jsonKind(v, true);
+			}
+			return undefined;
+		}
+		case 'any':
+			return undefined;
+		case 'list':
+			return Array.isArray(v) ? undefined : jsonKind(v, false);
+		case 'map':
+		case 'def':
+			return isObject(v) ? undefined : jsonKind(v, false);
+	}
+}
+
+function firstTypeError(
+	struct: string,
+	fields: Record<string, FieldType>,
+	obj: Record<string, unknown>,
+	path: string[],
+): string | undefined {
+	for (const [k, v] of Object.entries(obj)) {
+		const ft = fields[k];
+		if (!ft) continue;
+		const at = [...path, k];
+		const err = checkValue(struct, ft, v, at);
+		if (err) return err;
+	}
+	return undefined;
+}
+
+function checkValue(struct: string, type: FieldType, v: unknown, at: string[]): string | undefined {
+	const bad = mismatch(type, v);
+	if (bad) {
+		return `json: cannot unmarshal ${bad} into Go struct field ${struct}.${at.join('.')} of type ${goType(type)}`;
+	}
+	if (v === null || v === undefined) return undefined;
+	if (type.t === 'def') {
+		const name = type.key.slice(type.key.lastIndexOf('.') + 1);
+		return firstTypeError(name, fieldsOf(type.key), v as Record<string, unknown>, at);
+	}
+	if (type.t === 'list') {
+		for (const item of v as unknown[]) {
+			const err = checkValue(struct, type.of, item, at);
+			if (err) return err;
+		}
+	}
+	if (type.t === 'map') {
+		for (const item of Object.values(v as Record<string, unknown>)) {
+			const err = checkValue(struct, type.of, item, at);
+			if (err) return err;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The first value of an object whose JSON type its field cannot hold, as encoding/json
+ * reports it (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas
+ * of type int32`), or undefined. Subtrees typed `any`, quantities, int-or-strings and times
+ * (their own decoders have their own messages) are not checked.
+ */
+export function typeError(resource: string, obj: unknown): string | undefined {
+	const root = ROOTS[resource];
+	if (!root || !isObject(obj)) return undefined;
+	const name = root.slice(root.lastIndexOf('.') + 1);
+	return firstTypeError(name, fieldsOf(root), obj, []);
+}
+
 /** Whether a resource's kind has a schema. */
 export function hasSchema(resource: string): boolean {
 	return ROOTS[resource] !== undefined;
@@ -111,8 +223,8 @@ export interface FieldAt {
 
 /**
  * Scans JSON text for keys given twice in one object. Returns each duplicate (at its second
- * occurrence) and the first offset of every key path, both in document order. The text must
- * already be valid JSON.
+ * occurrence) and the first offset of every key path, both in document order. The text should
+ * be valid JSON (anything else ends the scan early; it never loops).
  */
 export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<string, number> } {
 	const duplicates: FieldAt[] = [];
@@ -124,7 +236,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 	const str = (): string => {
 		const start = i;
 		i++;
-		while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+		while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
 		i++;
 		return JSON.parse(text.slice(start, i)) as string;
 	};
@@ -139,7 +251,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 				i++;
 				return;
 			}
-			for (;;) {
+			while (i < text.length) {
 				ws();
 				const pos = i;
 				const key = str();
@@ -162,7 +274,7 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
 				i++;
 				return;
 			}
-			for (let n = 0; ; n++) {
+			for (let n = 0; i < text.length; n++) {
 				value(`${path}[${n}]`);
 				ws();
 				if (text[i++] === ']') return;
@@ -180,7 +292,13 @@ export function scanKeys(text: string): { duplicates: FieldAt[]; first: Map<stri
  */
 export function strictErrors(text: string | undefined, unknown: string[]): string[] {
 	if (text === undefined) return unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
-	const { duplicates, first } = scanKeys(text);
+	let scanned: ReturnType<typeof scanKeys>;
+	try {
+		scanned = scanKeys(text);
+	} catch {
+		scanned = { duplicates: [], first: new Map() };
+	}
+	const { duplicates, first } = scanned;
 	const all = [
 		...unknown.map((p) => ({
 			pos: first.get(p) ?? Number.MAX_SAFE_INTEGER,
@@ -203,6 +321,7 @@ export function componentName(key: string): string {
 const SCALAR_SCHEMAS: Record<string, { ref?: string; schema: Record<string, unknown> }> = {
 	string: { schema: { type: 'string' } },
 	integer: { schema: { type: 'integer', format: 'int64' } },
+	int32: { schema: { type: 'integer', format: 'int32' } },
 	number: { schema: { type: 'number', format: 'double' } },
 	boolean: { schema: { type: 'boolean' } },
 	quantity: {

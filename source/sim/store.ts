@@ -505,7 +505,6 @@ export class Store implements SimStore {
 			);
 		}
 		if (resource === 'namespaces') return this.deleteNamespace(name, opts);
-		if (opts.dryRun) return this.deleteDryRun(resource, old, opts.gracePeriodSeconds);
 		const grace = this.graceFor(resource, old, opts.gracePeriodSeconds);
 		const finalizers = old.metadata.finalizers ?? [];
 		const deleting = old.metadata.deletionTimestamp !== undefined;
@@ -515,29 +514,14 @@ export class Store implements SimStore {
 			if (grace >= curGrace) return JSON.parse(cur.json) as SimObject;
 			// A shorter grace period wins.
 			if (grace === 0 && finalizers.length === 0) {
-				return this.removeNow(resource, b, old, opts.who);
+				return this.removeNow(resource, b, old, opts.who, opts.dryRun);
 			}
-			return this.markDeleting(resource, b, old, now, grace, opts.who);
+			return this.markDeleting(resource, b, old, now, grace, opts.who, opts.dryRun);
 		}
 		if (finalizers.length > 0 || grace > 0) {
-			return this.markDeleting(resource, b, old, now, grace, opts.who);
+			return this.markDeleting(resource, b, old, now, grace, opts.who, opts.dryRun);
 		}
-		return this.removeNow(resource, b, old, opts.who);
-	}
-
-	/** What a delete would return, changing nothing: the object marked deleting, or as it is. */
-	private deleteDryRun(resource: ResourceName, old: SimObject, requested?: number): SimObject {
-		const grace = this.graceFor(resource, old, requested);
-		const finalizers = old.metadata.finalizers ?? [];
-		const obj = cloneJson(old);
-		if (old.metadata.deletionTimestamp !== undefined) {
-			const curGrace = old.metadata.deletionGracePeriodSeconds ?? 0;
-			if (grace >= curGrace || (grace === 0 && finalizers.length === 0)) return obj;
-		} else if (finalizers.length === 0 && grace === 0) return obj;
-		obj.metadata.deletionTimestamp = isoSeconds(this.now() + grace * 1000);
-		obj.metadata.deletionGracePeriodSeconds = grace;
-		if (obj.metadata.generation !== undefined) obj.metadata.generation += 1;
-		return obj;
+		return this.removeNow(resource, b, old, opts.who, opts.dryRun);
 	}
 
 	private graceFor(resource: ResourceName, obj: SimObject, requested: number | undefined): number {
@@ -557,11 +541,13 @@ export class Store implements SimStore {
 		now: number,
 		grace: number,
 		who?: string,
+		dryRun = false,
 	): SimObject {
 		const obj = cloneJson(old);
 		obj.metadata.deletionTimestamp = isoSeconds(now + grace * 1000);
 		obj.metadata.deletionGracePeriodSeconds = grace;
 		if (obj.metadata.generation !== undefined) obj.metadata.generation += 1;
+		if (dryRun) return obj;
 		obj.metadata.resourceVersion = String(++this.rev);
 		const entry: StoredEntry = { obj, json: JSON.stringify(obj) };
 		b.items.set(obj.metadata.name, entry);
@@ -572,8 +558,15 @@ export class Store implements SimStore {
 		return JSON.parse(entry.json) as SimObject;
 	}
 
-	private removeNow(resource: ResourceName, b: NsBucket, old: SimObject, who?: string): SimObject {
+	private removeNow(
+		resource: ResourceName,
+		b: NsBucket,
+		old: SimObject,
+		who?: string,
+		dryRun = false,
+	): SimObject {
 		const obj = cloneJson(old);
+		if (dryRun) return obj;
 		obj.metadata.resourceVersion = String(++this.rev);
 		const entry: StoredEntry = { obj, json: JSON.stringify(obj) };
 		this.remove(resource, b, entry, who);

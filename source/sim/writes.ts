@@ -36,7 +36,7 @@ import {
 import { listOptions } from './reads.js';
 import { apiVersionOf, type ResourceInfo } from './resources.js';
 import type { Route } from './routing.js';
-import { strictErrors, unknownFields } from './schema.js';
+import { strictErrors, typeError, unknownFields } from './schema.js';
 import type { ServerContext } from './server-context.js';
 import type { DeleteOptions, SimObject } from './store-api.js';
 
@@ -73,8 +73,12 @@ function checkMicroTimes(info: ResourceInfo, obj: SimObject): void {
 	}
 }
 
-/** Decodes a request body as an object of the route's kind (kind, apiVersion, namespace checks). */
-export function checkBody(route: Route, body: unknown): SimObject {
+/**
+ * Decodes a request body as an object of the route's kind: kind and apiVersion checks, then
+ * the JSON types of its fields (400 as encoding/json words it; a create or update names the
+ * kind as the decoder does, a patch does not), then the namespace check.
+ */
+export function checkBody(route: Route, body: unknown, isPatch = false): SimObject {
 	if (body === null || typeof body !== 'object' || Array.isArray(body)) {
 		throw badRequest('the body of the request must be a JSON object');
 	}
@@ -88,6 +92,14 @@ export function checkBody(route: Route, body: unknown): SimObject {
 	if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersionOf(info)) {
 		throw badRequest(
 			`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersionOf(info)})`,
+		);
+	}
+	const mistyped = typeError(info.name, obj);
+	if (mistyped) {
+		throw badRequest(
+			isPatch
+				? mistyped
+				: `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: ${mistyped}`,
 		);
 	}
 	obj.apiVersion = apiVersionOf(info);
@@ -312,7 +324,7 @@ export async function patch(
 	if (type === 'application/json-patch+json') patched = applyJsonPatch(current, body);
 	else if (type === 'application/merge-patch+json') patched = applyMergePatch(current, body);
 	else patched = applyStrategicMergePatch(current, body);
-	const next = checkBody(route, patched);
+	const next = checkBody(route, patched, true);
 	checkFields(
 		res,
 		route,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim } from '../../source/engine/index.js';
 import { RESOURCES } from '../../source/sim/resources.js';
-import { unknownFields } from '../../source/sim/schema.js';
+import { typeError, unknownFields } from '../../source/sim/schema.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { poolSpec, waitReady } from '../engine/fixtures.js';
 import { simFetch } from '../support/sim.js';
@@ -99,6 +99,35 @@ describe('fieldValidation as a 1.32 server', () => {
 		);
 	});
 
+	it('a value of the wrong JSON type is 400 as encoding/json words it, whatever the mode', async () => {
+		const deploy = (replicas: string) =>
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"typed"},"spec":{"replicas":${replicas},"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`;
+		const path = `/apis/apps/v1/namespaces/${NS}/deployments`;
+		const s = await post(path, deploy('"3"'), '?fieldValidation=Ignore');
+		expect(s.status).toBe(400);
+		expect((s.json() as { message: string }).message).toBe(
+			'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+		);
+		const f = await post(path, deploy('1.5'));
+		expect((f.json() as { message: string }).message).toContain(
+			'json: cannot unmarshal number 1.5 into Go struct field DeploymentSpec.spec.replicas of type int32',
+		);
+		const inner = await post(pods, podJson('ct:"command":["sleep",5]'));
+		expect((inner.json() as { message: string }).message).toBe(
+			'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field Container.spec.containers.command of type string',
+		);
+		const patch = await simFetch(c.sim, `${pods}/fv`, {
+			method: 'PATCH',
+			body: '{"metadata":{"labels":{"n":1}}}',
+			headers: { 'Content-Type': 'application/merge-patch+json' },
+		});
+		expect(patch.status).toBe(400);
+		expect((patch.json() as { message: string }).message).toBe(
+			'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+		);
+		expect(c.sim.store.get('deployments', NS, 'typed')).toBeUndefined();
+	});
+
 	it('every object a running pool makes is known to its schema, and survives a Strict PUT', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'fv', poolSpec({ size: 2 }));
@@ -116,6 +145,7 @@ describe('fieldValidation as a 1.32 server', () => {
 					obj: `${info.name}/${obj.metadata.name}`,
 					unknown: [],
 				});
+				expect(typeError(info.name, obj)).toBeUndefined();
 				checked++;
 			}
 		}
