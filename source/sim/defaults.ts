@@ -1,5 +1,6 @@
 /** Defaulting on create, as the API server's defaulters and admission plugins fill objects in. */
 
+import { defaultAccessObject } from './access-objects.js';
 import { defaultDeployment } from './deployments.js';
 import type { SimObject } from './store-api.js';
 
@@ -155,6 +156,8 @@ export function applyDefaults(resource: string, obj: SimObject, ctx: DefaultsCon
 		case 'deployments':
 			defaultDeployment(obj);
 			break;
+		default:
+			defaultAccessObject(resource, obj);
 	}
 }
 

@@ -1,5 +1,6 @@
 /** Update rules of the API server that forbid changing parts of a stored object (422). */
 
+import { accessUpdateCauses } from './access-objects.js';
 import { applyDefaults } from './defaults.js';
 import { forbiddenField, invalid } from './errors.js';
 import { jsonEqual } from './store.js';
@@ -40,6 +41,8 @@ export function checkImmutable(
 	next: SimObject,
 	defaultGraceSeconds: number,
 ): void {
+	const access = accessUpdateCauses(resource, current, next);
+	if (access.length > 0) throw invalid(resource, current.metadata.name, access);
 	if (resource === 'deployments') {
 		const before = (current.spec as Rec | undefined)?.selector;
 		const after = (next.spec as Rec | undefined)?.selector;

@@ -26,6 +26,14 @@ export interface ResourceInfo {
 	fields: string[];
 }
 
+/** The kinds of the rbac.authorization.k8s.io resources. */
+const RBAC_KINDS = {
+	roles: 'Role',
+	clusterroles: 'ClusterRole',
+	rolebindings: 'RoleBinding',
+	clusterrolebindings: 'ClusterRoleBinding',
+} as const;
+
 const CRUD = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 /** Every resource the simulator serves, by plural name. */
@@ -175,6 +183,42 @@ export const RESOURCES: ReadonlyMap<string, ResourceInfo> = new Map(
 				statusSubresource: false,
 				fields: [],
 			},
+			{
+				name: 'serviceaccounts',
+				singularName: 'serviceaccount',
+				kind: 'ServiceAccount',
+				group: '',
+				version: 'v1',
+				namespaced: true,
+				verbs: CRUD,
+				shortNames: ['sa'],
+				statusSubresource: false,
+				fields: [],
+			},
+			{
+				name: 'secrets',
+				singularName: 'secret',
+				kind: 'Secret',
+				group: '',
+				version: 'v1',
+				namespaced: true,
+				verbs: CRUD,
+				statusSubresource: false,
+				fields: ['type'],
+			},
+			...(['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const).map(
+				(name) => ({
+					name,
+					singularName: name.slice(0, -1),
+					kind: RBAC_KINDS[name],
+					group: 'rbac.authorization.k8s.io',
+					version: 'v1',
+					namespaced: !name.startsWith('cluster'),
+					verbs: CRUD,
+					statusSubresource: false,
+					fields: [],
+				}),
+			),
 		] satisfies ResourceInfo[]
 	).map((r) => [r.name, r]),
 );

@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { defaultAccessObject } from './access-objects.js';
 import { applyDefaults } from './defaults.js';
 import {
 	alreadyExists,
@@ -404,6 +405,7 @@ export class Store implements SimStore {
 		if (old.metadata.generation !== undefined) meta.generation = old.metadata.generation;
 		else delete meta.generation;
 		if (!meta.finalizers || meta.finalizers.length === 0) delete meta.finalizers;
+		defaultAccessObject(resource, obj);
 		validateObject(resource, obj);
 		if (old.metadata.deletionTimestamp) {
 			const before = new Set(old.metadata.finalizers ?? []);

@@ -674,6 +674,98 @@ function printDefault(obj: SimObject, now: number): unknown[] {
 	return [obj.metadata.name, since(obj.metadata.creationTimestamp, now)];
 }
 
+const SECRET_COLUMNS: TableColumn[] = [
+	NAME_COL,
+	col(
+		'Type',
+		'string',
+		0,
+		'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+	),
+	col(
+		'Data',
+		'string',
+		0,
+		"Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+	),
+	AGE_COL,
+];
+
+function printSecret(secret: SimObject, now: number): unknown[] {
+	return [
+		secret.metadata.name,
+		str(secret.type),
+		Object.keys(rec(secret.data)).length,
+		since(secret.metadata.creationTimestamp, now),
+	];
+}
+
+const SA_COLUMNS: TableColumn[] = [
+	NAME_COL,
+	col(
+		'Secrets',
+		'string',
+		0,
+		'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+	),
+	AGE_COL,
+];
+
+function printServiceAccount(sa: SimObject, now: number): unknown[] {
+	return [sa.metadata.name, arr(sa.secrets).length, since(sa.metadata.creationTimestamp, now)];
+}
+
+/** The default table convertor's columns (roles and cluster roles have no printer of their own). */
+const CREATED_AT_COLUMNS: TableColumn[] = [
+	NAME_COL,
+	col(
+		'Created At',
+		'date',
+		0,
+		'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+	),
+];
+
+function printCreatedAt(obj: SimObject): unknown[] {
+	return [obj.metadata.name, str(obj.metadata.creationTimestamp)];
+}
+
+function bindingColumns(what: string): TableColumn[] {
+	return [
+		NAME_COL,
+		col(
+			'Role',
+			'string',
+			0,
+			'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.',
+		),
+		AGE_COL,
+		col('Users', 'string', 1, `Users in the ${what}`),
+		col('Groups', 'string', 1, `Groups in the ${what}`),
+		col('ServiceAccounts', 'string', 1, `ServiceAccounts in the ${what}`),
+	];
+}
+
+function printBinding(binding: SimObject, now: number): unknown[] {
+	const ref = rec(binding.roleRef);
+	const users: string[] = [];
+	const groups: string[] = [];
+	const sas: string[] = [];
+	for (const s of arr(binding.subjects).map(rec)) {
+		if (s.kind === 'User') users.push(str(s.name));
+		else if (s.kind === 'Group') groups.push(str(s.name));
+		else if (s.kind === 'ServiceAccount') sas.push(`${str(s.namespace)}/${str(s.name)}`);
+	}
+	return [
+		binding.metadata.name,
+		`${str(ref.kind)}/${str(ref.name)}`,
+		since(binding.metadata.creationTimestamp, now),
+		users.join(', '),
+		groups.join(', '),
+		sas.join(', '),
+	];
+}
+
 const PRINTERS: Record<string, { columns: TableColumn[]; row: RowPrinter }> = {
 	pods: { columns: POD_COLUMNS, row: printPod },
 	persistentvolumeclaims: { columns: PVC_COLUMNS, row: printPvc },
@@ -685,6 +777,12 @@ const PRINTERS: Record<string, { columns: TableColumn[]; row: RowPrinter }> = {
 	events: { columns: EVENT_COLUMNS, row: printEvent },
 	storageclasses: { columns: SC_COLUMNS, row: printStorageClass },
 	deployments: { columns: DEPLOY_COLUMNS, row: printDeployment },
+	secrets: { columns: SECRET_COLUMNS, row: printSecret },
+	serviceaccounts: { columns: SA_COLUMNS, row: printServiceAccount },
+	roles: { columns: CREATED_AT_COLUMNS, row: printCreatedAt },
+	clusterroles: { columns: CREATED_AT_COLUMNS, row: printCreatedAt },
+	rolebindings: { columns: bindingColumns('roleBinding'), row: printBinding },
+	clusterrolebindings: { columns: bindingColumns('clusterRoleBinding'), row: printBinding },
 };
 
 /** The column definitions and row printer of a resource (Name and Age for unknown ones). */

@@ -1,5 +1,10 @@
 /** Validation of objects on create and update: the 422 Invalid rules the simulator enforces. */
 
+import {
+	checkPathSegmentName,
+	hasPathSegmentNames,
+	validateAccessObject,
+} from './access-objects.js';
 import { checkDeployment } from './deployments.js';
 import { invalid, invalidValue, required, type StatusCause } from './errors.js';
 import type { SimObject } from './store-api.js';
@@ -46,6 +51,7 @@ function checkDns1035(field: string, value: string): StatusCause[] {
 function checkName(resource: string, name: string): StatusCause[] {
 	if (resource === 'namespaces') return checkDnsLabel('metadata.name', name);
 	if (resource === 'services') return checkDns1035('metadata.name', name);
+	if (hasPathSegmentNames(resource)) return checkPathSegmentName('metadata.name', name);
 	return checkDnsSubdomain('metadata.name', name);
 }
 
@@ -149,5 +155,6 @@ export function validateObject(resource: string, obj: SimObject): void {
 	else if (resource === 'persistentvolumeclaims') causes.push(...checkPvc(obj));
 	else if (resource === 'leases') causes.push(...checkLease(obj));
 	else if (resource === 'deployments') causes.push(...checkDeployment(obj));
+	else causes.push(...validateAccessObject(resource, obj));
 	if (causes.length > 0) throw invalid(resource, name, causes);
 }
