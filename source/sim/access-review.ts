@@ -1,82 +1,76 @@
 /**
- * Authorisation in the simulated cluster: the configured deny list decides every request
- * (`authorise`), and SelfSubjectAccessReview answers what it would decide (`accessReview`).
+ * Authorisation of requests and the reviews that ask about it: every request is decided by
+ * RBAC for its identity (access-control.ts), and SelfSubjectAccessReview,
+ * SelfSubjectRulesReview (`kubectl auth can-i --list`) and SelfSubjectReview (`kubectl auth
+ * whoami`) answer from the same rules.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, forbidden, invalid } from './errors.js';
-import { contentTypeOfRequest, readJson, readRaw, sendObj } from './http-io.js';
-import { decodeSelfSubjectAccessReview, PROTOBUF } from './protobuf.js';
+import { badRequest, invalid } from './errors.js';
+import { readJson, sendObj } from './http-io.js';
+import { type Attributes, rulesFor, type UserInfo } from './rbac.js';
 import type { Route } from './routing.js';
 import type { ServerContext } from './server-context.js';
 
-/** The first `verb resource` entry of the deny list that matches, if any. */
-export function deniedBy(
-	deny: readonly string[],
-	verb: string,
-	resource: string,
-	subresource?: string,
-): string | undefined {
-	const full = subresource ? `${resource}/${subresource}` : resource;
-	for (const entry of deny) {
-		const [v = '', r = ''] = entry.trim().split(/\s+/);
-		const [rName = '', rSub] = r.split('/');
-		const rFull = rSub ? `${rName.split('.')[0]}/${rSub}` : (rName.split('.')[0] ?? '');
-		if ((v === '*' || v === verb) && (r === '*' || rFull === full)) return entry;
-	}
-	return undefined;
+export { deniedBy } from './access-control.js';
+
+/** The authorisation attributes of a request on a resource route. */
+export function routeAttributes(verb: string, route: Route): Attributes {
+	const resource = route.info.name;
+	// As kube's request-info resolver does, a namespace's own URL is in that namespace.
+	const namespace = resource === 'namespaces' ? route.name : route.namespace;
+	return {
+		verb,
+		resourceRequest: true,
+		apiGroup: route.info.group,
+		resource,
+		...(route.sub ? { subresource: route.sub } : {}),
+		...(namespace ? { namespace } : {}),
+		...(route.name ? { name: route.name } : {}),
+	};
 }
 
-/** Throws the real 403 Forbidden when the request's verb on its route is not allowed. */
-export function authorise(ctx: ServerContext, verb: string, route: Route): void {
-	if (deniedBy(ctx.config.deny, verb, route.info.name, route.sub)) {
-		throw forbidden(ctx.user, verb, route.info.name, route.namespace, route.name, route.sub);
-	}
+/** Throws the real 403 Forbidden unless the user may do `verb` on the route. */
+export function authorise(ctx: ServerContext, user: UserInfo, verb: string, route: Route): void {
+	ctx.access.check(user, routeAttributes(verb, route));
 }
 
-/** Answers a SelfSubjectAccessReview (JSON or protobuf body) with what `authorise` would decide. */
+/**
+ * Throws unless the user may exec (or attach) on the route. A 1.32 server authorises the
+ * WebSocket GET as `get` on pods/exec, and kubectl falls back to SPDY (a POST: `create`) when
+ * that is refused; the simulator serves WebSocket only, so either verb lets it in, and a
+ * refusal names `create`, as the SPDY retry's 403 does.
+ */
+export function authoriseExec(ctx: ServerContext, user: UserInfo, route: Route): void {
+	const create = routeAttributes('create', route);
+	const byCreate = ctx.access.decide(user, create);
+	if (byCreate.allowed) return;
+	const overlay = byCreate.reason !== '';
+	if (!overlay && ctx.access.decide(user, routeAttributes('get', route)).allowed) return;
+	ctx.access.check(user, create);
+}
+
+function reviewBody(v: unknown): Record<string, unknown> {
+	return v !== null && typeof v === 'object' && !Array.isArray(v)
+		? (v as Record<string, unknown>)
+		: {};
+}
+
+/** Answers a SelfSubjectAccessReview (JSON or protobuf body) with what a request would get. */
 export async function accessReview(
 	ctx: ServerContext,
+	user: UserInfo,
 	req: IncomingMessage,
 	res: ServerResponse,
 ): Promise<void> {
-	const type = contentTypeOfRequest(req);
-	let body:
-		| {
-				spec?: {
-					resourceAttributes?: Record<string, string>;
-					nonResourceAttributes?: Record<string, string>;
-				};
-		  }
-		| undefined;
-	if (type === PROTOBUF) {
-		try {
-			body = decodeSelfSubjectAccessReview(await readRaw(req));
-		} catch (e) {
-			throw badRequest(`protobuf: ${(e as Error).message}`);
-		}
-	} else body = (await readJson(req)) as typeof body;
-	const spec = body?.spec ?? {};
-	const attrs = spec.resourceAttributes;
-	let status: Record<string, unknown> = {
-		allowed: true,
-		reason: 'allowed by the simulated cluster',
+	const body = reviewBody(await readJson(req));
+	const spec = reviewBody(body.spec) as {
+		resourceAttributes?: Record<string, string>;
+		nonResourceAttributes?: Record<string, string>;
 	};
-	if (attrs) {
-		const resource = (attrs.resource ?? '').split('.')[0] ?? '';
-		const denial = deniedBy(
-			ctx.config.deny,
-			attrs.verb ?? '',
-			resource,
-			attrs.subresource || undefined,
-		);
-		if (denial) {
-			status = {
-				allowed: false,
-				reason: `denied by the simulated cluster's configuration: ${denial}`,
-			};
-		}
-	} else if (!spec.nonResourceAttributes) {
+	const ra = spec.resourceAttributes;
+	const nra = spec.nonResourceAttributes;
+	if ((ra && nra) || (!ra && !nra)) {
 		throw invalid('selfsubjectaccessreviews', '', [
 			{
 				reason: 'FieldValueRequired',
@@ -86,11 +80,96 @@ export async function accessReview(
 			},
 		]);
 	}
+	const attrs: Attributes = ra
+		? {
+				verb: ra.verb ?? '',
+				resourceRequest: true,
+				apiGroup: ra.group ?? '',
+				resource: ra.resource ?? '',
+				...(ra.subresource ? { subresource: ra.subresource } : {}),
+				...(ra.namespace ? { namespace: ra.namespace } : {}),
+				...(ra.name ? { name: ra.name } : {}),
+			}
+		: { verb: nra?.verb ?? '', resourceRequest: false, path: nra?.path ?? '' };
+	const decision = ctx.access.decide(user, attrs);
 	sendObj(res, 201, {
 		kind: 'SelfSubjectAccessReview',
 		apiVersion: 'authorization.k8s.io/v1',
 		metadata: { creationTimestamp: null },
 		spec,
-		status,
+		status: {
+			allowed: decision.allowed,
+			...(decision.reason ? { reason: decision.reason } : {}),
+		},
 	});
 }
+
+/** Answers a SelfSubjectRulesReview: the rules the user holds in the namespace. */
+export async function rulesReview(
+	ctx: ServerContext,
+	user: UserInfo,
+	req: IncomingMessage,
+	res: ServerResponse,
+): Promise<void> {
+	const body = reviewBody(await readJson(req));
+	const spec = reviewBody(body.spec);
+	const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+	if (!namespace) throw badRequest('no namespace on request');
+	const rules = rulesFor(ctx.access.source(), user, namespace);
+	sendObj(res, 201, {
+		kind: 'SelfSubjectRulesReview',
+		apiVersion: 'authorization.k8s.io/v1',
+		metadata: { creationTimestamp: null },
+		spec: { namespace },
+		status: { ...rules, incomplete: false },
+	});
+}
+
+/** Answers a SelfSubjectReview: who the request's credentials (or impersonation) say the user is. */
+export async function selfReview(
+	_ctx: ServerContext,
+	user: UserInfo,
+	req: IncomingMessage,
+	res: ServerResponse,
+): Promise<void> {
+	await readJson(req);
+	sendObj(res, 201, {
+		kind: 'SelfSubjectReview',
+		apiVersion: 'authentication.k8s.io/v1',
+		metadata: { creationTimestamp: null },
+		status: {
+			userInfo: {
+				username: user.username,
+				...(user.uid ? { uid: user.uid } : {}),
+				groups: user.groups,
+				...(user.extra ? { extra: user.extra } : {}),
+			},
+		},
+	});
+}
+
+/** The review endpoints: path -> resource, group and handler. */
+export const REVIEWS: Record<
+	string,
+	{
+		resource: string;
+		group: string;
+		handle: typeof accessReview;
+	}
+> = {
+	'/apis/authorization.k8s.io/v1/selfsubjectaccessreviews': {
+		resource: 'selfsubjectaccessreviews',
+		group: 'authorization.k8s.io',
+		handle: accessReview,
+	},
+	'/apis/authorization.k8s.io/v1/selfsubjectrulesreviews': {
+		resource: 'selfsubjectrulesreviews',
+		group: 'authorization.k8s.io',
+		handle: rulesReview,
+	},
+	'/apis/authentication.k8s.io/v1/selfsubjectreviews': {
+		resource: 'selfsubjectreviews',
+		group: 'authentication.k8s.io',
+		handle: selfReview,
+	},
+};

@@ -23,6 +23,7 @@ export function groupVersions(): { group: string; version: string }[] {
 	seen.set('/v1', { group: '', version: 'v1' });
 	for (const r of RESOURCES.values()) seen.set(`${r.group}/${r.version}`, r);
 	seen.set('authorization.k8s.io/v1', { group: 'authorization.k8s.io', version: 'v1' });
+	seen.set('authentication.k8s.io/v1', { group: 'authentication.k8s.io', version: 'v1' });
 	return [...seen.values()].map(({ group, version }) => ({ group, version }));
 }
 
@@ -100,21 +101,29 @@ export function apiResourceList(group: string, version: string): unknown | undef
 		}
 		if (r.name === 'pods') {
 			resources.push(sub('pods/exec', 'PodExecOptions', ['create', 'get'], true));
+			resources.push(sub('pods/eviction', 'Eviction', ['create'], true, 'policy', 'v1'));
 			resources.push(sub('pods/log', 'Pod', ['get'], true));
+		}
+		if (r.name === 'serviceaccounts') {
+			resources.push(
+				sub('serviceaccounts/token', 'TokenRequest', ['create'], true, 'authentication.k8s.io'),
+			);
 		}
 		if (r.name === 'namespaces') {
 			resources.push(sub('namespaces/finalize', 'Namespace', ['update'], false));
 		}
 	}
+	const review = (kind: string) => ({
+		name: `${kind.toLowerCase()}s`,
+		singularName: kind.toLowerCase(),
+		namespaced: false,
+		kind,
+		verbs: ['create'],
+	});
 	if (group === 'authorization.k8s.io') {
-		resources.push({
-			name: 'selfsubjectaccessreviews',
-			singularName: 'selfsubjectaccessreview',
-			namespaced: false,
-			kind: 'SelfSubjectAccessReview',
-			verbs: ['create'],
-		});
+		resources.push(review('SelfSubjectAccessReview'), review('SelfSubjectRulesReview'));
 	}
+	if (group === 'authentication.k8s.io') resources.push(review('SelfSubjectReview'));
 	return {
 		kind: 'APIResourceList',
 		apiVersion: 'v1',

@@ -8,7 +8,7 @@ import {
 	SimError,
 	unsupportedMediaType,
 } from './errors.js';
-import { PROTOBUF } from './protobuf.js';
+import { DECODABLE_KINDS, decodeProtobufBody, PROTOBUF, unwrapEnvelope } from './protobuf.js';
 import type { SimApiError } from './store-api.js';
 
 /** The largest request body the server reads. */
@@ -79,14 +79,30 @@ export function contentTypeOfRequest(req: IncomingMessage): string {
 }
 
 /**
- * The request body as text and parsed as JSON (value undefined when empty; 415 for protobuf,
- * 400 when malformed).
+ * The request body as text and parsed as JSON (value undefined when empty; 400 when
+ * malformed). A protobuf body is decoded into the JSON object it stands for (no text; 415 for
+ * a kind without a schema).
  */
 export async function readJsonText(
 	req: IncomingMessage,
-): Promise<{ text: string; value: unknown }> {
+): Promise<{ text: string | undefined; value: unknown }> {
 	const type = contentTypeOfRequest(req);
-	if (type === PROTOBUF) throw unsupportedMediaType(type, 'application/json');
+	if (type === PROTOBUF) {
+		const raw = await readRaw(req);
+		if (raw.length === 0) return { text: undefined, value: undefined };
+		let kind = '';
+		try {
+			kind = unwrapEnvelope(raw).kind;
+		} catch (e) {
+			throw badRequest(`protobuf: ${(e as Error).message}`);
+		}
+		if (!DECODABLE_KINDS.has(kind)) throw unsupportedMediaType(type, 'application/json');
+		try {
+			return { text: undefined, value: decodeProtobufBody(raw) };
+		} catch (e) {
+			throw badRequest(`protobuf: ${(e as Error).message}`);
+		}
+	}
 	const text = await readBody(req);
 	if (text.trim() === '') return { text, value: undefined };
 	try {
@@ -96,7 +112,7 @@ export async function readJsonText(
 	}
 }
 
-/** The request body parsed as JSON (undefined when empty; 415 for protobuf, 400 when malformed). */
+/** The request body as its JSON value (undefined when empty; protobuf decoded; 400 when malformed). */
 export async function readJson(req: IncomingMessage): Promise<unknown> {
 	return (await readJsonText(req)).value;
 }

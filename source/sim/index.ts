@@ -5,13 +5,16 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuditLog } from './audit.js';
+import { Authenticator } from './authn.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
 import { FaultSwitch } from './faults.js';
+import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './rbac-bootstrap.js';
 import { SimServer } from './server.js';
 import { Store } from './store.js';
 
 export type { AuditLog, AuditMutation, AuditRequest } from './audit.js';
+export { ADMIN_USER } from './authn.js';
 export type { SimClusterConfig, SimNode, SimStorageClass } from './config.js';
 export { defaultClusterConfig } from './config.js';
 export type { SimControllers } from './controllers/index.js';
@@ -68,12 +71,32 @@ export interface SimCluster {
 	config: SimClusterConfig;
 	/** How many watch streams are open. */
 	openWatches(): number;
+	/**
+	 * Writes a kubeconfig (mode 0600) that acts as the ServiceAccount `namespace/name`, with
+	 * the same server and TLS settings as the admin's, creating the account if it is missing
+	 * (its namespace must exist). The token lasts `expirationSeconds` (default one year).
+	 * Resolves with the file's path (default: `kubeconfig-NAMESPACE-NAME` beside the admin's).
+	 */
+	serviceAccountKubeconfig(
+		namespace: string,
+		name: string,
+		opts?: { path?: string; expirationSeconds?: number },
+	): Promise<string>;
 	/** Ends every watch and connection, stops the controllers, removes a temp kubeconfig. */
 	close(): Promise<void>;
 }
 
+function yamlScalar(s: string): string {
+	return /^[\w.-]+$/.test(s) ? s : JSON.stringify(s);
+}
+
 /** The kubeconfig YAML for a server URL and token. */
-export function kubeconfigYaml(url: string, token: string, namespace = 'corral'): string {
+export function kubeconfigYaml(
+	url: string,
+	token: string,
+	namespace = 'corral',
+	user = SIM_CONTEXT,
+): string {
 	return [
 		'apiVersion: v1',
 		'kind: Config',
@@ -83,14 +106,14 @@ export function kubeconfigYaml(url: string, token: string, namespace = 'corral')
 		`    server: ${url}`,
 		'    insecure-skip-tls-verify: true',
 		'users:',
-		`- name: ${SIM_CONTEXT}`,
+		`- name: ${yamlScalar(user)}`,
 		'  user:',
 		`    token: ${token}`,
 		'contexts:',
 		`- name: ${SIM_CONTEXT}`,
 		'  context:',
 		`    cluster: ${SIM_CONTEXT}`,
-		`    user: ${SIM_CONTEXT}`,
+		`    user: ${yamlScalar(user)}`,
 		`    namespace: ${namespace}`,
 		`current-context: ${SIM_CONTEXT}`,
 		'preferences: {}',
@@ -103,6 +126,8 @@ function seed(store: Store, config: SimClusterConfig, namespaces: string[]): voi
 	for (const name of [...new Set(['default', 'kube-system', 'corral', ...namespaces])]) {
 		store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, who);
 	}
+	for (const role of bootstrapClusterRoles()) store.create('clusterroles', role, who);
+	for (const b of bootstrapClusterRoleBindings()) store.create('clusterrolebindings', b, who);
 	for (const sc of config.storageClasses) {
 		store.create(
 			'storageclasses',
@@ -140,10 +165,12 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	const faults = new FaultSwitch();
 	const audit = new AuditLog();
 	store.onWrite((w) => audit.recordWrite(w));
+	const authenticator = new Authenticator({ adminToken: token, store });
 	const server = new SimServer({
 		store,
 		config,
 		token,
+		authenticator,
 		faults,
 		audit,
 		...(opts.bookmarkIntervalMs ? { bookmarkIntervalMs: opts.bookmarkIntervalMs } : {}),
@@ -180,6 +207,26 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 		audit,
 		config,
 		openWatches: () => server.openWatches(),
+		async serviceAccountKubeconfig(namespace, name, o = {}) {
+			let sa = store.get('serviceaccounts', namespace, name);
+			if (!sa) {
+				sa = store.create(
+					'serviceaccounts',
+					{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
+					{ who: 'ctpool-sim' },
+				);
+			}
+			const { token: saToken } = authenticator.issue(sa, o.expirationSeconds ?? 365 * 24 * 3600);
+			const file = o.path ?? join(dirname(kubeconfigPath), `kubeconfig-${namespace}-${name}`);
+			await mkdir(dirname(file), { recursive: true });
+			await writeFile(
+				file,
+				kubeconfigYaml(httpsUrl, saToken, namespace, `system:serviceaccount:${namespace}:${name}`),
+				{ mode: 0o600 },
+			);
+			await chmod(file, 0o600);
+			return file;
+		},
 		close() {
 			closing ??= (async () => {
 				faults.stop();

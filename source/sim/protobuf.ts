@@ -1,43 +1,51 @@
 /**
- * Just enough of Kubernetes' protobuf encoding to read the request bodies kubectl sends as
- * protobuf (`kubectl auth can-i` posts a SelfSubjectAccessReview that way).
+ * Kubernetes' protobuf request bodies (`application/vnd.kubernetes.protobuf`): the `k8s\0`
+ * magic, a runtime.Unknown envelope naming apiVersion and kind, and the object's message,
+ * decoded into its JSON form from a compact table of field numbers per message (taken from
+ * k8s.io/api and k8s.io/apimachinery generated.proto). kubectl's imperative commands
+ * (`create namespace|configmap|secret|serviceaccount|role|rolebinding|...`, `create token`,
+ * `auth can-i`, `drain`'s evictions and deletes) send their bodies this way.
  */
 
 /** The content type of Kubernetes protobuf bodies. */
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-type Fields = Map<number, (Buffer | number)[]>;
+type Value = Buffer | bigint;
+type Fields = Map<number, Value[]>;
 
-function varint(buf: Buffer, pos: number): [number, number] {
-	let result = 0;
-	let shift = 0;
+function varint(buf: Buffer, pos: number): [bigint, number] {
+	let result = 0n;
+	let shift = 0n;
 	let p = pos;
 	for (;;) {
 		if (p >= buf.length) throw new Error('truncated varint');
 		const b = buf[p++]!;
-		result += (b & 0x7f) * 2 ** shift;
+		result |= BigInt(b & 0x7f) << shift;
 		if ((b & 0x80) === 0) return [result, p];
-		shift += 7;
+		shift += 7n;
+		if (shift > 70n) throw new Error('varint too long');
 	}
 }
 
-/** Reads the top-level fields of a protobuf message (varints as numbers, bytes as Buffers). */
+/** Reads the top-level fields of a protobuf message (varints as bigints, bytes as Buffers). */
 export function readFields(buf: Buffer): Fields {
 	const out: Fields = new Map();
 	let pos = 0;
 	while (pos < buf.length) {
 		const [key, p1] = varint(buf, pos);
-		const field = Math.floor(key / 8);
-		const wire = key & 7;
-		let value: Buffer | number;
+		const field = Number(key >> 3n);
+		const wire = Number(key & 7n);
+		let value: Value;
 		if (wire === 0) {
 			const [v, p2] = varint(buf, p1);
 			value = v;
 			pos = p2;
 		} else if (wire === 2) {
 			const [n, p2] = varint(buf, p1);
-			value = buf.subarray(p2, p2 + n);
-			pos = p2 + n;
+			const end = p2 + Number(n);
+			if (end > buf.length) throw new Error('truncated field');
+			value = buf.subarray(p2, end);
+			pos = end;
 		} else if (wire === 1) {
 			value = buf.subarray(p1, p1 + 8);
 			pos = p1 + 8;
@@ -52,14 +60,152 @@ export function readFields(buf: Buffer): Fields {
 	return out;
 }
 
+/**
+ * Messages by name: `number name type` entries separated by `;`. Types: `s` string, `i`
+ * int64/int32, `b` bool, `y` bytes (base64 in JSON), `T` meta/v1 Time, `{s` a map of
+ * strings, `{y` a map of bytes, another message's name; a leading `*` makes it repeated.
+ */
+const MESSAGES: Record<string, string> = {
+	ObjectMeta:
+		'1 name s;2 generateName s;3 namespace s;5 uid s;6 resourceVersion s;7 generation i;8 creationTimestamp T;9 deletionTimestamp T;10 deletionGracePeriodSeconds i;11 labels {s;12 annotations {s;13 ownerReferences *OwnerReference;14 finalizers *s',
+	OwnerReference: '1 kind s;3 name s;4 uid s;5 apiVersion s;6 controller b;7 blockOwnerDeletion b',
+	ObjectReference:
+		'1 kind s;2 namespace s;3 name s;4 uid s;5 apiVersion s;6 resourceVersion s;7 fieldPath s',
+	LocalObjectReference: '1 name s',
+	LabelSelector: '1 matchLabels {s;2 matchExpressions *LabelSelectorRequirement',
+	LabelSelectorRequirement: '1 key s;2 operator s;3 values *s',
+	Preconditions: '1 uid s;2 resourceVersion s',
+	DeleteOptions:
+		'1 gracePeriodSeconds i;2 preconditions Preconditions;3 orphanDependents b;4 propagationPolicy s;5 dryRun *s',
+	Namespace: '1 metadata ObjectMeta;2 spec NamespaceSpec',
+	NamespaceSpec: '1 finalizers *s',
+	ConfigMap: '1 metadata ObjectMeta;2 data {s;3 binaryData {y;4 immutable b',
+	Secret: '1 metadata ObjectMeta;2 data {y;3 type s;4 stringData {s;5 immutable b',
+	ServiceAccount:
+		'1 metadata ObjectMeta;2 secrets *ObjectReference;3 imagePullSecrets *LocalObjectReference;4 automountServiceAccountToken b',
+	Role: '1 metadata ObjectMeta;2 rules *PolicyRule',
+	ClusterRole: '1 metadata ObjectMeta;2 rules *PolicyRule;3 aggregationRule AggregationRule',
+	AggregationRule: '1 clusterRoleSelectors *LabelSelector',
+	PolicyRule: '1 verbs *s;2 apiGroups *s;3 resources *s;4 resourceNames *s;5 nonResourceURLs *s',
+	RoleBinding: '1 metadata ObjectMeta;2 subjects *Subject;3 roleRef RoleRef',
+	ClusterRoleBinding: '1 metadata ObjectMeta;2 subjects *Subject;3 roleRef RoleRef',
+	Subject: '1 kind s;2 apiGroup s;3 name s;4 namespace s',
+	RoleRef: '1 apiGroup s;2 kind s;3 name s',
+	TokenRequest: '1 metadata ObjectMeta;2 spec TokenRequestSpec',
+	TokenRequestSpec: '1 audiences *s;3 boundObjectRef BoundObjectReference;4 expirationSeconds i',
+	BoundObjectReference: '1 kind s;2 apiVersion s;3 name s;4 uid s',
+	SelfSubjectReview: '1 metadata ObjectMeta',
+	SelfSubjectAccessReview: '1 metadata ObjectMeta;2 spec SelfSubjectAccessReviewSpec',
+	SelfSubjectAccessReviewSpec:
+		'1 resourceAttributes ResourceAttributes;2 nonResourceAttributes NonResourceAttributes',
+	ResourceAttributes:
+		'1 namespace s;2 verb s;3 group s;4 version s;5 resource s;6 subresource s;7 name s',
+	NonResourceAttributes: '1 path s;2 verb s',
+	SelfSubjectRulesReview: '1 metadata ObjectMeta;2 spec SelfSubjectRulesReviewSpec',
+	SelfSubjectRulesReviewSpec: '1 namespace s',
+	Eviction: '1 metadata ObjectMeta;2 deleteOptions DeleteOptions',
+};
+
+interface FieldSpec {
+	name: string;
+	type: string;
+	repeated: boolean;
+}
+
+const SCHEMAS = new Map<string, Map<number, FieldSpec>>();
+for (const [msg, spec] of Object.entries(MESSAGES)) {
+	const fields = new Map<number, FieldSpec>();
+	for (const entry of spec.split(';')) {
+		const [n = '', name = '', t = ''] = entry.trim().split(/\s+/);
+		const repeated = t.startsWith('*');
+		fields.set(Number(n), { name, type: repeated ? t.slice(1) : t, repeated });
+	}
+	SCHEMAS.set(msg, fields);
+}
+
+/** The kinds whose bodies can be decoded. */
+export const DECODABLE_KINDS: ReadonlySet<string> = new Set([
+	'Namespace',
+	'ConfigMap',
+	'Secret',
+	'ServiceAccount',
+	'Role',
+	'ClusterRole',
+	'RoleBinding',
+	'ClusterRoleBinding',
+	'TokenRequest',
+	'SelfSubjectReview',
+	'SelfSubjectAccessReview',
+	'SelfSubjectRulesReview',
+	'DeleteOptions',
+	'Eviction',
+]);
+
+function int64(v: Value): number {
+	if (typeof v !== 'bigint') throw new Error('expected a varint');
+	return Number(BigInt.asIntN(64, v));
+}
+
+function time(buf: Buffer): string | null {
+	const f = readFields(buf);
+	const s = f.get(1)?.[0];
+	const seconds = s === undefined ? 0 : int64(s);
+	if (buf.length === 0) return null;
+	return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function scalar(type: string, v: Value): unknown {
+	switch (type) {
+		case 's':
+			if (!Buffer.isBuffer(v)) throw new Error('expected a string');
+			return v.toString('utf8');
+		case 'y':
+			if (!Buffer.isBuffer(v)) throw new Error('expected bytes');
+			return v.toString('base64');
+		case 'i':
+			return int64(v);
+		case 'b':
+			return int64(v) !== 0;
+		case 'T':
+			if (!Buffer.isBuffer(v)) throw new Error('expected a Time');
+			return time(v);
+		default:
+			if (!Buffer.isBuffer(v)) throw new Error(`expected a ${type} message`);
+			return decodeMessage(type, v);
+	}
+}
+
+/** Decodes one message of a known name into its JSON form (unknown fields are dropped). */
+export function decodeMessage(name: string, buf: Buffer): Record<string, unknown> {
+	const schema = SCHEMAS.get(name);
+	if (!schema) throw new Error(`no protobuf schema for ${name}`);
+	const out: Record<string, unknown> = {};
+	for (const [n, values] of readFields(buf)) {
+		const spec = schema.get(n);
+		if (!spec) continue;
+		if (spec.type.startsWith('{')) {
+			const map: Record<string, unknown> = {};
+			for (const entry of values) {
+				if (!Buffer.isBuffer(entry)) throw new Error('expected a map entry');
+				const kv = readFields(entry);
+				const k = kv.get(1)?.[0];
+				const v = kv.get(2)?.[0];
+				map[k ? String(scalar('s', k)) : ''] = v === undefined ? '' : scalar(spec.type.slice(1), v);
+			}
+			out[spec.name] = map;
+		} else if (spec.repeated) {
+			out[spec.name] = values.map((v) => scalar(spec.type, v));
+		} else {
+			const v = scalar(spec.type, values[values.length - 1]!);
+			if (v !== null) out[spec.name] = v;
+		}
+	}
+	return out;
+}
+
 function str(f: Fields, n: number): string | undefined {
 	const v = f.get(n)?.[0];
 	return Buffer.isBuffer(v) ? v.toString('utf8') : undefined;
-}
-
-function msg(f: Fields, n: number): Fields | undefined {
-	const v = f.get(n)?.[0];
-	return Buffer.isBuffer(v) ? readFields(v) : undefined;
 }
 
 /** Unwraps the `k8s\0` envelope: the kind and the raw message. */
@@ -68,7 +214,8 @@ export function unwrapEnvelope(body: Buffer): { apiVersion: string; kind: string
 		throw new Error('missing the k8s protobuf prefix');
 	}
 	const unknown = readFields(body.subarray(4));
-	const typeMeta = msg(unknown, 1);
+	const tm = unknown.get(1)?.[0];
+	const typeMeta = Buffer.isBuffer(tm) ? readFields(tm) : undefined;
 	const raw = unknown.get(2)?.[0];
 	return {
 		apiVersion: (typeMeta && str(typeMeta, 1)) ?? '',
@@ -77,33 +224,25 @@ export function unwrapEnvelope(body: Buffer): { apiVersion: string; kind: string
 	};
 }
 
-/** Decodes a protobuf SelfSubjectAccessReview into its JSON form (spec only). */
+/**
+ * Decodes a protobuf request body into the JSON object it stands for, apiVersion and kind
+ * included. Throws for a malformed body or a kind without a schema here.
+ */
+export function decodeProtobufBody(body: Buffer): Record<string, unknown> {
+	const { apiVersion, kind, raw } = unwrapEnvelope(body);
+	if (!DECODABLE_KINDS.has(kind)) {
+		throw new Error(`the simulated cluster cannot decode a protobuf ${kind || 'object'}`);
+	}
+	return { ...(apiVersion ? { apiVersion } : {}), kind, ...decodeMessage(kind, raw) };
+}
+
+/** Decodes a protobuf SelfSubjectAccessReview into its JSON form. */
 export function decodeSelfSubjectAccessReview(body: Buffer): {
 	spec: {
 		resourceAttributes?: Record<string, string>;
 		nonResourceAttributes?: Record<string, string>;
 	};
 } {
-	const { raw } = unwrapEnvelope(body);
-	const review = readFields(raw);
-	const spec = msg(review, 2);
-	const out: {
-		resourceAttributes?: Record<string, string>;
-		nonResourceAttributes?: Record<string, string>;
-	} = {};
-	const ra = spec && msg(spec, 1);
-	if (ra) {
-		const names = ['', 'namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'];
-		const attrs: Record<string, string> = {};
-		names.forEach((name, i) => {
-			const v = name ? str(ra, i) : undefined;
-			if (v !== undefined) attrs[name] = v;
-		});
-		out.resourceAttributes = attrs;
-	}
-	const nra = spec && msg(spec, 2);
-	if (nra) {
-		out.nonResourceAttributes = { path: str(nra, 1) ?? '', verb: str(nra, 2) ?? '' };
-	}
-	return { spec: out };
+	const obj = decodeProtobufBody(body) as { spec?: Record<string, Record<string, string>> };
+	return { spec: obj.spec ?? {} };
 }

@@ -123,7 +123,7 @@ export function verbOf(method: string, route: Route, isWatch: boolean): string |
 			if (isWatch) return 'watch';
 			return item ? 'get' : 'list';
 		case 'POST':
-			return item ? undefined : 'create';
+			return item && !route.sub ? undefined : 'create';
 		case 'PUT':
 			return item ? 'update' : undefined;
 		case 'PATCH':

@@ -4,6 +4,7 @@
  */
 
 import type { ServerResponse } from 'node:http';
+import type { AccessControl } from './access-control.js';
 import type { AuditLog } from './audit.js';
 import type { SimClusterConfig } from './config.js';
 import type { FaultSwitch } from './faults.js';
@@ -27,8 +28,8 @@ export interface ServerContext {
 	readonly audit: AuditLog;
 	/** The fault injection switch. */
 	readonly faults: FaultSwitch;
-	/** The user name RBAC messages name. */
-	readonly user: string;
+	/** Authentication, impersonation and RBAC authorisation. */
+	readonly access: AccessControl;
 	/** How often a watch that allows bookmarks gets one (ms). */
 	readonly bookmarkMs: number;
 	/** The open watch streams. */

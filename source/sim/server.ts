@@ -15,9 +15,11 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { accessReview, authorise } from './access-review.js';
+import { AccessControl } from './access-control.js';
+import { authorise, authoriseExec, REVIEWS } from './access-review.js';
 import type { AuditLog } from './audit.js';
 import { whoFromUserAgent } from './audit.js';
+import { Authenticator } from './authn.js';
 import { selfSignedCertificate } from './cert.js';
 import type { SimClusterConfig } from './config.js';
 import {
@@ -27,13 +29,14 @@ import {
 	methodNotAllowed,
 	pathNotFound,
 	serviceUnavailable,
-	unauthorized,
 } from './errors.js';
+import { evict } from './eviction.js';
 import { type ExecContext, execPreflight, execUpgrade } from './exec.js';
 import type { FaultSwitch } from './faults.js';
 import { fail, send, sendError, sendObj } from './http-io.js';
 import { podLog } from './pod-log.js';
 import { queryBool } from './query.js';
+import type { UserInfo } from './rbac.js';
 import { get, list } from './reads.js';
 import {
 	apiRoute,
@@ -47,6 +50,7 @@ import {
 import type { ServerContext, WatchStream } from './server-context.js';
 import type { Store } from './store.js';
 import type { SimApiError } from './store-api.js';
+import { tokenRequest } from './token-request.js';
 import { watch } from './watch.js';
 import { create, patch, remove, removeCollection, update } from './writes.js';
 
@@ -60,8 +64,8 @@ export interface SimServerOptions {
 	token: string;
 	faults: FaultSwitch;
 	audit: AuditLog;
-	/** The user name RBAC messages name (default `ctpool-sim`). */
-	user?: string;
+	/** Who tokens belong to (default: one knowing only `token`, the admin's). */
+	authenticator?: Authenticator;
 	/** How often a watch that allows bookmarks gets one (default 5,000 ms). */
 	bookmarkIntervalMs?: number;
 }
@@ -89,20 +93,24 @@ export class SimServer {
 	/** The listening socket: it hands each connection to the HTTP or the HTTPS server. */
 	private readonly net: NetServer;
 	private readonly ctx: ServerContext;
-	private readonly token: string;
 	private readonly sockets = new Set<Socket | Duplex>();
 	private readonly watches = new Set<WatchStream>();
 	private port = 0;
 	private closed = false;
 
 	constructor(opts: SimServerOptions) {
-		this.token = opts.token;
+		const authenticator =
+			opts.authenticator ?? new Authenticator({ adminToken: opts.token, store: opts.store });
 		this.ctx = {
 			store: opts.store,
 			config: opts.config,
 			audit: opts.audit,
 			faults: opts.faults,
-			user: opts.user ?? 'ctpool-sim',
+			access: new AccessControl({
+				authenticator,
+				rbac: opts.store,
+				deny: () => opts.config.deny,
+			}),
 			bookmarkMs: opts.bookmarkIntervalMs ?? 5000,
 			watches: this.watches,
 			port: () => this.port,
@@ -183,11 +191,6 @@ export class SimServer {
 		});
 	}
 
-	private authenticated(req: IncomingMessage): boolean {
-		const h = req.headers.authorization ?? '';
-		return h === `Bearer ${this.token}`;
-	}
-
 	// ---- requests ----------------------------------------------------------------------
 
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -214,8 +217,11 @@ export class SimServer {
 			ctx.audit.recordRequest(reqLog);
 		};
 		res.once('close', record);
-		if (!this.authenticated(req)) {
-			sendError(res, unauthorized());
+		let user: UserInfo;
+		try {
+			user = ctx.access.identify(req.headers);
+		} catch (err) {
+			fail(res, err);
 			return;
 		}
 
@@ -249,14 +255,22 @@ export class SimServer {
 			reqLog.verb = 'discovery';
 			const doc = discoveryDocument(path, parts, this.port);
 			if (doc !== undefined) {
+				ctx.access.check(user, { verb: 'get', resourceRequest: false, path });
 				sendObj(res, 200, doc);
 				return;
 			}
 		}
-		if (method === 'POST' && path === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
+		const review = method === 'POST' ? REVIEWS[path] : undefined;
+		if (review) {
 			reqLog.verb = 'create';
-			reqLog.resource = 'selfsubjectaccessreviews';
-			await accessReview(ctx, req, res);
+			reqLog.resource = review.resource;
+			ctx.access.check(user, {
+				verb: 'create',
+				resourceRequest: true,
+				apiGroup: review.group,
+				resource: review.resource,
+			});
+			await review.handle(ctx, user, req, res);
 			return;
 		}
 		if (!route) {
@@ -274,8 +288,22 @@ export class SimServer {
 			sendError(res, methodNotAllowed());
 			return;
 		}
-		authorise(ctx, verb, route);
+		if (route.sub === 'exec') authoriseExec(ctx, user, route);
+		else authorise(ctx, user, verb, route);
 		const fmt = parseAccept(req.headers.accept);
+		if (route.sub === 'eviction' && route.info.name === 'pods' && route.name && method === 'POST') {
+			await evict(ctx, req, res, route, q, who);
+			return;
+		}
+		if (
+			route.sub === 'token' &&
+			route.info.name === 'serviceaccounts' &&
+			route.name &&
+			method === 'POST'
+		) {
+			await tokenRequest(ctx, req, res, route, q);
+			return;
+		}
 		if (route.sub === 'exec') {
 			if (route.info.name !== 'pods' || !route.name) throw pathNotFound();
 			const err = execPreflight(execContext(ctx, route, q));
@@ -349,7 +377,7 @@ export class SimServer {
 			code: 101,
 		} as Parameters<AuditLog['recordRequest']>[0];
 		try {
-			if (!this.authenticated(req)) throw unauthorized();
+			const user = this.ctx.access.identify(req.headers);
 			const parts = url.pathname.split('/').filter(Boolean);
 			const api = apiRoute(parts);
 			const route = api ? resourceRoute(api.gv, api.rest) : undefined;
@@ -361,7 +389,7 @@ export class SimServer {
 			reqLog.subresource = route.sub;
 			reqLog.namespace = route.namespace;
 			reqLog.name = route.name;
-			authorise(this.ctx, 'create', route);
+			authoriseExec(this.ctx, user, route);
 			const ctx = execContext(this.ctx, route, url.searchParams);
 			const pre = execPreflight(ctx);
 			if (pre) throw pre;

@@ -153,7 +153,7 @@ function checkFields(
  * Runs a store write in the audit scope of a request and records it when it changed nothing.
  * A dry run is not a mutation: it runs without an audit entry (the request log has it).
  */
-function audited<T extends SimObject>(
+export function audited<T extends SimObject>(
 	ctx: ServerContext,
 	scope: AuditScope,
 	code: number,

@@ -461,7 +461,7 @@ describe('authorisation', () => {
 				code: 403,
 				reason: 'Forbidden',
 				message:
-					'pods "desk-1" is forbidden: User "ctpool-sim" cannot delete resource "pods" in API group "" in the namespace "corral"',
+					'pods "desk-1" is forbidden: User "kubernetes-admin" cannot delete resource "pods" in API group "" in the namespace "corral"',
 			});
 			expect((await core.listNamespacedPod({ namespace: NS })).kind).toBe('PodList');
 		} finally {

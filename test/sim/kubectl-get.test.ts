@@ -216,7 +216,7 @@ describeKubectl('kubectl get against the simulated cluster', () => {
 			expect(r.stdout.trim()).toMatch(/^no - .*delete pods$/);
 			const d = await run('delete', 'pod', 'desk-2', '-n', NS);
 			expect(d.stderr).toContain(
-				'pods "desk-2" is forbidden: User "ctpool-sim" cannot delete resource "pods" in API group "" in the namespace "corral"',
+				'pods "desk-2" is forbidden: User "kubernetes-admin" cannot delete resource "pods" in API group "" in the namespace "corral"',
 			);
 		} finally {
 			env.cluster.config.deny.length = 0;
