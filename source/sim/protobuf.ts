@@ -196,8 +196,9 @@ export function decodeMessage(name: string, buf: Buffer): Record<string, unknown
 		} else if (spec.repeated) {
 			out[spec.name] = values.map((v) => scalar(spec.type, v));
 		} else {
+			// Go writes every non-pointer string, set or not; its JSON leaves the empty ones out.
 			const v = scalar(spec.type, values[values.length - 1]!);
-			if (v !== null) out[spec.name] = v;
+			if (v !== null && v !== '') out[spec.name] = v;
 		}
 	}
 	return out;
