@@ -11,6 +11,8 @@ export interface FlagSpec {
 	type: 'string' | 'boolean';
 	shortFlag?: string;
 	default?: string | boolean;
+	/** May be given more than once (string flags). */
+	isMultiple?: boolean;
 }
 
 /** The flags of a command by camelCase name. */
@@ -103,7 +105,7 @@ export function scanFlags(argv: readonly string[], specs: FlagSpecs, command: st
 					command,
 					`unknown flag --${shorten(name)}${command ? ` for ctpool ${command}` : ''}`,
 				);
-			once(canonical);
+			if (!spec.isMultiple) once(canonical);
 			if (spec.type === 'string') {
 				let v = value;
 				if (v === undefined) {

@@ -27,11 +27,16 @@ Flags
                        claim and release desktops
   --fault SPEC         switch faults on, e.g. drop-watches-every=5s,error-rate=0.05,
                        latency=50ms,force-410,seed=7
+  --kubeconfig-for NS/SA=FILE
+                       also write FILE, a kubeconfig acting as ServiceAccount SA in
+                       namespace NS (both created if missing), to try ctpool with reduced
+                       rights; it has none until a Role is bound to it (repeatable)
   --help               show this help
 
 Examples
   ctpool sim --kubeconfig ./sim.kubeconfig
   ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
+  ctpool sim --kubeconfig ./admin.kubeconfig --kubeconfig-for corral/desk-user=./desk.kubeconfig
 `;
 
 const SIM_FLAGS = {
@@ -42,6 +47,7 @@ const SIM_FLAGS = {
 	nodeMemory: { type: 'string' },
 	demo: { type: 'boolean' },
 	fault: { type: 'string' },
+	kubeconfigFor: { type: 'string', isMultiple: true },
 	help: { type: 'boolean', shortFlag: 'h' },
 } as const;
 
@@ -65,6 +71,7 @@ function parseSimArgs(argv: readonly string[]) {
 			nodeMemory: { type: 'string', default: '32Gi' },
 			demo: { type: 'boolean', default: false },
 			fault: { type: 'string' },
+			kubeconfigFor: { type: 'string', isMultiple: true, default: [] },
 			help: { type: 'boolean', shortFlag: 'h', default: false },
 		},
 	});
@@ -116,6 +123,18 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		if (v === null || v <= 0)
 			return usageError({ stderr }, `${flag} must be a positive quantity, got ${q}`);
 	}
+	const accounts: { namespace: string; name: string; file: string }[] = [];
+	for (const spec of f.kubeconfigFor) {
+		const m = /^([^/=]+)\/([^/=]+)=(.+)$/.exec(spec);
+		const dns = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+		if (!m || !dns.test(m[1]!) || m[1]!.length > 63 || !dns.test(m[2]!) || m[2]!.length > 63) {
+			return usageError(
+				{ stderr },
+				`--kubeconfig-for must be NAMESPACE/SERVICEACCOUNT=FILE with lower-case DNS names (e.g. corral/desk-user=./desk.kubeconfig), got ${JSON.stringify(spec)}`,
+			);
+		}
+		accounts.push({ namespace: m[1]!, name: m[2]!, file: m[3]! });
+	}
 	let faults = {};
 	try {
 		if (f.fault) faults = parseFaultSpec(f.fault);
@@ -141,12 +160,36 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		return 1;
 	}
 	cluster.faults.set(faults);
+	const accountLines: string[] = [];
+	try {
+		for (const a of accounts) {
+			if (!cluster.store.get('namespaces', undefined, a.namespace)) {
+				cluster.store.create(
+					'namespaces',
+					{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: a.namespace } },
+					{ who: 'ctpool-sim' },
+				);
+			}
+			const file = await cluster.serviceAccountKubeconfig(a.namespace, a.name, { path: a.file });
+			accountLines.push(
+				`  kubeconfig for ServiceAccount ${a.namespace}/${a.name}: ${file} (no rights until bound, e.g.`,
+				`    kubectl --kubeconfig ${cluster.kubeconfigPath} -n ${a.namespace} create rolebinding ${a.name}-edit --clusterrole=edit --serviceaccount=${a.namespace}:${a.name})`,
+			);
+		}
+	} catch (err) {
+		stderr.write(
+			`ctpool sim: cannot write a ServiceAccount kubeconfig: ${(err as Error).message}\n`,
+		);
+		await cluster.close();
+		return 1;
+	}
 
 	const path = cluster.kubeconfigPath;
 	const lines = [
 		`ctpool sim: a simulated Kubernetes cluster is running at ${cluster.httpsUrl}`,
 		`  ${f.nodes} node(s) with ${f.nodeCpu} CPU and ${f.nodeMemory} each; namespaces default and corral`,
 		`  kubeconfig: ${path} (context ${cluster.contextName}, namespace corral)`,
+		...accountLines,
 		'',
 		'Use it from another terminal:',
 		`  kubectl --kubeconfig ${path} get pods -n corral`,

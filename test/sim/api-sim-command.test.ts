@@ -95,11 +95,77 @@ describe('ctpool sim', () => {
 			['--bogus'],
 			['--port'],
 			['--fault', 'latency=1ms', '--fault', 'latency=2ms'],
+			['--kubeconfig-for', 'corral/desk-user'],
+			['--kubeconfig-for', 'Corral/desk=./x'],
 		]) {
 			const err = sink();
 			expect(await runSim(argv, { stdout: sink(), stderr: err })).toBe(2);
 			expect(err.text()).toMatch(/^ctpool sim: /);
 		}
+	});
+
+	it('--kubeconfig-for writes kubeconfigs acting as ServiceAccounts, created if missing', async () => {
+		const dir = await mkdtemp(join(tmpdir(), 'ctpool-sim-cmd-'));
+		dirs.push(dir);
+		const desk = join(dir, 'desk.kubeconfig');
+		const other = join(dir, 'other.kubeconfig');
+		const out = sink();
+		const stop = new AbortController();
+		let exit: number | undefined;
+		const cluster = await new Promise<SimCluster>((resolve) => {
+			void runSim(
+				[
+					'--kubeconfig',
+					join(dir, 'admin.kubeconfig'),
+					'--kubeconfig-for',
+					`corral/desk-user=${desk}`,
+					'--kubeconfig-for',
+					`lab/tester=${other}`,
+				],
+				{ stdout: out, stderr: sink(), signal: stop.signal, onReady: resolve },
+			).then((code) => {
+				exit = code;
+			});
+		});
+		try {
+			expect(out.text()).toContain(`kubeconfig for ServiceAccount corral/desk-user: ${desk}`);
+			expect(cluster.store.get('serviceaccounts', 'corral', 'desk-user')).toBeDefined();
+			expect(cluster.store.get('namespaces', undefined, 'lab')).toBeDefined();
+			expect(cluster.store.get('serviceaccounts', 'lab', 'tester')).toBeDefined();
+			for (const [file, user] of [
+				[desk, 'system:serviceaccount:corral:desk-user'],
+				[other, 'system:serviceaccount:lab:tester'],
+			] as const) {
+				expect((await stat(file)).mode & 0o777).toBe(0o600);
+				const text = await readFile(file, 'utf8');
+				expect(text).toContain(`server: https://127.0.0.1:${cluster.port}`);
+				const token = /token: (\S+)/.exec(text)?.[1] ?? '';
+				const who = await fetch(`${cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`, {
+					method: 'POST',
+					headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+					body: '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}',
+				});
+				expect(
+					((await who.json()) as { status: { userInfo: { username: string } } }).status.userInfo
+						.username,
+				).toBe(user);
+				const pods = await fetch(`${cluster.url}/api/v1/namespaces/corral/pods`, {
+					headers: { Authorization: `Bearer ${token}` },
+				});
+				expect(pods.status).toBe(403);
+			}
+		} finally {
+			stop.abort();
+		}
+		await new Promise<void>((resolve) => {
+			const t = setInterval(() => {
+				if (exit !== undefined) {
+					clearInterval(t);
+					resolve();
+				}
+			}, 10);
+		});
+		expect(exit).toBe(0);
 	});
 
 	it('prints help', async () => {
