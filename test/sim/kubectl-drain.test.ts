@@ -27,8 +27,8 @@ beforeAll(async () => {
 });
 
 it('evicts with a JSON Eviction, and answers 404 for a missing pod', async () => {
-	const evict = (name: string) =>
-		simFetch(sim.cluster, `/api/v1/namespaces/${NS}/pods/${name}/eviction`, {
+	const evict = (name: string, query = '') =>
+		simFetch(sim.cluster, `/api/v1/namespaces/${NS}/pods/${name}/eviction${query}`, {
 			method: 'POST',
 			headers: { 'Content-Type': 'application/json' },
 			body: JSON.stringify({
@@ -44,6 +44,9 @@ it('evicts with a JSON Eviction, and answers 404 for a missing pod', async () =>
 	const { store } = sim.cluster;
 	store.create('pods', pinned('j-1', 'node-b'));
 	await waitFor(store, 'j-1 Ready', () => isReady(pod(store, 'j-1')));
+	const dry = await evict('j-1', '?dryRun=All');
+	expect(dry.status).toBe(201);
+	expect(store.get('pods', NS, 'j-1')?.metadata.deletionTimestamp).toBeUndefined();
 	const ok = await evict('j-1');
 	expect(ok.status).toBe(201);
 	expect(ok.json()).toEqual({
