@@ -14,12 +14,28 @@ import type { ServerContext } from './server-context.js';
 
 export { deniedBy } from './access-control.js';
 
-/** The authorisation attributes of a request on a resource route. */
-export function routeAttributes(verb: string, route: Route): Attributes {
+/** The name a field selector pins exactly (`metadata.name=x`), as kube's request-info resolver reads it. */
+function selectedName(fieldSelector: string | null | undefined): string | undefined {
+	for (const term of (fieldSelector ?? '').split(',')) {
+		const m = /^\s*metadata\.name\s*==?\s*([^\s,]+)\s*$/.exec(term);
+		if (m && !/[/%]/.test(m[1]!) && m[1] !== '.' && m[1] !== '..') return m[1];
+	}
+	return undefined;
+}
+
+/**
+ * The authorisation attributes of a request on a resource route; a list or watch whose field
+ * selector pins `metadata.name` is authorised for that name (so resourceNames rules apply).
+ */
+export function routeAttributes(
+	verb: string,
+	route: Route,
+	fieldSelector?: string | null,
+): Attributes {
 	const resource = route.info.name;
 	// As kube's request-info resolver does, a namespace's own URL is in that namespace.
 	const namespace = resource === 'namespaces' ? route.name : route.namespace;
-	return {
+	const attrs: Attributes = {
 		verb,
 		resourceRequest: true,
 		apiGroup: route.info.group,
@@ -28,11 +44,22 @@ export function routeAttributes(verb: string, route: Route): Attributes {
 		...(namespace ? { namespace } : {}),
 		...(route.name ? { name: route.name } : {}),
 	};
+	if (!route.name && (verb === 'list' || verb === 'watch')) {
+		const name = selectedName(fieldSelector);
+		if (name) attrs.name = name;
+	}
+	return attrs;
 }
 
 /** Throws the real 403 Forbidden unless the user may do `verb` on the route. */
-export function authorise(ctx: ServerContext, user: UserInfo, verb: string, route: Route): void {
-	ctx.access.check(user, routeAttributes(verb, route));
+export function authorise(
+	ctx: ServerContext,
+	user: UserInfo,
+	verb: string,
+	route: Route,
+	fieldSelector?: string | null,
+): void {
+	ctx.access.check(user, routeAttributes(verb, route, fieldSelector));
 }
 
 /**

@@ -108,7 +108,11 @@ export class SimServer {
 			faults: opts.faults,
 			access: new AccessControl({
 				authenticator,
-				rbac: opts.store,
+				// Read-only views of the stored objects: no copy per request.
+				rbac: {
+					list: (resource, o) => opts.store.listEntries(resource, o).map((e) => e.obj),
+					get: (resource, ns, name) => opts.store.getEntry(resource, ns, name)?.obj,
+				},
 				deny: () => opts.config.deny,
 			}),
 			bookmarkMs: opts.bookmarkIntervalMs ?? 5000,
@@ -289,7 +293,7 @@ export class SimServer {
 			return;
 		}
 		if (route.sub === 'exec') authoriseExec(ctx, user, route);
-		else authorise(ctx, user, verb, route);
+		else authorise(ctx, user, verb, route, q.get('fieldSelector'));
 		const fmt = parseAccept(req.headers.accept);
 		if (route.sub === 'eviction' && route.info.name === 'pods' && route.name && method === 'POST') {
 			await evict(ctx, req, res, route, q, who);

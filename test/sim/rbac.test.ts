@@ -7,7 +7,7 @@
 
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { describeKubectl, kubectl } from '../support/kubectl.js';
+import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
 import { simFetch, withSim } from '../support/sim.js';
 import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
 
@@ -22,7 +22,12 @@ const ROLE_RULES = [
 	{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] },
 	{ apiGroups: [''], resources: ['pods/exec'], verbs: ['create'] },
 	{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
-	{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['allowed-cm'], verbs: ['get'] },
+	{
+		apiGroups: [''],
+		resources: ['configmaps'],
+		resourceNames: ['allowed-cm'],
+		verbs: ['get', 'watch'],
+	},
 ];
 
 beforeAll(async () => {
@@ -187,6 +192,14 @@ describe('a ServiceAccount bound to a Role', () => {
 			message: `leases.coordination.k8s.io is forbidden: User "${SA_USER}" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "corral"`,
 			details: { group: 'coordination.k8s.io', kind: 'leases' },
 		});
+		const watchOther = await simFetch(
+			sim.cluster,
+			`/api/v1/namespaces/${NS}/configmaps?watch=1&fieldSelector=metadata.name%3Dother-cm`,
+			{ token: saToken },
+		);
+		expect((watchOther.json() as { message: string }).message).toBe(
+			`configmaps "other-cm" is forbidden: User "${SA_USER}" cannot watch resource "configmaps" in API group "" in the namespace "corral"`,
+		);
 		const anon = await simFetch(sim.cluster, '/api/v1/namespaces', { token: 'not-a-token' });
 		expect(anon.status).toBe(401);
 	});
@@ -225,6 +238,18 @@ describe('a ServiceAccount bound to a Role', () => {
 describeKubectl('RBAC with the real kubectl', () => {
 	const admin = (...args: string[]) => kubectl(args, { kubeconfig: sim.kubeconfigPath });
 	const asSa = (...args: string[]) => kubectl(args, { kubeconfig: saConfig });
+
+	it('watches the one ConfigMap its resourceNames rule names (get -w)', async () => {
+		const w = spawnKubectl(['get', 'configmap', 'allowed-cm', '-n', NS, '-w'], {
+			kubeconfig: saConfig,
+		});
+		try {
+			await w.waitFor(/allowed-cm\s+1\s+\d+s/);
+		} finally {
+			await w.stop();
+		}
+		expect(w.stderr()).toBe('');
+	});
 
 	it('execs into a pod with pods/exec create, and is refused without it', async () => {
 		const ok = await asSa('exec', 'desk-1', '-n', NS, '--', 'hostname');
@@ -287,7 +312,7 @@ describeKubectl('RBAC with the real kubectl', () => {
 		expect(r.stdout).toMatch(/\npods\s+\[\]\s+\[\]\s+\[get list watch\]\n/);
 		expect(r.stdout).toMatch(/\npods\/exec\s+\[\]\s+\[\]\s+\[create\]\n/);
 		expect(r.stdout).toMatch(/\nleases\.coordination\.k8s\.io\s+\[\]\s+\[\]\s+\[get\]\n/);
-		expect(r.stdout).toMatch(/\nconfigmaps\s+\[\]\s+\[allowed-cm\]\s+\[get\]\n/);
+		expect(r.stdout).toMatch(/\nconfigmaps\s+\[\]\s+\[allowed-cm\]\s+\[get watch\]\n/);
 		expect(r.stdout).toMatch(/\n\s+\[\/api\/\*\]\s+\[\]\s+\[get\]\n/);
 		expect(r.stdout).toMatch(
 			/\nselfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]\n/,
