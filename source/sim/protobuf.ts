@@ -62,8 +62,9 @@ export function readFields(buf: Buffer): Fields {
 
 /**
  * Messages by name: `number name type` entries separated by `;`. Types: `s` string, `i`
- * int64/int32, `b` bool, `y` bytes (base64 in JSON), `T` meta/v1 Time, `{s` a map of
- * strings, `{y` a map of bytes, another message's name; a leading `*` makes it repeated.
+ * int64/int32, `n` an int left out when 0, `b` bool, `f` a bool left out when false, `y`
+ * bytes (base64 in JSON), `T` meta/v1 Time, `IntOrString`, `{s` a map of strings, `{y` a map
+ * of bytes, another message's name; a leading `*` makes it repeated.
  */
 const MESSAGES: Record<string, string> = {
 	ObjectMeta:
@@ -104,6 +105,11 @@ const MESSAGES: Record<string, string> = {
 	SelfSubjectRulesReview: '1 metadata ObjectMeta;2 spec SelfSubjectRulesReviewSpec',
 	SelfSubjectRulesReviewSpec: '1 namespace s',
 	Eviction: '1 metadata ObjectMeta;2 deleteOptions DeleteOptions',
+	Service: '1 metadata ObjectMeta;2 spec ServiceSpec',
+	ServiceSpec:
+		'1 ports *ServicePort;2 selector {s;3 clusterIP s;4 type s;5 externalIPs *s;7 sessionAffinity s;8 loadBalancerIP s;9 loadBalancerSourceRanges *s;10 externalName s;11 externalTrafficPolicy s;12 healthCheckNodePort n;13 publishNotReadyAddresses f;17 ipFamilyPolicy s;18 clusterIPs *s;19 ipFamilies *s;20 allocateLoadBalancerNodePorts b;21 loadBalancerClass s;22 internalTrafficPolicy s',
+	ServicePort:
+		'1 name s;2 protocol s;3 port i;4 targetPort IntOrString;5 nodePort n;6 appProtocol s',
 };
 
 interface FieldSpec {
@@ -139,6 +145,7 @@ export const DECODABLE_KINDS: ReadonlySet<string> = new Set([
 	'SelfSubjectRulesReview',
 	'DeleteOptions',
 	'Eviction',
+	'Service',
 ]);
 
 function int64(v: Value): number {
@@ -164,8 +171,20 @@ function scalar(type: string, v: Value): unknown {
 			return v.toString('base64');
 		case 'i':
 			return int64(v);
+		case 'n':
+			return int64(v) === 0 ? null : int64(v);
 		case 'b':
 			return int64(v) !== 0;
+		case 'f':
+			return int64(v) === 0 ? null : true;
+		case 'IntOrString': {
+			if (!Buffer.isBuffer(v)) throw new Error('expected an IntOrString');
+			const f = readFields(v);
+			const t = f.get(1)?.[0];
+			if (t !== undefined && int64(t) === 1) return scalar('s', f.get(3)?.[0] ?? Buffer.alloc(0));
+			const i = f.get(2)?.[0];
+			return i === undefined ? 0 : int64(i);
+		}
 		case 'T':
 			if (!Buffer.isBuffer(v)) throw new Error('expected a Time');
 			return time(v);

@@ -163,6 +163,34 @@ describeKubectl('kubectl create (protobuf bodies) against the simulated cluster'
 		expect(stored('rolebindings', 'read-pods')?.roleRef).toMatchObject({ name: 'pod-reader' });
 	});
 
+	it('create service clusterip and nodeport', async () => {
+		const r = await run('create', 'service', 'clusterip', 'made-svc', '--tcp=80:8080', '-n', NS);
+		expect(r.stderr).toBe('');
+		expect(r.stdout.trim()).toBe('service/made-svc created');
+		const spec = stored('services', 'made-svc')?.spec as Rec;
+		expect(spec).toMatchObject({
+			type: 'ClusterIP',
+			selector: { app: 'made-svc' },
+			ports: [{ name: '80-8080', protocol: 'TCP', port: 80, targetPort: 8080 }],
+		});
+		expect((spec.ports as Rec[])[0]!.nodePort).toBeUndefined();
+		const np = await run(
+			'create',
+			'service',
+			'nodeport',
+			'made-np',
+			'--tcp=443:https',
+			'--node-port=30443',
+			'-n',
+			NS,
+		);
+		expect(np.stderr).toBe('');
+		expect(stored('services', 'made-np')?.spec).toMatchObject({
+			type: 'NodePort',
+			ports: [{ port: 443, targetPort: 'https', nodePort: 30443 }],
+		});
+	});
+
 	it('create token prints a token that acts as the service account', async () => {
 		const r = await run('create', 'token', 'made-sa', '-n', NS, '--duration=20m');
 		expect(r.stderr).toBe('');
