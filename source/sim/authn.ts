@@ -12,6 +12,9 @@ import type { SimObject } from './store-api.js';
 /** The issuer and default audience of ServiceAccount tokens, as on a real cluster. */
 export const TOKEN_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
+/** The issuer of legacy (Secret-based) ServiceAccount tokens. */
+export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
+
 /** The user name of the admin token (kubeadm's name for it). */
 export const ADMIN_USER = 'kubernetes-admin';
 
@@ -54,6 +57,15 @@ interface Claims {
 		namespace: string;
 		serviceaccount: { name: string; uid: string };
 	};
+}
+
+interface LegacyClaims {
+	iss: string;
+	'kubernetes.io/serviceaccount/namespace': string;
+	'kubernetes.io/serviceaccount/secret.name': string;
+	'kubernetes.io/serviceaccount/service-account.name': string;
+	'kubernetes.io/serviceaccount/service-account.uid': string;
+	sub: string;
 }
 
 function b64url(s: string | Buffer): string {
@@ -123,6 +135,8 @@ export class Authenticator {
 		} catch {
 			return undefined;
 		}
+		if ((claims.iss as string) === LEGACY_ISSUER)
+			return this.legacyToken(token, claims as unknown as LegacyClaims);
 		const nowS = Math.floor(this.now() / 1000);
 		if (claims.iss !== TOKEN_ISSUER || claims.exp <= nowS || claims.nbf > nowS + 60) {
 			return undefined;
@@ -136,6 +150,34 @@ export class Authenticator {
 			...serviceAccountUser(k.namespace, k.serviceaccount.name, k.serviceaccount.uid),
 			extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`] },
 		};
+	}
+
+	/** A legacy token is valid while its Secret still holds it and its account keeps its uid. */
+	private legacyToken(token: string, c: LegacyClaims): UserInfo | undefined {
+		const ns = c['kubernetes.io/serviceaccount/namespace'];
+		const secret = this.store.get('secrets', ns, c['kubernetes.io/serviceaccount/secret.name']);
+		const data = (secret?.data ?? {}) as Record<string, unknown>;
+		if (!secret || data.token !== Buffer.from(token).toString('base64')) return undefined;
+		const name = c['kubernetes.io/serviceaccount/service-account.name'];
+		const uid = c['kubernetes.io/serviceaccount/service-account.uid'];
+		const sa = this.store.get('serviceaccounts', ns, name);
+		if (!sa || sa.metadata.uid !== uid) return undefined;
+		return serviceAccountUser(ns, name, uid);
+	}
+
+	/** Issues the never-expiring token of a `kubernetes.io/service-account-token` Secret. */
+	issueLegacy(secret: SimObject, sa: SimObject): string {
+		const claims: LegacyClaims = {
+			iss: LEGACY_ISSUER,
+			'kubernetes.io/serviceaccount/namespace': sa.metadata.namespace ?? '',
+			'kubernetes.io/serviceaccount/secret.name': secret.metadata.name,
+			'kubernetes.io/serviceaccount/service-account.name': sa.metadata.name,
+			'kubernetes.io/serviceaccount/service-account.uid': sa.metadata.uid ?? '',
+			sub: `system:serviceaccount:${sa.metadata.namespace}:${sa.metadata.name}`,
+		};
+		const head = b64url(JSON.stringify({ alg: 'HS256', kid: 'ctpool-sim' }));
+		const body = b64url(JSON.stringify(claims));
+		return `${head}.${body}.${this.sign(`${head}.${body}`).toString('base64url')}`;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import { AuditLog } from './audit.js';
 import { Authenticator } from './authn.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
+import { startTokenController } from './controllers/token-controller.js';
 import { FaultSwitch } from './faults.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './rbac-bootstrap.js';
 import { SimServer } from './server.js';
@@ -192,6 +193,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 
 	// The controllers register the configured nodes, as each node's kubelet would.
 	const controllers = startControllers(store, config);
+	const stopTokens = startTokenController(store, authenticator);
 
 	let closing: Promise<void> | undefined;
 	return {
@@ -231,6 +233,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 			closing ??= (async () => {
 				faults.stop();
 				controllers.stop();
+				stopTokens();
 				await server.close();
 				if (tempDir) await rm(tempDir, { recursive: true, force: true });
 			})();

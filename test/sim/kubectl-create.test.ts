@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
-import { withSim } from '../support/sim.js';
+import { waitFor, withSim } from '../support/sim.js';
 
 const NS = 'corral';
 
@@ -189,6 +191,39 @@ describeKubectl('kubectl create (protobuf bodies) against the simulated cluster'
 			type: 'NodePort',
 			ports: [{ port: 443, targetPort: 'https', nodePort: 30443 }],
 		});
+	});
+
+	it('fills a legacy service-account-token Secret, whose token works until its account goes', async () => {
+		expect((await run('create', 'serviceaccount', 'legacy-sa', '-n', NS)).code).toBe(0);
+		const file = join(env.sim.dir, 'legacy-secret.yaml');
+		await writeFile(
+			file,
+			[
+				'apiVersion: v1',
+				'kind: Secret',
+				'metadata:',
+				'  name: legacy-sa-token',
+				'  annotations: {kubernetes.io/service-account.name: legacy-sa}',
+				'type: kubernetes.io/service-account-token',
+				'',
+			].join('\n'),
+		);
+		expect((await run('apply', '-f', file, '-n', NS)).stderr).toBe('');
+		const secret = await waitFor(() => {
+			const s = stored('secrets', 'legacy-sa-token');
+			return (s?.data as Rec | undefined)?.token ? s : undefined;
+		});
+		const saUid = (stored('serviceaccounts', 'legacy-sa')?.metadata as Rec).uid;
+		expect((secret.metadata as Rec).annotations).toMatchObject({
+			'kubernetes.io/service-account.uid': saUid,
+		});
+		const token = Buffer.from(String((secret.data as Rec).token), 'base64').toString();
+		const who = await run('auth', 'whoami', '--token', token);
+		expect(who.stdout).toMatch(/Username\s+system:serviceaccount:corral:legacy-sa/);
+		expect((await run('delete', 'sa', 'legacy-sa', '-n', NS)).code).toBe(0);
+		await waitFor(() => stored('secrets', 'legacy-sa-token') === undefined);
+		const gone = await run('auth', 'whoami', '--token', token);
+		expect(gone.stderr).toContain('Unauthorized');
 	});
 
 	it('create token prints a token that acts as the service account', async () => {
