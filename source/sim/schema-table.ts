@@ -537,6 +537,116 @@ export const DEFINITIONS: Record<string, SchemaDef> = {
 		},
 	},
 
+	// ---- access: core/v1 Secret and ServiceAccount, rbac.authorization.k8s.io/v1 ----
+	'core.v1.Secret': {
+		description:
+			'Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.',
+		fields: {
+			...TYPE_META,
+			data: ['map[string]', 'Data contains the secret data, each value base64 encoded.'],
+			immutable: 'boolean',
+			stringData: [
+				'map[string]',
+				'stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience.',
+			],
+			type: ['string', 'Used to facilitate programmatic handling of secret data.'],
+		},
+	},
+	'core.v1.ServiceAccount': {
+		description:
+			'ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets',
+		fields: {
+			...TYPE_META,
+			automountServiceAccountToken: 'boolean',
+			imagePullSecrets: '[]core.v1.LocalObjectReference',
+			secrets: '[]core.v1.ObjectReference',
+		},
+	},
+	'rbac.v1.PolicyRule': {
+		description:
+			'PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.',
+		fields: {
+			apiGroups: ['[]string', 'APIGroups is the name of the APIGroup that contains the resources.'],
+			nonResourceURLs: [
+				'[]string',
+				'NonResourceURLs is a set of partial urls that a user should have access to.',
+			],
+			resourceNames: [
+				'[]string',
+				'ResourceNames is an optional white list of names that the rule applies to.',
+			],
+			resources: [
+				'[]string',
+				"Resources is a list of resources this rule applies to. '*' represents all resources.",
+			],
+			verbs: [
+				'[]string',
+				"Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.",
+			],
+		},
+	},
+	'rbac.v1.Role': {
+		description:
+			'Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.',
+		fields: {
+			...TYPE_META,
+			rules: ['[]rbac.v1.PolicyRule', 'Rules holds all the PolicyRules for this Role'],
+		},
+	},
+	'rbac.v1.ClusterRole': {
+		description:
+			'ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.',
+		fields: {
+			...TYPE_META,
+			aggregationRule: 'rbac.v1.AggregationRule',
+			rules: ['[]rbac.v1.PolicyRule', 'Rules holds all the PolicyRules for this ClusterRole'],
+		},
+	},
+	'rbac.v1.AggregationRule': {
+		description:
+			'AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole',
+		fields: { clusterRoleSelectors: '[]meta.v1.LabelSelector' },
+	},
+	'rbac.v1.RoleRef': {
+		description: 'RoleRef contains information that points to the role being used',
+		fields: { apiGroup: 'string', kind: 'string', name: 'string' },
+	},
+	'rbac.v1.Subject': {
+		description:
+			'Subject contains a reference to the object or user identities a role binding applies to.',
+		fields: { apiGroup: 'string', kind: 'string', name: 'string', namespace: 'string' },
+	},
+	'rbac.v1.RoleBinding': {
+		description:
+			'RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.',
+		fields: {
+			...TYPE_META,
+			roleRef: [
+				'rbac.v1.RoleRef',
+				'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace.',
+			],
+			subjects: [
+				'[]rbac.v1.Subject',
+				'Subjects holds references to the objects the role applies to.',
+			],
+		},
+	},
+	'rbac.v1.ClusterRoleBinding': {
+		description:
+			'ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.',
+		fields: {
+			...TYPE_META,
+			roleRef: [
+				'rbac.v1.RoleRef',
+				'RoleRef can only reference a ClusterRole in the global namespace.',
+			],
+			subjects: [
+				'[]rbac.v1.Subject',
+				'Subjects holds references to the objects the role applies to.',
+			],
+		},
+	},
+
 	// ---- storage.k8s.io/v1 ----
 	'storage.v1.StorageClass': {
 		description:
@@ -600,4 +710,10 @@ export const ROOTS: Record<string, string> = {
 	leases: 'coordination.v1.Lease',
 	storageclasses: 'storage.v1.StorageClass',
 	deployments: 'apps.v1.Deployment',
+	secrets: 'core.v1.Secret',
+	serviceaccounts: 'core.v1.ServiceAccount',
+	roles: 'rbac.v1.Role',
+	clusterroles: 'rbac.v1.ClusterRole',
+	rolebindings: 'rbac.v1.RoleBinding',
+	clusterrolebindings: 'rbac.v1.ClusterRoleBinding',
 };

@@ -147,6 +147,22 @@ describeKubectl('kubectl create (protobuf bodies) against the simulated cluster'
 		});
 	});
 
+	it('explains the RBAC kinds and refuses an unknown field under Strict validation', async () => {
+		const explain = await run('explain', 'rolebinding.roleRef');
+		expect(explain.stderr).toBe('');
+		expect(explain.stdout).toContain('KIND:       RoleBinding');
+		expect(explain.stdout).toMatch(/apiGroup\s+<string>/);
+		const file = join(env.sim.dir, 'typo-role.yaml');
+		await writeFile(
+			file,
+			'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: typo}\nrulez: []\n',
+		);
+		const r = await run('create', '-f', file, '-n', NS);
+		expect(r.code).not.toBe(0);
+		expect(r.stderr).toContain('unknown field "rulez"');
+		expect(stored('roles', 'typo')).toBeUndefined();
+	});
+
 	it('refuses a roleRef change with the real message', async () => {
 		const r = await run(
 			'patch',
