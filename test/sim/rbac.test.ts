@@ -263,6 +263,38 @@ describeKubectl('RBAC with the real kubectl', () => {
 		);
 	});
 
+	it('lets a WebSocket exec in with get on pods/exec alone, as a 1.32 server does', async () => {
+		const { store } = sim.cluster;
+		store.create('roles', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'Role',
+			metadata: { name: 'exec-get', namespace: NS },
+			rules: [{ apiGroups: [''], resources: ['pods', 'pods/exec'], verbs: ['get'] }],
+		});
+		store.create('rolebindings', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'RoleBinding',
+			metadata: { name: 'exec-get', namespace: NS },
+			roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'exec-get' },
+			subjects: [{ kind: 'ServiceAccount', name: 'getter', namespace: NS }],
+		});
+		const getter = `--as=system:serviceaccount:${NS}:getter`;
+		const r = await admin('exec', 'desk-1', '-n', NS, getter, '--', 'hostname');
+		expect(r.stderr).toBe('');
+		expect(r.stdout).toBe('desk-1\n');
+		const nobody = await admin(
+			'exec',
+			'desk-1',
+			'-n',
+			NS,
+			`--as=system:serviceaccount:${NS}:nobody`,
+			'--',
+			'hostname',
+		);
+		expect(nobody.code).not.toBe(0);
+		expect(nobody.stderr).toContain('forbidden');
+	});
+
 	it('auth whoami names the admin and the service account', async () => {
 		const me = await admin('auth', 'whoami');
 		expect(me.stderr).toBe('');
