@@ -372,4 +372,40 @@ describeKubectl('RBAC with the real kubectl', () => {
 		});
 		expect(sim.cluster.store.get('pods', NS, 'desk-1')).toBeDefined();
 	});
+
+	it('impersonation is allowed by a rule with the impersonate verb, for the names it lists', async () => {
+		const { store } = sim.cluster;
+		store.create('clusterroles', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'ClusterRole',
+			metadata: { name: 'impersonate-bob' },
+			rules: [
+				{ apiGroups: [''], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate'] },
+			],
+		});
+		store.create('clusterrolebindings', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'ClusterRoleBinding',
+			metadata: { name: 'desk-user-impersonates-bob' },
+			roleRef: {
+				apiGroup: 'rbac.authorization.k8s.io',
+				kind: 'ClusterRole',
+				name: 'impersonate-bob',
+			},
+			subjects: [{ kind: 'ServiceAccount', name: SA, namespace: NS }],
+		});
+		const asBob = await asSa('auth', 'whoami', '--as=bob', '-o', 'json');
+		expect(asBob.stderr).toBe('');
+		expect(JSON.parse(asBob.stdout)).toMatchObject({
+			status: { userInfo: { username: 'bob', groups: ['system:authenticated'] } },
+		});
+		const withGroup = await asSa('get', 'pods', '-n', NS, '--as=bob', '--as-group=admins');
+		expect(withGroup.stderr).toContain(
+			`groups "admins" is forbidden: User "${SA_USER}" cannot impersonate resource "groups" in API group "" at the cluster scope`,
+		);
+		const asCarol = await asSa('get', 'pods', '-n', NS, '--as=carol');
+		expect(asCarol.stderr).toContain(
+			`users "carol" is forbidden: User "${SA_USER}" cannot impersonate`,
+		);
+	});
 });
