@@ -8,7 +8,7 @@
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
-import { simFetch, withSim } from '../support/sim.js';
+import { serviceAccountKubeConfig, simFetch, withSim } from '../support/sim.js';
 import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
 
 const sim = withSim();
@@ -58,10 +58,9 @@ beforeAll(async () => {
 		roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'desk-reader' },
 		subjects: [{ kind: 'ServiceAccount', name: SA, namespace: NS }],
 	});
-	saConfig = await sim.cluster.serviceAccountKubeconfig(NS, SA);
-	const kc = new KubeConfig();
-	kc.loadFromFile(saConfig);
-	saToken = kc.getCurrentUser()?.token ?? '';
+	const sa = await serviceAccountKubeConfig(sim.cluster, NS, SA);
+	saConfig = sa.kubeconfigPath;
+	saToken = sa.token;
 	await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
 });
 
