@@ -94,6 +94,7 @@ export function bootstrapClusterRoles(): SimObject[] {
 		clusterRole('view', [
 			{ apiGroups: [''], resources: [...CORE_NAMESPACED, 'namespaces'], verbs: READ },
 			{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
+			{ apiGroups: ['apps'], resources: ['deployments'], verbs: READ },
 		]),
 		clusterRole('edit', [
 			{ apiGroups: [''], resources: [...CORE_NAMESPACED, 'namespaces'], verbs: READ },
@@ -115,10 +116,12 @@ export function bootstrapClusterRoles(): SimObject[] {
 			{ apiGroups: [''], resources: ['secrets'], verbs: READ },
 			{ apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
 			{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: [...READ, ...WRITE] },
+			{ apiGroups: ['apps'], resources: ['deployments'], verbs: [...READ, ...WRITE] },
 		]),
 		clusterRole('admin', [
 			{ apiGroups: [''], resources: ['*'], verbs: ['*'] },
 			{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['*'] },
+			{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] },
 			{
 				apiGroups: ['rbac.authorization.k8s.io'],
 				resources: ['roles', 'rolebindings'],

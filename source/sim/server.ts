@@ -299,7 +299,7 @@ export class SimServer {
 			sendError(res, methodNotAllowed());
 			return;
 		}
-		if (route.sub === 'exec' || route.sub === 'attach') authoriseExec(ctx, user, route);
+		if (route.sub === 'exec') authoriseExec(ctx, user, route);
 		else authorise(ctx, user, verb, route, q.get('fieldSelector'));
 		const fmt = parseAccept(req.headers.accept);
 		if (route.sub === 'eviction' && route.info.name === 'pods' && route.name && method === 'POST') {

@@ -8,7 +8,7 @@
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
-import { simFetch, withSim } from '../support/sim.js';
+import { serviceAccountKubeConfig, simFetch, withSim } from '../support/sim.js';
 import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
 
 const sim = withSim();
@@ -58,10 +58,9 @@ beforeAll(async () => {
 		roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'desk-reader' },
 		subjects: [{ kind: 'ServiceAccount', name: SA, namespace: NS }],
 	});
-	saConfig = await sim.cluster.serviceAccountKubeconfig(NS, SA);
-	const kc = new KubeConfig();
-	kc.loadFromFile(saConfig);
-	saToken = kc.getCurrentUser()?.token ?? '';
+	const sa = await serviceAccountKubeConfig(sim.cluster, NS, SA);
+	saConfig = sa.kubeconfigPath;
+	saToken = sa.token;
 	await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
 });
 
@@ -263,6 +262,38 @@ describeKubectl('RBAC with the real kubectl', () => {
 		);
 	});
 
+	it('lets a WebSocket exec in with get on pods/exec alone, as a 1.32 server does', async () => {
+		const { store } = sim.cluster;
+		store.create('roles', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'Role',
+			metadata: { name: 'exec-get', namespace: NS },
+			rules: [{ apiGroups: [''], resources: ['pods', 'pods/exec'], verbs: ['get'] }],
+		});
+		store.create('rolebindings', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'RoleBinding',
+			metadata: { name: 'exec-get', namespace: NS },
+			roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'exec-get' },
+			subjects: [{ kind: 'ServiceAccount', name: 'getter', namespace: NS }],
+		});
+		const getter = `--as=system:serviceaccount:${NS}:getter`;
+		const r = await admin('exec', 'desk-1', '-n', NS, getter, '--', 'hostname');
+		expect(r.stderr).toBe('');
+		expect(r.stdout).toBe('desk-1\n');
+		const nobody = await admin(
+			'exec',
+			'desk-1',
+			'-n',
+			NS,
+			`--as=system:serviceaccount:${NS}:nobody`,
+			'--',
+			'hostname',
+		);
+		expect(nobody.code).not.toBe(0);
+		expect(nobody.stderr).toContain('forbidden');
+	});
+
 	it('auth whoami names the admin and the service account', async () => {
 		const me = await admin('auth', 'whoami');
 		expect(me.stderr).toBe('');
@@ -339,5 +370,41 @@ describeKubectl('RBAC with the real kubectl', () => {
 			status: { userInfo: { username: 'alice', groups: ['team', 'system:authenticated'] } },
 		});
 		expect(sim.cluster.store.get('pods', NS, 'desk-1')).toBeDefined();
+	});
+
+	it('impersonation is allowed by a rule with the impersonate verb, for the names it lists', async () => {
+		const { store } = sim.cluster;
+		store.create('clusterroles', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'ClusterRole',
+			metadata: { name: 'impersonate-bob' },
+			rules: [
+				{ apiGroups: [''], resources: ['users'], resourceNames: ['bob'], verbs: ['impersonate'] },
+			],
+		});
+		store.create('clusterrolebindings', {
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'ClusterRoleBinding',
+			metadata: { name: 'desk-user-impersonates-bob' },
+			roleRef: {
+				apiGroup: 'rbac.authorization.k8s.io',
+				kind: 'ClusterRole',
+				name: 'impersonate-bob',
+			},
+			subjects: [{ kind: 'ServiceAccount', name: SA, namespace: NS }],
+		});
+		const asBob = await asSa('auth', 'whoami', '--as=bob', '-o', 'json');
+		expect(asBob.stderr).toBe('');
+		expect(JSON.parse(asBob.stdout)).toMatchObject({
+			status: { userInfo: { username: 'bob', groups: ['system:authenticated'] } },
+		});
+		const withGroup = await asSa('get', 'pods', '-n', NS, '--as=bob', '--as-group=admins');
+		expect(withGroup.stderr).toContain(
+			`groups "admins" is forbidden: User "${SA_USER}" cannot impersonate resource "groups" in API group "" at the cluster scope`,
+		);
+		const asCarol = await asSa('get', 'pods', '-n', NS, '--as=carol');
+		expect(asCarol.stderr).toContain(
+			`users "carol" is forbidden: User "${SA_USER}" cannot impersonate`,
+		);
 	});
 });

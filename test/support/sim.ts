@@ -98,6 +98,20 @@ export async function kubeConfigFor(sim: { kubeconfigPath: string }): Promise<Ku
 	return kc;
 }
 
+/**
+ * A client-node KubeConfig acting as ServiceAccount `namespace/name` of the sim (created if
+ * missing; it has no rights until a Role is bound to it), with its kubeconfig file's path.
+ */
+export async function serviceAccountKubeConfig(
+	cluster: SimCluster,
+	namespace: string,
+	name: string,
+): Promise<{ kc: KubeConfig; kubeconfigPath: string; token: string }> {
+	const kubeconfigPath = await cluster.serviceAccountKubeconfig(namespace, name);
+	const kc = await kubeConfigFor({ kubeconfigPath });
+	return { kc, kubeconfigPath, token: kc.getCurrentUser()?.token ?? '' };
+}
+
 /** Options of waitFor. */
 export interface WaitOptions {
 	/** Give up after this long (ms, default 15,000). */
