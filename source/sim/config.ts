@@ -25,7 +25,10 @@ export interface SimClusterConfig {
 	storageClasses: SimStorageClass[];
 	/** From scheduled to Running/Ready (ms). */
 	containerStartMs: number;
-	/** Grace period used when a delete names none (s). Pods honour it before they vanish. */
+	/**
+	 * The pod spec's default terminationGracePeriodSeconds (s), 30 as on a real server. A
+	 * container whose PID 1 ignores SIGTERM stays that long after a delete that names none.
+	 */
 	defaultGraceSeconds: number;
 	/** Scale factor for every controller delay: 1 is real-ish pace, 0.01 is test pace. */
 	timeScale: number;
@@ -35,7 +38,10 @@ export interface SimClusterConfig {
 	deny: string[];
 }
 
-/** Defaults: three nodes of 8 CPUs and 32Gi, a default Immediate class, a 1.5 s container start. */
+/**
+ * Defaults: three nodes of 8 CPUs and 32Gi, a default Immediate class, a 1.5 s container
+ * start, the real 30 s termination grace period, real time (timeScale 1).
+ */
 export function defaultClusterConfig(over: Partial<SimClusterConfig> = {}): SimClusterConfig {
 	return {
 		nodes: [1, 2, 3].map((i) => ({
@@ -49,7 +55,7 @@ export function defaultClusterConfig(over: Partial<SimClusterConfig> = {}): SimC
 			{ name: 'slow', bindingMode: 'Immediate', provisionDelayMs: 5000 },
 		],
 		containerStartMs: 1500,
-		defaultGraceSeconds: 1,
+		defaultGraceSeconds: 30,
 		timeScale: 1,
 		unpullableImages: ['*:broken', 'registry.invalid/*'],
 		deny: [],

@@ -26,6 +26,13 @@ export function startTestCluster(over: Partial<SimClusterConfig> = {}): TestClus
 	return { store, config, controllers, close: () => controllers.stop() };
 }
 
+/** Corral's privileged bootstrap, in the contract's shape. */
+export const BOOTSTRAP = [
+	'/bin/sh',
+	'-c',
+	"set -e; if [ ! -e /corral-rootfs/.corral-seeded ]; then cp -a --one-file-system / /corral-rootfs; touch /corral-rootfs/.corral-seeded; fi; for d in proc sys dev; do mount --rbind /$d /corral-rootfs/$d; done; exec chroot /corral-rootfs /bin/sh -c 'cd /root 2>/dev/null || cd /; exec sleep infinity'",
+];
+
 /** Options of a test pod. */
 export interface PodOptions {
 	cpu?: string;
@@ -33,6 +40,12 @@ export interface PodOptions {
 	image?: string;
 	claim?: string;
 	containers?: number;
+	/** The command (default `sleep infinity`); null runs the image's own entrypoint. */
+	command?: string[] | null;
+	/** Run privileged (Corral's privileged members). */
+	privileged?: boolean;
+	/** Where the claim is mounted (default /data). */
+	mountPath?: string;
 }
 
 /** A pod manifest with one container `ct` (or more) and an optional claim mounted at /data. */
@@ -41,9 +54,12 @@ export function podManifest(name: string, o: PodOptions = {}): SimObject {
 	const containers = Array.from({ length: count }, (_, i) => ({
 		name: i === 0 ? 'ct' : `side-${i}`,
 		image: o.image ?? 'ghcr.io/example/desktop:1',
-		command: ['sleep', 'infinity'],
+		...(o.command === null ? {} : { command: o.command ?? ['sleep', 'infinity'] }),
+		...(o.privileged ? { securityContext: { privileged: true } } : {}),
 		resources: { requests: { cpu: o.cpu ?? '1', memory: o.memory ?? '1Gi' } },
-		...(o.claim && i === 0 ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}),
+		...(o.claim && i === 0
+			? { volumeMounts: [{ name: 'data', mountPath: o.mountPath ?? '/data' }] }
+			: {}),
 	}));
 	return {
 		apiVersion: 'v1',

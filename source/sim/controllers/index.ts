@@ -1,6 +1,7 @@
 /** The simulated cluster's controllers: scheduler, kubelet, volume provisioner, events. */
 
 import type { SimClusterConfig } from '../config.js';
+import { PodLogs } from '../pod-logs.js';
 import type { SimEvent, SimStore } from '../store-api.js';
 import { ClusterNodes } from './cluster-nodes.js';
 import { type ControllerError, ControllerErrors } from './controller-errors.js';
@@ -24,6 +25,8 @@ export interface SimControllers {
 	loseVolume(namespace: string, pvc: string): void;
 	/** Errors the controllers hit and could not act on (store races excluded); empty when healthy. */
 	errors(): ControllerError[];
+	/** The containers' logs, as the kubelet writes them (the log endpoint reads them). */
+	logs: PodLogs;
 	/** Pods waiting for room or a claim, and pending controller timers (for tests, benchmarks). */
 	backlog(): { waitingPods: number; timers: number };
 }
@@ -35,12 +38,16 @@ const FOLLOWED = ['nodes', 'persistentvolumeclaims', 'pods'];
  * Starts the controllers over the store: registers the configured nodes as Node objects,
  * takes over the pods and claims already stored, then follows every change.
  */
-export function startControllers(store: SimStore, config: SimClusterConfig): SimControllers {
+export function startControllers(
+	store: SimStore,
+	config: SimClusterConfig,
+	logs: PodLogs = new PodLogs(),
+): SimControllers {
 	const errors = new ControllerErrors();
 	const nodes = new ClusterNodes(config);
 	const events = new EventRecorder(store, errors);
 	const scheduler = new Scheduler(store, config, nodes, events, errors);
-	const kubelet = new Kubelet(store, config, nodes, events, errors);
+	const kubelet = new Kubelet(store, config, nodes, events, errors, logs);
 	const provisioner = new Provisioner(store, config, events, errors);
 	const dispatch = (e: SimEvent): void => {
 		if (!FOLLOWED.includes(e.resource)) return;
@@ -78,6 +85,7 @@ export function startControllers(store: SimStore, config: SimClusterConfig): Sim
 			if (!stopped) errors.guard('loseVolume', () => provisioner.loseVolume(namespace, pvc));
 		},
 		errors: () => errors.list(),
+		logs,
 		backlog: () => ({
 			waitingPods: scheduler.waiting(),
 			timers: kubelet.pendingTimers() + provisioner.pendingTimers(),

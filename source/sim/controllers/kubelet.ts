@@ -2,15 +2,28 @@
  * The kubelet of every simulated node: takes bound pods through ContainerCreating to
  * Running/Ready after config.containerStartMs, fails to pull unpullable images
  * (ErrImagePull, then ImagePullBackOff, retried with back-off), crashes (CrashLoopBackOff)
- * or fails containers on request, and finishes graceful deletions once the grace period
- * has passed. All delays scale with config.timeScale.
+ * or fails containers on request, and ends pods on a graceful delete as a node does: SIGTERM
+ * first; a container whose PID 1 ignores it (`sleep infinity`, a plain shell, Corral's
+ * bootstrap) stays until SIGKILL at the end of the grace period, one whose entrypoint
+ * handles it exits within about a second; then the pod object is removed. The containers
+ * write their log lines to the PodLogs as they run. All delays scale with config.timeScale.
  */
 
 import { createHash } from 'node:crypto';
 import type { SimClusterConfig } from '../config.js';
 import { qosClass } from '../defaults.js';
+import { PodLogs } from '../pod-logs.js';
 import type { SimEvent, SimStore } from '../store-api.js';
 import type { ClusterNodes } from './cluster-nodes.js';
+import {
+	crashLines,
+	ignoresSigterm,
+	type Pid1Kind,
+	pid1Kind,
+	ROOTFS,
+	startLines,
+	stopLines,
+} from './container-process.js';
 import type { ControllerErrors } from './controller-errors.js';
 import type { EventRecorder, EventType } from './events.js';
 import { goDuration, isUnpullable, normalizeImage, pullError } from './image-pull.js';
@@ -33,6 +46,10 @@ const BACKOFF_MS = 10_000;
 const MAX_BACKOFF_MS = 300_000;
 /** How long a crashed container shows as terminated before CrashLoopBackOff. */
 const CRASH_SHOWN_MS = 1_000;
+/** How long a container whose PID 1 handles SIGTERM takes to exit. */
+const EXIT_ON_SIGTERM_MS = 500;
+/** Exit code of a container killed by SIGKILL (128 + 9). */
+const SIGKILL_EXIT = 137;
 
 type ContainerPhase =
 	| 'creating'
@@ -54,6 +71,10 @@ interface Terminated {
 interface ContainerRun {
 	name: string;
 	image: string;
+	/** What PID 1 is: decides how it meets SIGTERM and what it writes to its log. */
+	kind: Pid1Kind;
+	/** Container IDs whose logs are kept, oldest first (at most the current and previous). */
+	logIds: string[];
 	phase: ContainerPhase;
 	restartCount: number;
 	everStarted: boolean;
@@ -74,7 +95,17 @@ interface PodRun {
 	podIP?: string;
 	containers: ContainerRun[];
 	failed: boolean;
+	/** The phase of a pod whose containers all ended while it was deleted. */
+	terminalPhase?: 'Succeeded' | 'Failed';
 	restartPolicy: string;
+	/** The claim mounted at /corral-rootfs (Corral's bootstrap seeds it), if any. */
+	rootfsClaim?: string;
+}
+
+/** A pod being deleted: the grace period it was given and when its containers stop (ms). */
+interface Termination {
+	grace: number;
+	stopAt: number;
 }
 
 function backoff(steps: number): number {
@@ -97,8 +128,10 @@ function imageId(image: string): string {
 /** The kubelet controller (one for all simulated nodes). */
 export class Kubelet {
 	private readonly runs = new Map<string, PodRun>();
-	/** Pods being deleted: uid -> when the grace period ends (ms since the epoch, scaled). */
-	private readonly terminating = new Map<string, number>();
+	/** Pods being deleted, by uid. */
+	private readonly terminating = new Map<string, Termination>();
+	/** Uids of the claims Corral's bootstrap has seeded (their `.corral-seeded` marker). */
+	private readonly seeded = new Set<string>();
 	/** Images already on each node: later pods there need no pull. */
 	private readonly pulledOn = new Map<string, Set<string>>();
 	private readonly timers: ScaledTimers;
@@ -112,6 +145,8 @@ export class Kubelet {
 		private readonly nodes: ClusterNodes,
 		private readonly events: EventRecorder,
 		private readonly errors: ControllerErrors,
+		/** Where the containers write their log lines. */
+		readonly logs: PodLogs = new PodLogs(),
 	) {
 		this.timers = new ScaledTimers(config.timeScale, errors, 'kubelet');
 		this.queue = new WorkQueue(
@@ -125,18 +160,25 @@ export class Kubelet {
 
 	/** Follows a change of any resource. */
 	onChange(e: SimEvent): void {
+		if (e.resource === 'persistentvolumeclaims' && e.type === 'DELETED') {
+			this.seeded.delete(e.object.metadata.uid ?? '');
+			return;
+		}
 		if (e.resource !== 'pods') return;
 		const pod = e.object as Pod;
 		const uid = pod.metadata.uid ?? '';
 		if (e.type === 'DELETED') {
 			this.timers.clearOwner(uid);
+			for (const c of this.runs.get(uid)?.containers ?? []) {
+				for (const id of c.logIds) this.logs.drop(id);
+			}
 			this.runs.delete(uid);
 			this.terminating.delete(uid);
 			return;
 		}
 		const node = pod.spec?.nodeName;
 		if (!node || !this.nodes.get(node)) return;
-		if (!this.runs.has(uid) || (pod.metadata.deletionTimestamp && this.graceChanged(pod))) {
+		if (!this.runs.has(uid) || (pod.metadata.deletionTimestamp && this.graceShortened(pod))) {
 			this.queue.add(keyOf(pod));
 		}
 	}
@@ -161,6 +203,7 @@ export class Kubelet {
 		for (const c of run.containers) {
 			if (c.phase !== 'running') continue;
 			any = true;
+			this.exitLog(c, crashLines(c.kind, this.isSeeded(run)));
 			c.phase = 'crashed';
 			c.terminated = {
 				exitCode: 1,
@@ -186,6 +229,7 @@ export class Kubelet {
 		const now = apiTime();
 		run.failed = true;
 		for (const c of run.containers) {
+			if (c.phase === 'running') this.exitLog(c, crashLines(c.kind, this.isSeeded(run)));
 			c.terminated = {
 				exitCode: 1,
 				reason: 'Error',
@@ -210,15 +254,10 @@ export class Kubelet {
 		return this.runs.get(uid);
 	}
 
-	private graceChanged(pod: Pod): boolean {
-		const uid = pod.metadata.uid ?? '';
-		const deadline = this.terminating.get(uid);
-		return deadline === undefined || this.deadlineOf(pod) < deadline;
-	}
-
-	private deadlineOf(pod: Pod): number {
-		const grace = pod.metadata.deletionGracePeriodSeconds ?? this.config.defaultGraceSeconds;
-		return Date.now() + Math.max(0, grace) * 1000 * this.config.timeScale;
+	/** Whether a deleted pod is new to the kubelet or was given a shorter grace period. */
+	private graceShortened(pod: Pod): boolean {
+		const t = this.terminating.get(pod.metadata.uid ?? '');
+		return t === undefined || graceOf(pod) < t.grace;
 	}
 
 	private sync(key: string): void {
@@ -244,6 +283,8 @@ export class Kubelet {
 			containers: (pod.spec?.containers ?? []).map((c) => ({
 				name: c.name,
 				image: c.image ?? '',
+				kind: pid1Kind(c),
+				logIds: [],
 				phase: 'creating',
 				restartCount: 0,
 				everStarted: false,
@@ -252,6 +293,7 @@ export class Kubelet {
 			})),
 			failed: false,
 			restartPolicy: pod.spec?.restartPolicy ?? 'Always',
+			rootfsClaim: rootfsClaimOf(pod),
 		};
 		this.runs.set(uid, run);
 		if (this.adopt(run, pod)) return;
@@ -286,6 +328,11 @@ export class Kubelet {
 				c.phase = 'running';
 				c.everStarted = true;
 				c.startedAt = running.startedAt as string | undefined;
+				// A runtime restarted under it keeps the container running; its old lines are lost.
+				if (c.containerID) {
+					this.logs.open(c.containerID);
+					c.logIds.push(c.containerID);
+				}
 			} else if (waiting === 'CrashLoopBackOff') {
 				c.phase = 'crashLoop';
 				c.everStarted = true;
@@ -339,6 +386,7 @@ export class Kubelet {
 			c.containerID = containerId(run.uid, c.name, c.restartCount);
 			this.event(run, c, 'Normal', 'Created', `Created container: ${c.name}`);
 			this.event(run, c, 'Normal', 'Started', `Started container ${c.name}`);
+			this.startLog(run, c);
 		}
 		this.write(run);
 		if (pullFailed) {
@@ -424,6 +472,8 @@ export class Kubelet {
 			c.backoffSteps++;
 			steps = Math.max(steps, c.backoffSteps);
 			c.containerID = containerId(run.uid, c.name, c.restartCount);
+			this.startLog(run, c);
+			this.exitLog(c, crashLines(c.kind, this.isSeeded(run)));
 			c.lastTerminated = {
 				exitCode: 1,
 				reason: 'Error',
@@ -448,33 +498,113 @@ export class Kubelet {
 		);
 	}
 
+	/**
+	 * A graceful delete: SIGTERM to every running container; the pod is removed once they have
+	 * all stopped: at once when none runs, within about a second when every PID 1 handles
+	 * SIGTERM, else at the end of the grace period (SIGKILL). A shorter grace given later wins.
+	 */
 	private terminate(pod: Pod): void {
 		const uid = pod.metadata.uid ?? '';
-		const deadline = this.deadlineOf(pod);
+		const grace = graceOf(pod);
 		const old = this.terminating.get(uid);
-		if (old !== undefined && old <= deadline) return;
-		this.terminating.set(uid, deadline);
+		if (old !== undefined && old.grace <= grace) return;
+		const run = this.runs.get(uid);
+		const running = run?.containers.filter((c) => c.phase === 'running') ?? [];
+		const waitsForKill = running.some((c) => ignoresSigterm(c.kind));
+		const stopMs =
+			running.length === 0
+				? 0
+				: waitsForKill
+					? grace * 1000
+					: Math.min(grace * 1000, EXIT_ON_SIGTERM_MS);
+		const stopAt = Math.min(old?.stopAt ?? Infinity, Date.now() + stopMs * this.config.timeScale);
+		this.terminating.set(uid, { grace, stopAt });
 		this.timers.clear(uid, 'start');
 		this.timers.clear(uid, 'pull');
 		this.timers.clear(uid, 'crash');
 		this.timers.clear(uid, 'restart');
-		const run = this.runs.get(uid);
 		if (old === undefined && run) {
-			for (const c of run.containers) {
-				if (c.phase === 'running') {
-					this.event(run, c, 'Normal', 'Killing', `Stopping container ${c.name}`);
-				}
+			for (const c of running) {
+				this.event(run, c, 'Normal', 'Killing', `Stopping container ${c.name}`);
+				const id = c.containerID;
+				if (id) for (const line of stopLines(c.kind)) this.logs.write(id, line);
 			}
 		}
 		const { namespace, name } = { namespace: pod.metadata.namespace, name: pod.metadata.name };
-		const ms = Math.max(0, deadline - Date.now()) / this.config.timeScale;
+		const ms = Math.max(0, stopAt - Date.now()) / this.config.timeScale;
 		this.timers.set(uid, 'delete', Number.isFinite(ms) ? ms : 0, () => {
+			if (run) this.stopped(run);
 			this.store.delete('pods', namespace, name, {
 				gracePeriodSeconds: 0,
 				preconditions: { uid },
 				who: WHO,
 			});
 		});
+	}
+
+	/**
+	 * The containers of a deleted pod have stopped: those still running exited on SIGTERM (0)
+	 * or were killed (137); the pod's status says so, with its terminal phase, before it goes.
+	 */
+	private stopped(run: PodRun): void {
+		if (this.runs.get(run.uid) !== run) return;
+		const running = run.containers.filter((c) => c.phase === 'running');
+		if (running.length === 0) return;
+		const now = apiTime();
+		let killed = false;
+		for (const c of running) {
+			const sigkill = ignoresSigterm(c.kind);
+			killed ||= sigkill;
+			c.terminated = {
+				exitCode: sigkill ? SIGKILL_EXIT : 0,
+				reason: sigkill ? 'Error' : 'Completed',
+				startedAt: c.startedAt,
+				finishedAt: now,
+				containerID: c.containerID,
+			};
+			c.phase = 'failed';
+			if (c.containerID) this.logs.end(c.containerID);
+		}
+		run.failed = true;
+		run.terminalPhase = killed ? 'Failed' : 'Succeeded';
+		this.write(run);
+	}
+
+	/** A container started: a new log, the older ones but the previous run's dropped. */
+	private startLog(run: PodRun, c: ContainerRun): void {
+		const id = c.containerID;
+		if (!id) return;
+		this.logs.open(id);
+		c.logIds.push(id);
+		while (c.logIds.length > 2) this.logs.drop(c.logIds.shift()!);
+		const seeded = this.isSeeded(run);
+		for (const line of startLines(c.kind, c.image, seeded)) this.logs.write(id, line);
+		if (c.kind === 'bootstrap' && !seeded) this.markSeeded(run);
+	}
+
+	/** A container exits on its own: its last lines, then the end of its log. */
+	private exitLog(c: ContainerRun, lines: string[]): void {
+		const id = c.containerID;
+		if (!id) return;
+		for (const line of lines) this.logs.write(id, line);
+		this.logs.end(id);
+	}
+
+	private claimUid(run: PodRun): string | undefined {
+		if (!run.rootfsClaim) return undefined;
+		const { namespace } = splitKey(run.key);
+		return this.store.get('persistentvolumeclaims', namespace, run.rootfsClaim)?.metadata.uid;
+	}
+
+	/** Whether the claim at /corral-rootfs holds the marker of an earlier seeding. */
+	private isSeeded(run: PodRun): boolean {
+		const uid = this.claimUid(run);
+		return uid !== undefined && this.seeded.has(uid);
+	}
+
+	private markSeeded(run: PodRun): void {
+		const uid = this.claimUid(run);
+		if (uid) this.seeded.add(uid);
 	}
 
 	private live(run: PodRun): boolean {
@@ -522,6 +652,22 @@ export class Kubelet {
 		pod.status = JSON.parse(JSON.stringify(renderStatus(run, pod)));
 		this.store.update('pods', pod, { who: WHO });
 	}
+}
+
+/** The grace period a deleted pod was given (s). */
+function graceOf(pod: Pod): number {
+	return Math.max(0, pod.metadata.deletionGracePeriodSeconds ?? 0);
+}
+
+/** The claim of the volume a container mounts at /corral-rootfs, if any. */
+function rootfsClaimOf(pod: Pod): string | undefined {
+	for (const c of pod.spec?.containers ?? []) {
+		const mount = c.volumeMounts?.find((m) => m.mountPath === ROOTFS);
+		if (!mount) continue;
+		const v = pod.spec?.volumes?.find((x) => x.name === mount.name);
+		if (v?.persistentVolumeClaim?.claimName) return v.persistentVolumeClaim.claimName;
+	}
+	return undefined;
 }
 
 function imageSize(image: string): number {
@@ -588,11 +734,11 @@ function renderStatus(run: PodRun, pod: Pod): NonNullable<Pod['status']> {
 	const prev = pod.status ?? {};
 	const statuses = run.containers.map((c) => containerStatus(run, c));
 	const allStarted = run.containers.every((c) => c.everStarted);
-	const phase = run.failed ? 'Failed' : allStarted ? 'Running' : 'Pending';
+	const phase = run.failed ? (run.terminalPhase ?? 'Failed') : allStarted ? 'Running' : 'Pending';
 	const ready = !run.failed && run.containers.every((c) => c.phase === 'running');
 	const unready = run.containers.filter((c) => c.phase !== 'running').map((c) => c.name);
 	const notReady: Partial<PodCondition> = run.failed
-		? { reason: 'PodFailed' }
+		? { reason: run.terminalPhase === 'Succeeded' ? 'PodCompleted' : 'PodFailed' }
 		: {
 				reason: 'ContainersNotReady',
 				message: `containers with unready status: [${unready.join(' ')}]`,

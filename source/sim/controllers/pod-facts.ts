@@ -7,6 +7,8 @@ import type { SimObject } from '../store-api.js';
 export interface PodContainer {
 	name: string;
 	image?: string;
+	command?: string[];
+	args?: string[];
 	env?: Array<{ name: string; value?: string }>;
 	resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 	volumeMounts?: Array<{ name: string; mountPath: string }>;
