@@ -190,6 +190,17 @@ export async function startMember(
 	return createPod(ctx, pool, member, src);
 }
 
+/**
+ * The grace period (s) ctpool asks for when it deletes a member pod (release, replace,
+ * scale-down). The desktop is destroyed anyway, so ctpool does not wait out the pod's 30 s
+ * default that a `sleep infinity` PID 1 (which ignores SIGTERM) would take; but never 0: a
+ * force delete removes the API object while the container may still write to its RWO volume,
+ * and pvc-protection would then let the PVC go under it. With 1 s the kubelet kills the
+ * container first, and only then is the pod, and after it the PVC, gone. Only a pod verified
+ * as the pool's (by its labels, then a uid precondition) gets it.
+ */
+export const MEMBER_POD_GRACE_SECONDS = 1;
+
 /** Options of destroyMember. */
 export interface DestroyOptions {
 	/** Delete only these objects (uid preconditions): a newer object of the same name is kept. */
@@ -207,7 +218,11 @@ async function deleteOne(
 	uid: string | undefined,
 ): Promise<void> {
 	const namespace = ctx.namespace;
-	const body = uid ? { preconditions: { uid } } : {};
+	const body: { preconditions?: { uid: string }; gracePeriodSeconds?: number } = uid
+		? { preconditions: { uid } }
+		: {};
+	// A short grace only for a pod known to be the pool's: a uid read with its labels checked.
+	if (resource === 'pods' && uid) body.gracePeriodSeconds = MEMBER_POD_GRACE_SECONDS;
 	try {
 		if (resource === 'pods') await ctx.kube.core.deleteNamespacedPod({ name, namespace, body });
 		else if (resource === 'services')

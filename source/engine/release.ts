@@ -16,7 +16,7 @@ import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
 import { deleteLease, readLease, replaceLease } from './member-lease.js';
-import { createMember, destroyMember } from './member-ops.js';
+import { createMember, destroyMember, readMember } from './member-ops.js';
 import { mergePatchOptions } from './merge-patch.js';
 
 /** What a release did. */
@@ -131,7 +131,12 @@ async function releaseMember(
 	let recreateError = '';
 	let recreated = false;
 	try {
+		// Read first: only objects that carry the pool's labels are deleted, and only those
+		// (uid preconditions), so that a member pod gets ctpool's short grace period.
+		const now = await readMember(ctx, pool, member);
 		const destroyOpts: Parameters<typeof destroyMember>[2] = {};
+		if (now.pod?.metadata.uid) destroyOpts.podUid = now.pod.metadata.uid;
+		if (now.pvc?.metadata.uid) destroyOpts.pvcUid = now.pvc.metadata.uid;
 		if (opts.onProgress) destroyOpts.onProgress = opts.onProgress;
 		await destroyMember(ctx, member, destroyOpts);
 	} catch (err) {

@@ -54,6 +54,43 @@ describe('release', () => {
 		expect(events.some((e) => e.message.includes('kim@example.com'))).toBe(true);
 	});
 
+	it('asks for a 1 s grace period on the member pod, never 0, and leaves a foreign pod alone', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'grace', poolSpec({ size: 2 }));
+		await waitReady(ctx, 'grace', 2);
+		const { member } = await claim(ctx, 'grace', 'ada@example.com');
+		const graces: Array<number | undefined> = [];
+		const off = c.sim.store.onChange((e) => {
+			if (e.resource === 'pods' && e.object.metadata.name === member && e.type === 'MODIFIED') {
+				const g = e.object.metadata.deletionGracePeriodSeconds;
+				if (g !== undefined) graces.push(g);
+			}
+		});
+		await release(ctx, 'grace', member, 'ada@example.com');
+		off();
+		// The pod was marked with ctpool's grace (its containers stopped before it went).
+		expect(graces[0]).toBe(1);
+
+		// A pod under the other member's name without the pool's labels is not the pool's.
+		const other = member === 'grace-1' ? 'grace-2' : 'grace-1';
+		c.sim.store.delete('pods', 'corral', other, { gracePeriodSeconds: 0 });
+		c.sim.store.create('pods', {
+			apiVersion: 'v1',
+			kind: 'Pod',
+			metadata: { name: other, namespace: 'corral', labels: { app: 'someone-else' } },
+			spec: { containers: [{ name: 'x', image: 'busybox:1', command: ['sleep', 'infinity'] }] },
+		});
+		putLease(c, 'grace', other, 'bo@example.com', Date.now(), 3600);
+		const foreign = uidOf(c, 'pods', other);
+		const result = await release(ctx, 'grace', other, 'bo@example.com').catch((e: Error) => e);
+		expect(String((result as { message?: string }).message)).toContain(
+			'not a member of pool grace',
+		);
+		const still = c.sim.store.get('pods', 'corral', other);
+		expect(still?.metadata.uid).toBe(foreign);
+		expect(still?.metadata.deletionTimestamp).toBeUndefined();
+	});
+
 	it('refuses a non-holder without --force; with force it releases', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'force', poolSpec({ size: 1 }));
