@@ -8,6 +8,7 @@ import { AuditLog } from './audit.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
 import { FaultSwitch } from './faults.js';
+import { PodLogs } from './pod-logs.js';
 import { SimServer } from './server.js';
 import { Store } from './store.js';
 
@@ -140,12 +141,14 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	const faults = new FaultSwitch();
 	const audit = new AuditLog();
 	store.onWrite((w) => audit.recordWrite(w));
+	const logs = new PodLogs();
 	const server = new SimServer({
 		store,
 		config,
 		token,
 		faults,
 		audit,
+		logs,
 		...(opts.bookmarkIntervalMs ? { bookmarkIntervalMs: opts.bookmarkIntervalMs } : {}),
 	});
 	const port = await server.listen(opts.port ?? 0);
@@ -164,7 +167,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	await chmod(kubeconfigPath, 0o600);
 
 	// The controllers register the configured nodes, as each node's kubelet would.
-	const controllers = startControllers(store, config);
+	const controllers = startControllers(store, config, logs);
 
 	let closing: Promise<void> | undefined;
 	return {

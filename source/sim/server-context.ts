@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuditLog } from './audit.js';
 import type { SimClusterConfig } from './config.js';
 import type { FaultSwitch } from './faults.js';
+import type { PodLogs } from './pod-logs.js';
 import type { Store } from './store.js';
 
 /** An open watch response, which the server can end (cleanly or abruptly). */
@@ -31,6 +32,8 @@ export interface ServerContext {
 	readonly user: string;
 	/** How often a watch that allows bookmarks gets one (ms). */
 	readonly bookmarkMs: number;
+	/** The containers' logs, as the kubelet writes them. */
+	readonly logs: PodLogs;
 	/** The open watch streams. */
 	readonly watches: Set<WatchStream>;
 	/** The port the server listens on (0 before listen). */

@@ -33,6 +33,7 @@ import { type ExecContext, execPreflight, execUpgrade } from './exec.js';
 import type { FaultSwitch } from './faults.js';
 import { fail, send, sendError, sendObj } from './http-io.js';
 import { podLog } from './pod-log.js';
+import { PodLogs } from './pod-logs.js';
 import { queryBool } from './query.js';
 import { get, list } from './reads.js';
 import {
@@ -64,6 +65,8 @@ export interface SimServerOptions {
 	user?: string;
 	/** How often a watch that allows bookmarks gets one (default 5,000 ms). */
 	bookmarkIntervalMs?: number;
+	/** The containers' logs the kubelet writes (default: an empty set nobody writes to). */
+	logs?: PodLogs;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -104,6 +107,7 @@ export class SimServer {
 			faults: opts.faults,
 			user: opts.user ?? 'ctpool-sim',
 			bookmarkMs: opts.bookmarkIntervalMs ?? 5000,
+			logs: opts.logs ?? new PodLogs(),
 			watches: this.watches,
 			port: () => this.port,
 		};

@@ -78,6 +78,8 @@ describe('pod termination', () => {
 		expect(last.status.phase).toBe('Failed');
 		await waitFor(store, 'PVC gone', () => !store.get('persistentvolumeclaims', NS, 'desk-1-data'));
 		expect(order).toEqual(['pods/desk-1', 'persistentvolumeclaims/desk-1-data']);
+		// The pod's container logs went with it.
+		expect(cluster.controllers.logs.size()).toBe(0);
 	});
 
 	it("lets a container running the image's own entrypoint exit within about a second", async () => {
