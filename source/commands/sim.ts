@@ -9,6 +9,7 @@ import {
 	startSimCluster,
 } from '../sim/index.js';
 import { scanFlags } from './flags.js';
+import { parseDuration } from './values.js';
 
 const HELP = `
 Usage: ctpool sim [flags]
@@ -27,6 +28,9 @@ Flags
                        claim and release desktops
   --fault SPEC         switch faults on, e.g. drop-watches-every=5s,error-rate=0.05,
                        latency=50ms,force-410,seed=7
+  --compaction D       how long the watch history keeps a change (default 5m, as etcd's
+                       compaction); a watch from an older resourceVersion gets 410 Gone
+  --bookmark-interval D  how often a watch that allows bookmarks gets one (default 60s)
   --help               show this help
 
 Examples
@@ -42,6 +46,8 @@ const SIM_FLAGS = {
 	nodeMemory: { type: 'string' },
 	demo: { type: 'boolean' },
 	fault: { type: 'string' },
+	compaction: { type: 'string' },
+	bookmarkInterval: { type: 'string' },
 	help: { type: 'boolean', shortFlag: 'h' },
 } as const;
 
@@ -65,6 +71,8 @@ function parseSimArgs(argv: readonly string[]) {
 			nodeMemory: { type: 'string', default: '32Gi' },
 			demo: { type: 'boolean', default: false },
 			fault: { type: 'string' },
+			compaction: { type: 'string', default: '5m' },
+			bookmarkInterval: { type: 'string', default: '60s' },
 			help: { type: 'boolean', shortFlag: 'h', default: false },
 		},
 	});
@@ -123,6 +131,15 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 		return usageError({ stderr }, `--fault: ${(err as Error).message}`);
 	}
 
+	let compactionMs: number;
+	let bookmarkIntervalMs: number;
+	try {
+		compactionMs = parseDuration('sim', 'compaction', f.compaction, 100);
+		bookmarkIntervalMs = parseDuration('sim', 'bookmark-interval', f.bookmarkInterval, 100);
+	} catch (err) {
+		return usageError({ stderr }, (err as Error).message.replace(/; see ctpool sim --help$/, ''));
+	}
+
 	const base = defaultClusterConfig();
 	const nodes = Array.from({ length: f.nodes }, (_, i) => ({
 		name: base.nodes[i]?.name ?? `node-${i + 1}`,
@@ -133,6 +150,8 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	try {
 		cluster = await startSimCluster({
 			config: { nodes },
+			compactionMs,
+			bookmarkIntervalMs,
 			...(f.port !== undefined ? { port: f.port } : {}),
 			...(f.kubeconfig ? { kubeconfigPath: f.kubeconfig } : {}),
 		});

@@ -35,10 +35,15 @@ export interface StartSimOptions {
 	token?: string;
 	/** Namespaces to create beside `default` and `corral`. */
 	namespaces?: string[];
-	/** How often a watch that allows bookmarks gets one (ms, default 5,000). */
+	/** How often a watch that allows bookmarks gets one (ms, default 60,000 as a real server). */
 	bookmarkIntervalMs?: number;
-	/** How many events the watch history keeps (default 10,000). */
+	/** How many events the watch history keeps at most (default 10,000). */
 	historySize?: number;
+	/**
+	 * How long the watch history keeps an event (ms, default 5 minutes, as a real server
+	 * compacts etcd); a watch from an older resourceVersion gets 410 Expired.
+	 */
+	compactionMs?: number;
 }
 
 /** A running simulated cluster. */
@@ -136,6 +141,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	const store = new Store({
 		defaultGraceSeconds: config.defaultGraceSeconds,
 		...(opts.historySize ? { historySize: opts.historySize } : {}),
+		...(opts.compactionMs !== undefined ? { compactionMs: opts.compactionMs } : {}),
 	});
 	seed(store, config, opts.namespaces ?? []);
 	const faults = new FaultSwitch();

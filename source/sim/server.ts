@@ -53,6 +53,9 @@ import { create, patch, remove, removeCollection, update } from './writes.js';
 
 export { deniedBy } from './access-review.js';
 
+/** How often a watch that allows bookmarks gets one by default: about once a minute, as the watch cache. */
+export const DEFAULT_BOOKMARK_MS = 60_000;
+
 /** Settings of the HTTP server. */
 export interface SimServerOptions {
 	store: Store;
@@ -63,7 +66,7 @@ export interface SimServerOptions {
 	audit: AuditLog;
 	/** The user name RBAC messages name (default `ctpool-sim`). */
 	user?: string;
-	/** How often a watch that allows bookmarks gets one (default 5,000 ms). */
+	/** How often a watch that allows bookmarks gets one (default 60,000 ms, as a real server). */
 	bookmarkIntervalMs?: number;
 	/** The containers' logs the kubelet writes (default: an empty set nobody writes to). */
 	logs?: PodLogs;
@@ -106,7 +109,7 @@ export class SimServer {
 			audit: opts.audit,
 			faults: opts.faults,
 			user: opts.user ?? 'ctpool-sim',
-			bookmarkMs: opts.bookmarkIntervalMs ?? 5000,
+			bookmarkMs: opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
 			logs: opts.logs ?? new PodLogs(),
 			watches: this.watches,
 			port: () => this.port,

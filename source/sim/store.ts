@@ -1,6 +1,6 @@
 /**
- * The in-memory object store of the simulated cluster: one global revision counter, a
- * bounded event history for watch replay, and the API server's write semantics (conflicts,
+ * The in-memory object store of the simulated cluster: one global revision counter, an
+ * event history for watch replay compacted by time as etcd is (and bounded in size), and the API server's write semantics (conflicts,
  * no-op updates, preconditions, finalizers, graceful pod deletion).
  */
 
@@ -69,8 +69,13 @@ export interface StoreWrite {
 
 /** Settings of a store. */
 export interface StoreOptions {
-	/** How many events the history keeps for watch replay (default 10,000). */
+	/** How many events the history keeps for watch replay at most (default 10,000). */
 	historySize?: number;
+	/**
+	 * How long the history keeps an event (ms, default 5 minutes, as the API server compacts
+	 * etcd): a watch from a resourceVersion older than that gets 410 Expired.
+	 */
+	compactionMs?: number;
 	/** Grace period for a pod delete that names none and whose spec names none (default 30 s). */
 	defaultGraceSeconds?: number;
 	/** The clock (default: Date.now). */
@@ -90,6 +95,9 @@ interface Watcher {
 }
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+
+/** How long the history keeps an event by default: the API server compacts etcd every 5 minutes. */
+export const DEFAULT_COMPACTION_MS = 5 * 60_000;
 
 /** An ISO timestamp with second precision, as the API server writes metav1.Time. */
 export function isoSeconds(ms: number): string {
@@ -140,6 +148,9 @@ export class Store implements SimStore {
 	private readonly data = new Map<ResourceName, Map<string, NsBucket>>();
 	private readonly historySize: number;
 	private readonly history: (StoredEvent | undefined)[];
+	/** When each event of the history was written (ms, same ring positions). */
+	private readonly historyAt: number[];
+	private readonly compactionMs: number;
 	private histStart = 0;
 	private histCount = 0;
 	private compacted = 0;
@@ -156,6 +167,8 @@ export class Store implements SimStore {
 	constructor(opts: StoreOptions = {}) {
 		this.historySize = Math.max(1, opts.historySize ?? 10_000);
 		this.history = new Array(this.historySize);
+		this.historyAt = new Array(this.historySize).fill(0);
+		this.compactionMs = Math.max(0, opts.compactionMs ?? DEFAULT_COMPACTION_MS);
 		this.defaultGraceSeconds = opts.defaultGraceSeconds ?? 30;
 		this.now = opts.now ?? Date.now;
 	}
@@ -167,7 +180,19 @@ export class Store implements SimStore {
 
 	/** The newest revision the history no longer holds (0 while nothing was dropped). */
 	compactedRevision(): number {
+		this.compactOld();
 		return this.compacted;
+	}
+
+	/** Drops the events older than the compaction window. */
+	private compactOld(): void {
+		const cutoff = this.now() - this.compactionMs;
+		while (this.histCount > 0 && this.historyAt[this.histStart]! < cutoff) {
+			this.compacted = this.history[this.histStart]!.revision;
+			this.history[this.histStart] = undefined;
+			this.histStart = (this.histStart + 1) % this.historySize;
+			this.histCount--;
+		}
 	}
 
 	// ---- reads -------------------------------------------------------------------------
@@ -260,6 +285,7 @@ export class Store implements SimStore {
 		after?: string,
 	): StoredEntry[] {
 		if (at >= this.rev) return this.listEntries(resource, opts, after);
+		this.compactOld();
 		if (at < this.compacted) throw continueExpired();
 		const keyOf = (o: SimObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 		const current = new Map<string, StoredEntry | null>();
@@ -656,15 +682,20 @@ export class Store implements SimStore {
 	}
 
 	private record(ev: StoredEvent): void {
+		const at = this.now();
 		if (this.histCount < this.historySize) {
-			this.history[(this.histStart + this.histCount) % this.historySize] = ev;
+			const i = (this.histStart + this.histCount) % this.historySize;
+			this.history[i] = ev;
+			this.historyAt[i] = at;
 			this.histCount++;
 		} else {
 			const dropped = this.history[this.histStart]!;
 			this.compacted = dropped.revision;
 			this.history[this.histStart] = ev;
+			this.historyAt[this.histStart] = at;
 			this.histStart = (this.histStart + 1) % this.historySize;
 		}
+		this.compactOld();
 	}
 
 	/** The history's events with a revision greater than `rev`, oldest first. */
@@ -746,6 +777,7 @@ export class Store implements SimStore {
 			deliver,
 		};
 		if (opts.fromRevision !== undefined) {
+			this.compactOld();
 			if (opts.fromRevision < this.compacted) throw expired(opts.fromRevision, this.compacted + 1);
 			for (const ev of this.eventsAfter(opts.fromRevision)) {
 				if (ev.resource !== resource) continue;

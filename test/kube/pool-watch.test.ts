@@ -296,6 +296,37 @@ describe('startPoolWatch', () => {
 		expect(rec.changes.some((c) => c.op === 'delete')).toBe(false);
 	});
 
+	test('a watch cut off for longer than the compaction window gets a real 410 and relists', async () => {
+		// A 300 ms window stands for the real 5 minutes; bookmarks keep their real minute.
+		const { sim, kube, rec } = await setup({ compactionMs: 300 });
+		start(kube, rec, { kinds: ['configmaps'] });
+		await until('synced', () => synced(rec));
+		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('keep') });
+		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('gone') });
+		await until('two objects', () => rec.objects.configmaps.size === 2);
+		const seen = Number(rec.objects.configmaps.get('gone')?.metadata.resourceVersion);
+
+		// Cut off for longer than the window, while the cluster changes: no fault forces a 410.
+		sim.faults.refuseConnectionsFor(1500);
+		sim.store.delete('configmaps', NS, 'gone');
+		sim.store.create('configmaps', configMap('new'));
+		const keep = sim.store.get('configmaps', NS, 'keep')!;
+		sim.store.update('configmaps', { ...keep, data: { changed: 'yes' } });
+
+		await until('the relist', () => rec.resets('configmaps') === 2, 20_000);
+		await until('synced', () => synced(rec));
+		expect(sim.store.compactedRevision()).toBeGreaterThan(seen);
+		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['keep', 'new']);
+		expect(rec.held('configmaps')).toEqual(await listed(kube, 'configmaps'));
+		expect(
+			(rec.objects.configmaps.get('keep') as { data?: Record<string, string> }).data?.changed,
+		).toBe('yes');
+		expect(rec.changes.some((c) => c.op === 'delete')).toBe(false);
+		// After the relist it follows changes again.
+		sim.store.create('configmaps', configMap('after'));
+		await until('after', () => rec.objects.configmaps.has('after'));
+	});
+
 	test('500s on list: reconnecting with the error, then synced', async () => {
 		const { sim, kube, rec } = await setup();
 		sim.faults.set({ errorRate: 1 });

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runSim } from '../../source/commands/sim.js';
 import type { SimCluster } from '../../source/sim/index.js';
 
@@ -86,6 +86,57 @@ describe('ctpool sim', () => {
 		expect(err.text()).toBe('');
 	});
 
+	it('--compaction and --bookmark-interval set the watch history window and the bookmarks', async () => {
+		const stop = new AbortController();
+		let cluster: SimCluster | undefined;
+		const exit = new Promise<number>((resolve) => {
+			void runSim(['--compaction', '300ms', '--bookmark-interval', '100ms'], {
+				stdout: sink(),
+				stderr: sink(),
+				signal: stop.signal,
+				onReady: (c) => {
+					cluster = c;
+				},
+			}).then(resolve);
+		});
+		try {
+			await vi.waitFor(() => expect(cluster).toBeDefined(), { timeout: 15_000 });
+			const c = cluster!;
+			const auth = { Authorization: `Bearer ${c.token}` };
+			const first = c.store.create('configmaps', {
+				apiVersion: 'v1',
+				kind: 'ConfigMap',
+				metadata: { name: 'a', namespace: 'corral' },
+			});
+			c.store.create('configmaps', {
+				apiVersion: 'v1',
+				kind: 'ConfigMap',
+				metadata: { name: 'b', namespace: 'corral' },
+			});
+			const base = `${c.url}/api/v1/namespaces/corral/configmaps?watch=true`;
+			// A bookmark comes within the interval (the watch ends at its 1 s timeout).
+			const live = await fetch(`${base}&allowWatchBookmarks=true&timeoutSeconds=1`, {
+				headers: auth,
+			});
+			expect(await live.text()).toContain('"type":"BOOKMARK"');
+			// More than the window after the second write, a watch from the first gets 410.
+			await vi.waitFor(
+				() =>
+					expect(c.store.compactedRevision()).toBeGreaterThan(
+						Number(first.metadata.resourceVersion),
+					),
+				{ timeout: 15_000 },
+			);
+			const old = await fetch(`${base}&resourceVersion=${first.metadata.resourceVersion}`, {
+				headers: auth,
+			});
+			expect(await old.text()).toContain('"code":410');
+		} finally {
+			stop.abort();
+			expect(await exit).toBe(0);
+		}
+	});
+
 	it('rejects bad flags with exit code 2', async () => {
 		for (const argv of [
 			['--nodes', '0'],
@@ -95,6 +146,8 @@ describe('ctpool sim', () => {
 			['--bogus'],
 			['--port'],
 			['--fault', 'latency=1ms', '--fault', 'latency=2ms'],
+			['--compaction', 'soon'],
+			['--bookmark-interval', '1ms'],
 		]) {
 			const err = sink();
 			expect(await runSim(argv, { stdout: sink(), stderr: err })).toBe(2);

@@ -255,6 +255,42 @@ describe('Store watches', () => {
 		expect(got).toEqual(['c5']);
 	});
 
+	it('compacts the history by time: 5 minutes by default, then 410 Expired', () => {
+		let now = Date.UTC(2026, 10, 30, 12);
+		const s = newStore({ now: () => now });
+		const old = s.create('configmaps', cm('old'));
+		now += 4 * 60_000;
+		const recent = s.create('configmaps', cm('recent'));
+		now += 60_000 + 1;
+		// Still within 5 minutes of the second write: a watch from the first replays it.
+		const got: string[] = [];
+		s.watch('configmaps', { fromRevision: Number(old.metadata.resourceVersion) }, (ev) =>
+			got.push(ev.object.metadata.name),
+		);
+		expect(got).toEqual(['recent']);
+		now += 4 * 60_000;
+		// Nothing was written meanwhile; the second write is now more than 5 minutes old.
+		const e = catchErr(() =>
+			s.watch('configmaps', { fromRevision: Number(old.metadata.resourceVersion) }, () => {}),
+		);
+		expect(e.code).toBe(410);
+		expect(e.message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+		// A watch from the newest revision needs no history and still works.
+		expect(() =>
+			s.watch('configmaps', { fromRevision: Number(recent.metadata.resourceVersion) }, () => {}),
+		).not.toThrow();
+		// A shorter window, as tests and `ctpool sim --compaction` set it.
+		const short = newStore({ now: () => now, compactionMs: 1000 });
+		const a = short.create('configmaps', cm('a'));
+		short.create('configmaps', cm('b'));
+		now += 1001;
+		expect(
+			catchErr(() =>
+				short.watch('configmaps', { fromRevision: Number(a.metadata.resourceVersion) }, () => {}),
+			).code,
+		).toBe(410);
+	});
+
 	it('turns label changes into ADDED and DELETED for a filtered watch', () => {
 		const s = newStore();
 		const a = s.create('configmaps', cm('one', { pool: 'desk' }));
