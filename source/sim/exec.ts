@@ -244,16 +244,29 @@ async function runSession(ws: WebSocket, ctx: ExecContext): Promise<void> {
 	const pod = ctx.store.get('pods', ctx.namespace, ctx.pod) as ExecPod | undefined;
 	const container = pod ? targetContainer(pod, q) : null;
 	let open = true;
+	// One frame at a time, each written out before the next: frames sent together would share
+	// one TLS record, and a client that polls the socket for each frame (the Python client's
+	// stream API) would never see the ones left in its TLS buffer, such as the status and close.
+	let written: Promise<void> = Promise.resolve();
 	const send = (channel: number, data: string | Buffer) => {
 		if (!open || ws.readyState !== ws.OPEN) return;
 		const body = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-		ws.send(Buffer.concat([Buffer.from([channel]), body]));
+		const frame = Buffer.concat([Buffer.from([channel]), body]);
+		written = written.then(
+			() =>
+				new Promise<void>((resolve) => {
+					if (ws.readyState !== ws.OPEN) resolve();
+					else ws.send(frame, () => resolve());
+				}),
+		);
 	};
 	const finish = (status: Record<string, unknown> | null) => {
 		if (!open) return;
 		if (status) send(STATUS, JSON.stringify(status));
 		open = false;
-		if (ws.readyState === ws.OPEN) ws.close(1000);
+		void written.then(() => {
+			if (ws.readyState === ws.OPEN) ws.close(1000);
+		});
 	};
 	if (!pod || !container || container instanceof SimError) {
 		finish({

@@ -37,22 +37,36 @@ export function kubectlAvailable(): boolean {
  * under CI=true, a failing test saying kubectl is missing.
  */
 export function describeKubectl(name: string, fn: () => void): void {
-	if (kubectlAvailable()) {
+	describeWithClient(name, kubectlAvailable(), 'kubectl is not on the PATH', fn);
+}
+
+/**
+ * A describe block that needs an independent client (kubectl, the Python client). When the
+ * client is missing: skipped with the reason printed, or, under CI=true, a failing test
+ * naming what is missing.
+ */
+export function describeWithClient(
+	name: string,
+	available: boolean,
+	missing: string,
+	fn: () => void,
+): void {
+	if (available) {
 		describe(name, fn);
 		return;
 	}
 	if (process.env.CI === 'true') {
 		describe(name, () => {
-			it('needs kubectl on the PATH (CI=true makes a missing kubectl a failure)', () => {
-				throw new Error('kubectl is not on the PATH; CI requires it for the kubectl tests');
+			it(`needs its client (CI=true makes a missing client a failure): ${missing}`, () => {
+				throw new Error(`${missing}; CI requires it for these tests`);
 			});
 		});
 		return;
 	}
-	// Reason: without kubectl there is no independent client to check the simulated cluster
-	// with; outside CI (above) that skips, saying so, rather than failing.
-	process.stdout.write(`[skip] ${name}: kubectl is not on the PATH\n`);
-	describe.skip(`${name} (skipped: kubectl is not on the PATH)`, fn);
+	// Reason: without the client there is no independent check of the simulated cluster;
+	// outside CI (above) that skips, saying so, rather than failing.
+	process.stdout.write(`[skip] ${name}: ${missing}\n`);
+	describe.skip(`${name} (skipped: ${missing})`, fn);
 }
 
 /** Options of a kubectl run. */
