@@ -1,0 +1,57 @@
+/**
+ * How long a release takes on the simulated cluster at real pace (time scale 1, the real
+ * 30 s termination grace period): a small pool, each member claimed, then released one
+ * after the other; prints each release's time and the median.
+ *
+ * Run: npx vite-node bench/release-timing.ts [members, default 3]
+ */
+
+import { apply, claim, createEngineContext, readPool, release } from '../source/engine/index.js';
+import { loadKube } from '../source/kube/config.js';
+import { startSimCluster } from '../source/sim/index.js';
+
+const POOL = 'timing';
+
+async function main(): Promise<void> {
+	const size = Number(process.argv[2] ?? 3);
+	if (!Number.isInteger(size) || size < 1) throw new Error('members must be a whole number >= 1');
+	const sim = await startSimCluster();
+	try {
+		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
+		const ctx = createEngineContext(kube, { actor: 'release-timing' });
+		await apply(ctx, POOL, {
+			image: 'ghcr.io/example/desktop:1',
+			cpu: '1',
+			memory: '512Mi',
+			disk: '5Gi',
+			storageClass: '',
+			privileged: false,
+			init: false,
+			mode: 'ephemeral',
+			size,
+		});
+		for (;;) {
+			const snap = await readPool(ctx, POOL);
+			if (snap.members.filter((m) => m.state === 'Ready').length === size) break;
+			await new Promise((r) => setTimeout(r, 200));
+		}
+		const members: string[] = [];
+		for (let i = 1; i <= size; i++)
+			members.push((await claim(ctx, POOL, `u${i}@example.com`)).member);
+		const times: number[] = [];
+		for (const [i, member] of members.entries()) {
+			const t0 = performance.now();
+			await release(ctx, POOL, member, `u${i + 1}@example.com`);
+			const ms = performance.now() - t0;
+			times.push(ms);
+			process.stdout.write(`release ${member}: ${(ms / 1000).toFixed(2)} s\n`);
+		}
+		const sorted = [...times].sort((a, b) => a - b);
+		const median = sorted[Math.floor(sorted.length / 2)]!;
+		process.stdout.write(`median of ${times.length}: ${(median / 1000).toFixed(2)} s\n`);
+	} finally {
+		await sim.close();
+	}
+}
+
+await main();
