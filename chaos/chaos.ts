@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { apply, createEngineContext, reconcile } from '../source/engine/index.js';
 import { loadKube } from '../source/kube/config.js';
 import type { PoolSpec } from '../source/pool/spec.js';
-import { type FaultCounts, startSimCluster } from '../source/sim/index.js';
+import {
+	DEFAULT_BOOKMARK_MS,
+	DEFAULT_COMPACTION_MS,
+	type FaultCounts,
+	startSimCluster,
+} from '../source/sim/index.js';
 import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
@@ -138,7 +143,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	const sim = await startSimCluster({
 		kubeconfigPath: join(dir, 'kubeconfig'),
 		config: { timeScale: options.timeScale, containerStartMs: 3000 },
-		bookmarkIntervalMs: 1000,
+		// A real server's watch history (5 minutes) and bookmarks (a minute), at the run's pace.
+		compactionMs: DEFAULT_COMPACTION_MS * options.timeScale,
+		bookmarkIntervalMs: DEFAULT_BOOKMARK_MS * options.timeScale,
 	});
 	const extraViolations: Finding[] = [];
 	const extraWarnings: Finding[] = [];

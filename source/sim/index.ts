@@ -18,7 +18,9 @@ export { defaultClusterConfig } from './config.js';
 export type { SimControllers } from './controllers/index.js';
 export type { FaultCounts, FaultSettings, FaultSwitch } from './faults.js';
 export { parseFaultSpec } from './faults.js';
+export { DEFAULT_BOOKMARK_MS } from './server.js';
 export type { Store } from './store.js';
+export { DEFAULT_COMPACTION_MS } from './store.js';
 
 /** The name of the cluster, user and context the kubeconfig holds. */
 export const SIM_CONTEXT = 'ctpool-sim';

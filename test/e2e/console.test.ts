@@ -28,6 +28,9 @@ const spec = (size: number): PoolSpec => ({
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')
 	process.stdout.write('[skip] the console tests with kubectl: kubectl is not on the PATH\n');
+/** A finalizer the tests put on an object to hold its deletion until they let go. */
+const HOLD = 'test.ctpool.dev/hold';
+
 let sim: TestSim;
 let kube: Kube;
 let t: TestTerminal | null = null;
@@ -35,7 +38,7 @@ let pool = 0;
 
 beforeAll(async () => {
 	requireBuild();
-	// a fifth of real pace: a container starts in 0.3 s, a pod terminates in 0.2 s
+	// a fifth of real pace: a container starts in 0.3 s; ctpool's 1 s grace lasts 0.2 s
 	sim = await startTestSim({ config: { timeScale: 0.2 } });
 	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 });
@@ -104,8 +107,22 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		);
 		term.write('x');
 		await term.waitFor(`Release ${member} (held by zoe@example.com) with --force?`, SLOW);
+		// A finalizer of the test's holds the PVC, so that Terminating lasts until the screen has
+		// shown it (ctpool's 1 s grace is 0.2 s here, too short to count on under load).
+		const store = sim.cluster.store;
+		const pvcName = `${member}-data`;
+		const finalizers = (add: boolean) => {
+			const pvc = store.get('persistentvolumeclaims', 'corral', pvcName)!;
+			const rest = (pvc.metadata.finalizers ?? []).filter((f) => f !== HOLD);
+			store.update('persistentvolumeclaims', {
+				...pvc,
+				metadata: { ...pvc.metadata, finalizers: add ? [...rest, HOLD] : rest },
+			});
+		};
+		finalizers(true);
 		term.write('y');
 		await term.waitFor(new RegExp(`${member}\\s+Terminating`), SLOW);
+		finalizers(false);
 		await term.waitFor(new RegExp(`${member}\\s+Ready\\s+-\\s`), SLOW);
 		await term.waitFor(`released ${member} (claimed by zoe@example.com)`, SLOW);
 	});
