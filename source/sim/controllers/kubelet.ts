@@ -168,11 +168,9 @@ export class Kubelet {
 		const pod = e.object as Pod;
 		const uid = pod.metadata.uid ?? '';
 		if (e.type === 'DELETED') {
+			const run = this.runs.get(uid);
+			if (run) this.forget(run);
 			this.timers.clearOwner(uid);
-			for (const c of this.runs.get(uid)?.containers ?? []) {
-				for (const id of c.logIds) this.logs.drop(id);
-			}
-			this.runs.delete(uid);
 			this.terminating.delete(uid);
 			return;
 		}
@@ -570,6 +568,12 @@ export class Kubelet {
 		this.write(run);
 	}
 
+	/** The pod of a run is gone: the run and its containers' logs go with it. */
+	private forget(run: PodRun): void {
+		for (const c of run.containers) for (const id of c.logIds) this.logs.drop(id);
+		if (this.runs.get(run.uid) === run) this.runs.delete(run.uid);
+	}
+
 	/** A container started: a new log, the older ones but the previous run's dropped. */
 	private startLog(run: PodRun, c: ContainerRun): void {
 		const id = c.containerID;
@@ -644,7 +648,7 @@ export class Kubelet {
 		const obj = this.store.get('pods', namespace, name);
 		if (!obj || obj.metadata.uid !== run.uid) {
 			this.timers.clearOwner(run.uid);
-			this.runs.delete(run.uid);
+			this.forget(run);
 			return;
 		}
 		const pod = copyOf<Pod>(obj);
