@@ -83,7 +83,8 @@ describe('pod termination', () => {
 	});
 
 	it("lets a container running the image's own entrypoint exit within about a second", async () => {
-		cluster = startTestCluster({ timeScale: 0.05 });
+		// A fifth of real pace: its half second is 0.1 s, the 30 s grace would be 6 s.
+		cluster = startTestCluster({ timeScale: 0.2 });
 		const { store } = cluster;
 		store.create('pods', podManifest('own', { command: null }));
 		await waitFor(store, 'own Ready', () => isReady(pod(store, 'own')));
@@ -91,7 +92,8 @@ describe('pod termination', () => {
 		// It exited on SIGTERM (exit 0), not at the end of the 30 s grace (SIGKILL, 137).
 		expect(terminated(last)).toMatchObject({ exitCode: 0, reason: 'Completed' });
 		expect(last.status.phase).toBe('Succeeded');
-		expect(seconds).toBeLessThan(30);
+		// About a second (with room for a loaded machine), far from the 30 s grace period.
+		expect(seconds).toBeLessThan(5);
 	});
 
 	it("keeps Corral's privileged bootstrap and a plain shell until SIGKILL", async () => {
