@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuditLog } from './audit.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
+import { ContainerLogs } from './container-logs.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
 import { FaultSwitch } from './faults.js';
-import { PodLogs } from './pod-logs.js';
 import { SimServer } from './server.js';
 import { Store } from './store.js';
 
@@ -149,7 +149,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	const faults = new FaultSwitch();
 	const audit = new AuditLog();
 	store.onWrite((w) => audit.recordWrite(w));
-	const logs = new PodLogs();
+	const logs = new ContainerLogs();
 	const server = new SimServer({
 		store,
 		config,

@@ -6,8 +6,8 @@
  */
 
 import type { ServerResponse } from 'node:http';
+import type { ContainerLogs, LogLine } from './container-logs.js';
 import { badRequest, notFound, pathNotFound, SimError } from './errors.js';
-import type { LogLine, PodLogs } from './pod-logs.js';
 import { queryBool, queryInt } from './query.js';
 import type { Route } from './routing.js';
 import type { ServerContext } from './server-context.js';
@@ -167,7 +167,7 @@ export function logTimestamp(ms: number): string {
  */
 export function servePodLog(
 	res: ServerResponse,
-	logs: PodLogs,
+	logs: ContainerLogs,
 	id: string | undefined,
 	opts: PodLogQuery,
 ): void {

@@ -6,8 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import type { AuditLog } from './audit.js';
 import type { SimClusterConfig } from './config.js';
+import type { ContainerLogs } from './container-logs.js';
 import type { FaultSwitch } from './faults.js';
-import type { PodLogs } from './pod-logs.js';
 import type { Store } from './store.js';
 
 /** An open watch response, which the server can end (cleanly or abruptly). */
@@ -33,7 +33,7 @@ export interface ServerContext {
 	/** How often a watch that allows bookmarks gets one (ms). */
 	readonly bookmarkMs: number;
 	/** The containers' logs, as the kubelet writes them. */
-	readonly logs: PodLogs;
+	readonly logs: ContainerLogs;
 	/** The open watch streams. */
 	readonly watches: Set<WatchStream>;
 	/** The port the server listens on (0 before listen). */

@@ -20,6 +20,7 @@ import type { AuditLog } from './audit.js';
 import { whoFromUserAgent } from './audit.js';
 import { selfSignedCertificate } from './cert.js';
 import type { SimClusterConfig } from './config.js';
+import { ContainerLogs } from './container-logs.js';
 import {
 	badRequest,
 	internalError,
@@ -33,7 +34,6 @@ import { type ExecContext, execPreflight, execUpgrade } from './exec.js';
 import type { FaultSwitch } from './faults.js';
 import { fail, send, sendError, sendObj } from './http-io.js';
 import { podLog } from './pod-log.js';
-import { PodLogs } from './pod-logs.js';
 import { queryBool } from './query.js';
 import { get, list } from './reads.js';
 import {
@@ -69,7 +69,7 @@ export interface SimServerOptions {
 	/** How often a watch that allows bookmarks gets one (default 60,000 ms, as a real server). */
 	bookmarkIntervalMs?: number;
 	/** The containers' logs the kubelet writes (default: an empty set nobody writes to). */
-	logs?: PodLogs;
+	logs?: ContainerLogs;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -110,7 +110,7 @@ export class SimServer {
 			faults: opts.faults,
 			user: opts.user ?? 'ctpool-sim',
 			bookmarkMs: opts.bookmarkIntervalMs ?? DEFAULT_BOOKMARK_MS,
-			logs: opts.logs ?? new PodLogs(),
+			logs: opts.logs ?? new ContainerLogs(),
 			watches: this.watches,
 			port: () => this.port,
 		};

@@ -1,8 +1,8 @@
 /** The log endpoint's choices and errors, and the bound on each container's log. */
 
 import { describe, expect, it } from 'vitest';
+import { ContainerLogs } from '../../source/sim/container-logs.js';
 import { logContainerId, logTimestamp, podLogQuery } from '../../source/sim/pod-log.js';
-import { PodLogs } from '../../source/sim/pod-logs.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 
 function pod(containerStatus: Record<string, unknown>, nodeName = 'node-a'): SimObject {
@@ -80,7 +80,7 @@ describe('pods/log', () => {
 	});
 
 	it('keeps each container log within its bound and ends its followers', () => {
-		const logs = new PodLogs({ maxLines: 3, maxBytes: 1000 });
+		const logs = new ContainerLogs({ maxLines: 3, maxBytes: 1000 });
 		logs.open('c');
 		const seen: string[] = [];
 		let ended = false;
@@ -88,7 +88,7 @@ describe('pods/log', () => {
 		for (let i = 0; i < 10; i++) logs.write('c', `line ${i}`);
 		expect(logs.lines('c')?.map((l) => l.text)).toEqual(['line 7', 'line 8', 'line 9']);
 		expect(seen).toHaveLength(10);
-		const bytes = new PodLogs({ maxLines: 100, maxBytes: 20 });
+		const bytes = new ContainerLogs({ maxLines: 100, maxBytes: 20 });
 		bytes.open('b');
 		for (let i = 0; i < 10; i++) bytes.write('b', `line ${i}`);
 		expect(bytes.lines('b')?.map((l) => l.text)).toEqual(['line 8', 'line 9']);

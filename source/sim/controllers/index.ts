@@ -1,7 +1,7 @@
 /** The simulated cluster's controllers: scheduler, kubelet, volume provisioner, events. */
 
 import type { SimClusterConfig } from '../config.js';
-import { PodLogs } from '../pod-logs.js';
+import { ContainerLogs } from '../container-logs.js';
 import type { SimEvent, SimStore } from '../store-api.js';
 import { ClusterNodes } from './cluster-nodes.js';
 import { type ControllerError, ControllerErrors } from './controller-errors.js';
@@ -26,7 +26,7 @@ export interface SimControllers {
 	/** Errors the controllers hit and could not act on (store races excluded); empty when healthy. */
 	errors(): ControllerError[];
 	/** The containers' logs, as the kubelet writes them (the log endpoint reads them). */
-	logs: PodLogs;
+	logs: ContainerLogs;
 	/** Pods waiting for room or a claim, and pending controller timers (for tests, benchmarks). */
 	backlog(): { waitingPods: number; timers: number };
 }
@@ -41,7 +41,7 @@ const FOLLOWED = ['nodes', 'persistentvolumeclaims', 'pods'];
 export function startControllers(
 	store: SimStore,
 	config: SimClusterConfig,
-	logs: PodLogs = new PodLogs(),
+	logs: ContainerLogs = new ContainerLogs(),
 ): SimControllers {
 	const errors = new ControllerErrors();
 	const nodes = new ClusterNodes(config);

@@ -6,13 +6,13 @@
  * first; a container whose PID 1 ignores it (`sleep infinity`, a plain shell, Corral's
  * bootstrap) stays until SIGKILL at the end of the grace period, one whose entrypoint
  * handles it exits within about a second; then the pod object is removed. The containers
- * write their log lines to the PodLogs as they run. All delays scale with config.timeScale.
+ * write their log lines to the ContainerLogs as they run. All delays scale with config.timeScale.
  */
 
 import { createHash } from 'node:crypto';
 import type { SimClusterConfig } from '../config.js';
+import { ContainerLogs } from '../container-logs.js';
 import { qosClass } from '../defaults.js';
-import { PodLogs } from '../pod-logs.js';
 import type { SimEvent, SimStore } from '../store-api.js';
 import type { ClusterNodes } from './cluster-nodes.js';
 import {
@@ -146,7 +146,7 @@ export class Kubelet {
 		private readonly events: EventRecorder,
 		private readonly errors: ControllerErrors,
 		/** Where the containers write their log lines. */
-		readonly logs: PodLogs = new PodLogs(),
+		readonly logs: ContainerLogs = new ContainerLogs(),
 	) {
 		this.timers = new ScaledTimers(config.timeScale, errors, 'kubelet');
 		this.queue = new WorkQueue(

@@ -24,7 +24,7 @@ interface ContainerLog {
 }
 
 /** Bounds of one container's log. */
-export interface PodLogsOptions {
+export interface ContainerLogsOptions {
 	/** Lines kept per container (oldest dropped first; default 1,000). */
 	maxLines?: number;
 	/** Bytes kept per container (oldest lines dropped first; default 256 KiB). */
@@ -32,12 +32,12 @@ export interface PodLogsOptions {
 }
 
 /** Every container's log, by container ID (`containerd://...`). */
-export class PodLogs {
+export class ContainerLogs {
 	private readonly logs = new Map<string, ContainerLog>();
 	private readonly maxLines: number;
 	private readonly maxBytes: number;
 
-	constructor(opts: PodLogsOptions = {}) {
+	constructor(opts: ContainerLogsOptions = {}) {
 		this.maxLines = Math.max(1, opts.maxLines ?? 1000);
 		this.maxBytes = Math.max(1, opts.maxBytes ?? 256 * 1024);
 	}
