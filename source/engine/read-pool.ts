@@ -2,7 +2,13 @@
 
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
-import { groupMembers, type MemberView, memberView, type PoolFacts } from '../pool/member-state.js';
+import {
+	groupMembers,
+	type MemberView,
+	memberView,
+	type PoolFacts,
+	type PoolObjects,
+} from '../pool/member-state.js';
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { sourceHash } from '../pool/source-hash.js';
@@ -11,6 +17,7 @@ import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../
 import { checkPoolName, clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
+import { probeForeign } from './foreign-objects.js';
 import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
 
 /** A pool as it is now: its definition (or why it is unreadable), members and counts. */
@@ -29,7 +36,7 @@ export interface PoolSnapshot {
 export function snapshotOf(
 	pool: string,
 	configMap: ConfigMapObject,
-	objects: ListedObjects,
+	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
 	now: number,
 ): PoolSnapshot {
 	let spec: PoolSpec | null = null;
@@ -54,7 +61,13 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 		listPoolObjects(ctx, pool),
 	]);
 	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
-	return snapshotOf(pool, configMap, objects, ctx.now());
+	const first = snapshotOf(pool, configMap, objects, ctx.now());
+	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
+	// for them by name where a member lacks its own (usually few members).
+	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
+	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
+	if (foreign.length === 0) return first;
+	return snapshotOf(pool, configMap, { ...objects, foreign }, ctx.now());
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */

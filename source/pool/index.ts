@@ -5,6 +5,7 @@ export * from './lease.js';
 export * from './member-state.js';
 export * from './names.js';
 export * from './objects.js';
+export * from './ownership.js';
 export * from './quantity.js';
 export * from './source-hash.js';
 export * from './spec.js';
