@@ -54,7 +54,15 @@ export function checkIdentity(identity: string): void {
 		throw new PoolError(identity === RECONCILER_IDENTITY ? 'reserved-identity' : 'usage', problem);
 }
 
-/** Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free. */
+/** The claims of this process in flight, by cluster connection, then namespace, pool and identity. */
+const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free.
+ * Claims of one identity in one process run one after another (the second answers with the
+ * member the first won), so that concurrent claims answer as the same claims in sequence
+ * would; claims of different identities run at once.
+ */
 export async function claim(
 	ctx: EngineContext,
 	pool: string,
@@ -62,6 +70,25 @@ export async function claim(
 ): Promise<ClaimResult> {
 	checkPoolName(pool);
 	checkIdentity(identity);
+	let byKey = inFlight.get(ctx.kube);
+	if (!byKey) {
+		byKey = new Map();
+		inFlight.set(ctx.kube, byKey);
+	}
+	const key = JSON.stringify([ctx.namespace, pool, identity]);
+	const before = byKey.get(key);
+	const mine = (before ? before.catch(() => {}) : Promise.resolve()).then(() =>
+		claimNow(ctx, pool, identity),
+	);
+	byKey.set(key, mine);
+	try {
+		return await mine;
+	} finally {
+		if (byKey.get(key) === mine) byKey.delete(key);
+	}
+}
+
+async function claimNow(ctx: EngineContext, pool: string, identity: string): Promise<ClaimResult> {
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
 	const startedAt = Date.now();
