@@ -163,6 +163,21 @@ async function releaseMember(
 		destroyError = failureText(err);
 	}
 	let quarantined = false;
+	if (destroyError && ctx.signal?.aborted) {
+		// Abandoned (the console quit twice, a signal): the reconciler's Lease is set to expire
+		// at once instead of in 10 minutes, so the next reconcile takes it over and makes the
+		// member again from the image; until then nobody can claim it.
+		const expired = await replaceLease(ctx, held, {
+			holder: RECONCILER_IDENTITY,
+			durationSeconds: 1,
+			transfer: false,
+		}).catch(() => null);
+		const failure = expired
+			? `release of ${member} abandoned while ${destroyError}; its Lease expires at once, so the next reconcile makes it again`
+			: `release of ${member} abandoned while ${destroyError}; its reconciler Lease expires in 10 minutes, then the next reconcile makes it again`;
+		emitEvent(ctx, { pool, member, action: 'release', outcome: 'error', message: failure });
+		throw new PoolError('failed', failure);
+	}
 	if (destroyError) {
 		quarantined = await quarantine(ctx, pool, member, identity, destroyError);
 	} else if (index <= spec.size) {

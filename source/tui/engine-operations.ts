@@ -44,6 +44,11 @@ export interface EngineOperations extends ConsoleOperations {
 	loop: ReconcileLoop;
 	/** Stops the loop and aborts the waits of running operations. */
 	close(): void;
+	/**
+	 * Resolves once the user operation in flight has ended (at once when none runs), or after
+	 * at most timeoutMs: an abandoned operation hands its member back before ctpool exits.
+	 */
+	settle(timeoutMs: number): Promise<void>;
 }
 
 /** Creates the console's operations over the engine. */
@@ -80,7 +85,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		}
 		s.setBusy({ label });
 		const { ctx, seen } = context();
-		void (async () => {
+		running = (async () => {
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
 				store.getState().setStatus(message, 'ok');
@@ -102,6 +107,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			}
 		})();
 	};
+	let running: Promise<void> | null = null;
 
 	const reconcileWith = async (ctx: EngineContext, pool: string): Promise<string> => {
 		const result = await reconcile(ctx, pool);
@@ -225,6 +231,17 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		close() {
 			loop.stop();
 			abort.abort();
+		},
+		async settle(timeoutMs) {
+			if (!running || store.getState().busy === null) return;
+			let timer: NodeJS.Timeout | undefined;
+			await Promise.race([
+				running,
+				new Promise<void>((resolve) => {
+					timer = setTimeout(resolve, timeoutMs);
+				}),
+			]);
+			clearTimeout(timer);
 		},
 	};
 }

@@ -36,9 +36,25 @@ function editText(value: string, input: string, key: Key): string | null {
 	return null;
 }
 
+/**
+ * Quits, or, while an operation runs, asks to quit once it has finished (the status line
+ * says so); a second quit abandons it.
+ */
+export function requestQuit(store: ConsoleStore, exit: () => void): void {
+	const s = store.getState();
+	if (s.busy && s.request?.kind !== 'finish') {
+		s.setRequest({ kind: 'finish' });
+		s.setStatus(
+			`finishing ${sanitize(s.busy.label)} before quitting; q or Ctrl-C again abandons it (the next reconcile then repairs the member)`,
+		);
+		return;
+	}
+	s.setRequest({ kind: s.busy ? 'abandon' : 'quit' });
+	exit();
+}
+
 function quit(ctx: KeyContext): void {
-	ctx.store.getState().setRequest({ kind: 'quit' });
-	ctx.exit();
+	requestQuit(ctx.store, ctx.exit);
 }
 
 /** Handles one key press. */

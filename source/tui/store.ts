@@ -80,7 +80,13 @@ export interface ConsoleSession {
 }
 
 /** What the runner must do once the app unmounts. */
-export type ConsoleRequest = { kind: 'quit' } | { kind: 'console'; member: string };
+export type ConsoleRequest =
+	| { kind: 'quit' }
+	/** Quit once the operation in flight has finished (a first q, Ctrl-C, SIGTERM or SIGHUP). */
+	| { kind: 'finish' }
+	/** Quit now, abandoning the operation in flight (it hands the member back to reconcile). */
+	| { kind: 'abandon' }
+	| { kind: 'console'; member: string };
 
 /** The live reconcile loop. */
 export interface LoopState {
