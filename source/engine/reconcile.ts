@@ -20,6 +20,7 @@ import { describeDrift, sourceHash } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
+import { bounded } from '../text/sanitize.js';
 import { mapLimit } from './bounded-map.js';
 import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
@@ -288,7 +289,7 @@ async function startClaimed(
 		member,
 		action: 'start',
 		outcome: 'start',
-		message: `start ${member} (claimed by ${plan.view.holder})`,
+		message: `start ${member} (claimed by ${bounded(plan.view.holder)})`,
 	});
 	try {
 		const [lease, now] = await Promise.all([readLease(ctx, member), readMember(ctx, pool, member)]);
@@ -313,7 +314,7 @@ async function startClaimed(
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
-			message: `${ctx.actor} started ${member} (claimed by ${plan.view.holder})`,
+			message: `${ctx.actor} started ${member} (claimed by ${bounded(plan.view.holder)})`,
 		});
 		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
 		return { member, step: 'start', ok: true };

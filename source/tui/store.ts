@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
 import type { ConnectionState, WatchChange, WatchKind } from '../kube/pool-watch.js';
+import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
 import type { MemberRow } from './member-row.js';
@@ -271,7 +272,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		logEvent(e) {
-			const entry: LogEntry = { ...e, id: nextLogId++ };
+			const entry: LogEntry = { ...e, message: boundedString(e.message), id: nextLogId++ };
 			const log = get().log;
 			set({
 				log:

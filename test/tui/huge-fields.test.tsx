@@ -1,0 +1,54 @@
+/**
+ * Issue 12, finding 4: a huge field (a 1 MB Lease holder, PVC annotation and pod message)
+ * keeps the console responsive: the table renders, Enter opens the details, Esc and q work,
+ * and no line is longer than the screen. Render completion is asserted, not timings.
+ */
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { CONSOLE_STRING_BOUND } from '../../source/tui/bounded-object.js';
+import { member, spec } from './fixtures.js';
+import { lines, storeWith } from './helpers.js';
+import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
+
+let r: RenderedConsole | null = null;
+afterEach(() => {
+	r?.unmount();
+	r = null;
+});
+
+const MB = 1024 * 1024;
+const huge = `holder-${'h'.repeat(MB)}`;
+
+function objects() {
+	const s = spec({ size: 2 });
+	const objs = [...member('desk', 1, s, { holder: huge }), ...member('desk', 2, s)];
+	for (const o of objs) {
+		(o.metadata as { annotations?: Record<string, string> }).annotations = {
+			...(o.metadata as { annotations?: Record<string, string> }).annotations,
+			note: 'n'.repeat(MB),
+		};
+	}
+	return { s, objs };
+}
+
+describe('a 1 MB field', () => {
+	it('is cut when it enters the console: rows, details, Esc and q all work', async () => {
+		const { s, objs } = objects();
+		const store = storeWith(objs, { spec: s });
+		// what the console holds is already bounded
+		const row = store.getState().pools.desk?.rows.find((x) => x.name === 'desk-1');
+		expect(row?.leaseHolder.length).toBeLessThanOrEqual(CONSOLE_STRING_BOUND + 1);
+		r = await renderConsole(store, { columns: 100, rows: 24 });
+		expect(r.lastFrame()).toContain('desk-1');
+		expect(Math.max(...lines(r.lastFrame()).map((l) => l.length))).toBeLessThan(400);
+		await r.press(KEY.enter);
+		expect(store.getState().screen).toBe('details');
+		expect(r.lastFrame()).toContain('holder-hhh');
+		expect(Math.max(...lines(r.lastFrame()).map((l) => l.length))).toBeLessThan(400);
+		await r.press(KEY.escape);
+		expect(store.getState().screen).toBe('members');
+		await r.press('q');
+		await r.exited();
+		expect(store.getState().request?.kind).toBe('quit');
+	}, 60_000);
+});
