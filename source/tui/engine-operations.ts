@@ -15,6 +15,7 @@ import { describeError } from '../kube/errors.js';
 import { memberEvents } from './member-events.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
+import { authWord } from './staleness.js';
 import type { ConsoleStore } from './store.js';
 
 /** The identity the console acts as when none is given: `<user>@ctpool`. */
@@ -72,6 +73,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		return { ctx, seen };
 	};
 
+	/** Shows refused credentials (401/403) in the header. */
+	const noteAuth = (message: string) => {
+		if (authWord(message)) store.getState().setAuthProblem(message);
+	};
+
 	/** Runs a user action with the spinner; its outcome goes to the status line and the log. */
 	const act = (
 		label: string,
@@ -89,8 +95,10 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
 				store.getState().setStatus(message, 'ok');
+				store.getState().setAuthProblem(null);
 			} catch (err) {
 				const message = describeError(err);
+				noteAuth(message);
 				store.getState().setStatus(message, 'error');
 				if (!seen.error)
 					store.getState().logEvent({
@@ -149,10 +157,13 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			try {
 				const result = await reconcile(ctx, pool);
 				if (result.actions.length > 0 || result.errors.length > 0) flush();
+				const refused = result.errors.find((e) => authWord(e) !== null);
+				store.getState().setAuthProblem(refused ?? null);
 			} catch (err) {
 				flush();
-				if (held.some((e) => e.outcome === 'error')) return;
 				const message = describeError(err);
+				noteAuth(message);
+				if (held.some((e) => e.outcome === 'error')) return;
 				store.getState().logEvent({
 					time: Date.now(),
 					actor,

@@ -103,6 +103,8 @@ export interface ConsoleState {
 	now: number;
 	connection: ConnectionState;
 	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
+	/** What the API said when it last refused the credentials (401/403) to an operation or a reconcile; null once one succeeds. */
+	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
 	poolNames: readonly string[];
@@ -135,6 +137,8 @@ export interface ConsoleState {
 export interface ConsoleActions {
 	/** Applies one watch batch in one update; derives only the members it touched. */
 	applyBatch(changes: readonly WatchChange[]): void;
+	/** Records a refusal of the credentials (401/403), or clears it (null). */
+	setAuthProblem(problem: string | null): void;
 	/** Records the watch connection state. */
 	setConnection(
 		overall: ConnectionState,
@@ -212,6 +216,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		session,
 		now: now0,
 		connection: { phase: 'connecting', since: now0 },
+		authProblem: null,
 		connectionByKind: {},
 		revision: 0,
 		poolNames: [],
@@ -253,6 +258,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				if (names.join('\n') !== poolNames.join('\n')) poolNames = names;
 			}
 			set({ pools, poolNames, revision: state.revision + 1 });
+		},
+
+		setAuthProblem(problem) {
+			if (get().authProblem !== problem) set({ authProblem: problem });
 		},
 
 		setConnection(overall, byKind) {
