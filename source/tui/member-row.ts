@@ -3,10 +3,13 @@
 import {
 	CT_SPEC_ANNOTATION,
 	describeDrift,
+	type MemberObjectKind,
 	type MemberObjects,
 	type MemberView,
 	memberView,
+	notFreeReason,
 	type PoolSpec,
+	type PoolStatus,
 	SOURCE_FIELDS,
 	type SourceFields,
 	sourceFields,
@@ -26,6 +29,30 @@ export interface MemberRow extends MemberView {
 export interface RowPool {
 	spec: PoolSpec | null;
 	sourceHash: string | null;
+	/** The status the last reconcile recorded: its errors name objects the watches cannot see. */
+	recorded?: PoolStatus | null;
+}
+
+/**
+ * The recorded error about objects under the member's name that are not the pool's (found
+ * by reconcile, which looks them up by name; the watches see only the pool's labels), with
+ * the kinds it names; null when there is none.
+ */
+export function recordedForeign(
+	errors: readonly string[] | undefined,
+	member: string,
+): { text: string; kinds: MemberObjectKind[] } | null {
+	for (const e of errors ?? []) {
+		const at = e.indexOf(`${member}: a`);
+		if (at < 0 || !e.includes("not this pool's")) continue;
+		if (at > 0 && !/\s$/.test(e.slice(0, at))) continue;
+		const text = e.slice(at);
+		const kinds = [...text.matchAll(/\ba (pod|PVC|Lease|Service)\b/g)].map(
+			(m) => m[1] as MemberObjectKind,
+		);
+		return { text, kinds };
+	}
+	return null;
 }
 
 /** The source fields a member was built from, read from its PVC's CT spec annotation. */
@@ -49,7 +76,15 @@ export function memberSource(objects: MemberObjects): Partial<SourceFields> | nu
 export function memberRow(objects: MemberObjects, pool: RowPool, now: number): MemberRow {
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
 	const size = pool.spec?.size ?? Number.MAX_SAFE_INTEGER;
-	const view = memberView(objects, { size, sourceHash: pool.sourceHash }, now);
+	let view = memberView(objects, { size, sourceHash: pool.sourceHash }, now);
+	if (view.foreign.length === 0) {
+		const seen = recordedForeign(pool.recorded?.errors, view.name);
+		if (seen) view = { ...view, foreign: seen.kinds, free: false };
+	}
+	// What keeps the member from being used, said in its row: "desk-7: a pod of that name is
+	// not this pool's; ctpool will not touch it", or a Lease whose times make no sense.
+	if (view.foreign.length > 0 || view.leaseProblem)
+		view = { ...view, message: notFreeReason(view) ?? '' };
 	let drift: string[] = [];
 	if (view.drifted && pool.spec) {
 		drift = describeDrift(memberSource(objects), sourceFields(pool.spec));

@@ -52,3 +52,31 @@ describe('a 1 MB field', () => {
 		expect(store.getState().request?.kind).toBe('quit');
 	}, 60_000);
 });
+
+describe("objects under a member name that are not the pool's", () => {
+	it("are named in the member's row from the recorded status, and the member is not free", async () => {
+		const s = spec({ size: 2 });
+		const status = {
+			observedAt: '2026-11-29T10:00:00Z',
+			members: [],
+			errors: [
+				"start desk-2: desk-2: a pod of that name is not this pool's; ctpool will not touch it (rename or remove it, or use another pool name)",
+			],
+		};
+		const store = storeWith(
+			[...member('desk', 1, s), ...member('desk', 2, s, { state: 'Stopped' })],
+			{
+				spec: s,
+				status,
+			},
+		);
+		const row = store.getState().pools.desk?.rows.find((x) => x.name === 'desk-2');
+		expect(row?.free).toBe(false);
+		expect(row?.foreign).toEqual(['pod']);
+		r = await renderConsole(store, { columns: 160, rows: 24 });
+		expect(lines(r.lastFrame()).find((l) => l.startsWith('desk-2')) ?? '').toContain(
+			"desk-2: a pod of that name is not this pool's",
+		);
+		expect(store.getState().pools.desk?.counts.free).toBe(1);
+	});
+});
