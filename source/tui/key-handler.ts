@@ -167,7 +167,13 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });
 			return;
 		case Command.Release:
-			if (row) s.setPrompt({ kind: 'release', member: row.name, holder: row.leaseHolder });
+			if (row)
+				s.setPrompt({
+					kind: 'release',
+					member: row.name,
+					holder: row.leaseHolder,
+					...(row.leaseProblem ? { stranded: row.leaseProblem } : {}),
+				});
 			return;
 		case Command.Reconcile:
 			if (pool) ctx.ops.reconcile(pool);

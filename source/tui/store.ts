@@ -25,7 +25,13 @@ export type Screen = 'pools' | 'members' | 'details' | 'help';
 /** An open prompt: the claim identity, the release confirm, or the filter being typed. */
 export type Prompt =
 	| { kind: 'claim'; value: string; error: string | null }
-	| { kind: 'release'; member: string; holder: string }
+	| {
+			kind: 'release';
+			member: string;
+			holder: string;
+			/** Why its Lease will not expire as it should (a stranded member), else absent. */
+			stranded?: string;
+	  }
 	| { kind: 'filter'; value: string };
 
 /** One line of the activity log. */

@@ -1,5 +1,5 @@
 /**
- * Issue 12, finding 4: a huge field (a 1 MB Lease holder, PVC annotation and pod message)
+ * Issue 12 in the console: a huge field (finding 4), objects not the pool's and a stranded member (findings 1, 2).
  * keeps the console responsive: the table renders, Enter opens the details, Esc and q work,
  * and no line is longer than the screen. Render completion is asserted, not timings.
  */
@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONSOLE_STRING_BOUND } from '../../source/tui/bounded-object.js';
 import { member, spec } from './fixtures.js';
-import { lines, storeWith } from './helpers.js';
+import { lines, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
 let r: RenderedConsole | null = null;
@@ -78,5 +78,31 @@ describe("objects under a member name that are not the pool's", () => {
 			"desk-2: a pod of that name is not this pool's",
 		);
 		expect(store.getState().pools.desk?.counts.free).toBe(1);
+	});
+});
+
+describe('a member stranded by a reconciler Lease renewed in the future', () => {
+	it('says so in its row, and x confirms a forced release that names it', async () => {
+		const s = spec({ size: 2 });
+		const { ops, calls } = recordingOps();
+		const store = storeWith(
+			[
+				...member('desk', 1, s),
+				...member('desk', 2, s, {
+					holder: 'corral-vdi/reconciler',
+					claimedAgo: -365 * 24 * 3600_000,
+					duration: 600,
+				}),
+			],
+			{ spec: s },
+		);
+		r = await renderConsole(store, { columns: 200, rows: 24, ops });
+		expect(lines(r.lastFrame()).find((l) => l.startsWith('desk-2')) ?? '').toContain(
+			'is in the future',
+		);
+		await r.press('j', 'x');
+		expect(r.lastFrame()).toContain('stranded: its Lease');
+		await r.press('y');
+		expect(calls).toEqual([['release', 'desk', 'desk-2']]);
 	});
 });
