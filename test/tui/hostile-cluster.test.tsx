@@ -1,7 +1,8 @@
 /**
- * Issue 12 in the console: a huge field (finding 4), objects not the pool's and a stranded member (findings 1, 2).
- * keeps the console responsive: the table renders, Enter opens the details, Esc and q work,
- * and no line is longer than the screen. Render completion is asserted, not timings.
+ * Issue 12 in the console. Finding 4: a huge field (a 1 MB Lease holder, annotation and pod
+ * message) keeps it responsive: the table renders, Enter opens the details, Esc and q work,
+ * and no line is longer than the screen (render completion is asserted, not timings).
+ * Findings 1 and 2: objects not the pool's and a stranded member are named in their rows.
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
