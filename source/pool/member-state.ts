@@ -269,11 +269,9 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 		}
 		return m;
 	};
+	const marks: Array<[string, MemberObjectKind]> = [];
 	const mark = (member: string, kind: MemberObjectKind): void => {
-		const m = slot(member);
-		if (!m) return;
-		m.foreign ??= [];
-		if (!m.foreign.includes(kind)) m.foreign.push(kind);
+		marks.push([member, kind]);
 	};
 	// An object under a member's name that is not the member's own (isPoolObject) is
 	// foreign: it blocks the member, and is never touched.
@@ -304,5 +302,13 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 	for (const f of objects.foreign ?? [])
 		if (memberIndex(pool, f.member) !== null) mark(f.member, f.kind);
 	for (let i = 1; i <= size; i++) slot(`${pool}-${i}`);
+	// A stranger matters only where the pool has a member: within size, or above it while
+	// the pool still has objects there (a name far above size is nobody's business here).
+	for (const [member, kind] of marks) {
+		const m = byName.get(member);
+		if (!m) continue;
+		m.foreign ??= [];
+		if (!m.foreign.includes(kind)) m.foreign.push(kind);
+	}
 	return [...byName.values()].sort((a, b) => a.index - b.index);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
 	CLOCK_SKEW_ALLOWANCE_MS,
+	groupMembers,
 	isPoolObject,
 	leaseTimeProblem,
 	RECONCILER_IDENTITY,
@@ -61,5 +62,21 @@ describe('leaseTimeProblem', () => {
 			'lasts 86400 s',
 		);
 		expect(leaseTimeProblem(lease('kim', NOW, 86_400), NOW)).toBeNull();
+	});
+});
+
+describe("groupMembers and objects not the pool's", () => {
+	const stranger = (name: string) => ({ metadata: { name, labels: { app: 'billing' } } });
+	it('marks a member within size, and ignores a name far above it', () => {
+		const members = groupMembers('desk', 3, {
+			pods: [stranger('desk-2')],
+			pvcs: [stranger('desk-9-data')],
+			leases: [stranger('corral-vdi-ct-desk-3'), stranger('corral-vdi-ct-desk-99')],
+		});
+		expect(members.map((m) => [m.name, m.foreign ?? [], m.pod ?? null])).toEqual([
+			['desk-1', [], null],
+			['desk-2', ['pod'], null],
+			['desk-3', ['Lease'], null],
+		]);
 	});
 });
