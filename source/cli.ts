@@ -29,6 +29,21 @@ process.on('SIGINT', () => {
 	controller.abort();
 });
 
+// A reader that goes away (`ctpool status | head -1`): the rest of the output is dropped
+// quietly, and the command stops as after a first Ctrl-C (a step in flight finishes), exiting
+// with its own code, never with an EPIPE stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+	stream.on('error', (err: NodeJS.ErrnoException) => {
+		if (err.code !== 'EPIPE') throw err;
+		stream.write = ((_chunk: unknown, ...rest: unknown[]) => {
+			const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+			if (done) queueMicrotask(done);
+			return true;
+		}) as typeof stream.write;
+		controller.abort();
+	});
+}
+
 const code = await runCli(process.argv.slice(2), processIo(controller.signal));
 // Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
 // the process.

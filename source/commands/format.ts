@@ -1,7 +1,7 @@
-/** Text output of commands: ages, aligned tables, colours. Cluster strings are sanitised here. */
+/** Text output of commands: ages, aligned tables, colours. Cluster strings are bounded and sanitised here. */
 
 import stringWidth from 'string-width';
-import { sanitize } from '../text/sanitize.js';
+import { bounded } from '../text/sanitize.js';
 
 /** An age as kubectl prints it: 45s, 3m20s, 15m, 5h10m, 3d4h ('<unknown>' without a time). */
 export function formatAge(ms: number | null, now: number): string {
@@ -25,7 +25,10 @@ export interface Cell {
 	color?: string;
 }
 
-/** Renders rows as columns separated by three spaces; the last column is not padded. */
+/**
+ * Renders rows as columns separated by three spaces; the last column is not padded. Every
+ * cell is cut to the display bound first (a huge cluster string never widens the table).
+ */
 export function renderTable(
 	headers: string[],
 	rows: Array<Array<string | Cell>>,
@@ -33,7 +36,7 @@ export function renderTable(
 ): string[] {
 	const cells = rows.map((row) =>
 		row.map((c) =>
-			typeof c === 'string' ? { text: sanitize(c) } : { ...c, text: sanitize(c.text) },
+			typeof c === 'string' ? { text: bounded(c) } : { ...c, text: bounded(c.text) },
 		),
 	);
 	const widths = headers.map((h, i) =>

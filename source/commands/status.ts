@@ -1,9 +1,9 @@
 /** ctpool status: the live state of a pool's members. Changes nothing. */
 
 import type { PoolSnapshot } from '../engine/read-pool.js';
-import type { MemberView } from '../pool/member-state.js';
+import { type MemberView, memberProblems, notFreeReason } from '../pool/member-state.js';
 import { buildStatus } from '../pool/status.js';
-import { sanitize } from '../text/sanitize.js';
+import { bounded, sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
@@ -41,20 +41,34 @@ export function memberFlags(v: MemberView): string {
 	if (v.maintenance) flags.push('maintenance');
 	if (v.drifted) flags.push('drifted');
 	if (v.aboveSize) flags.push('above-size');
+	if (v.foreign.length > 0) flags.push('foreign');
+	if (v.leaseProblem) flags.push('stranded');
 	if (v.free) flags.push('free');
 	return flags.join(',');
 }
 
-/** The status object of the contract, computed live (errors are those last recorded). */
+/**
+ * The problems no reconcile step resolves, as found now (strangers under a member's name, a
+ * Lease whose times make no sense), one line each with its way out.
+ */
+export function liveProblems(snap: PoolSnapshot): string[] {
+	return snap.members.flatMap(memberProblems);
+}
+
+/**
+ * The status object of the contract, computed live: its errors are the problems found now,
+ * then those the last reconcile recorded.
+ */
 export function liveStatus(snap: PoolSnapshot, now: number) {
-	return buildStatus(snap.counts.desired, snap.members, snap.recorded?.errors ?? [], now);
+	const errors = [...new Set([...liveProblems(snap), ...(snap.recorded?.errors ?? [])])];
+	return buildStatus(snap.counts.desired, snap.members, errors, now);
 }
 
 function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {
 	const s = snap.spec;
 	const head = s
-		? `pool ${snap.pool}   image ${sanitize(s.image)}   size ${s.size}   cpu ${s.cpu}   memory ${s.memory}   disk ${s.disk}${s.privileged ? '   privileged' : ''}${s.init ? '   init' : ''}${s.mode !== 'ephemeral' ? `   mode ${s.mode}` : ''}`
-		: `pool ${snap.pool}   definition unreadable: ${sanitize(snap.specError ?? '')}`;
+		? `pool ${snap.pool}   image ${bounded(s.image)}   size ${s.size}   cpu ${s.cpu}   memory ${s.memory}   disk ${s.disk}${s.privileged ? '   privileged' : ''}${s.init ? '   init' : ''}${s.mode !== 'ephemeral' ? `   mode ${s.mode}` : ''}`
+		: `pool ${snap.pool}   definition unreadable: ${bounded(snap.specError ?? '', 400)}`;
 	println(io.stdout, head);
 	const c = snap.counts;
 	println(
@@ -68,10 +82,12 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		v.holder,
 		memberFlags(v),
 		v.node,
-		formatAge(v.createdAt, now),
-		[v.message, v.drifted && v.drift.length > 0 ? `drift: ${v.drift.join('; ')}` : '']
-			.filter(Boolean)
-			.join('; '),
+		v.createdAt === null ? '-' : formatAge(v.createdAt, now),
+		v.foreign.length > 0 || v.leaseProblem
+			? (notFreeReason(v) ?? '')
+			: [v.message, v.drifted && v.drift.length > 0 ? `drift: ${v.drift.join('; ')}` : '']
+					.filter(Boolean)
+					.join('; '),
 	]);
 	for (const line of renderTable(
 		['NAME', 'STATE', 'HOLDER', 'FLAGS', 'NODE', 'AGE', 'MESSAGE'],
@@ -79,11 +95,17 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		color,
 	))
 		println(io.stdout, line);
+	const problems = liveProblems(snap);
+	if (problems.length > 0) {
+		println(io.stdout);
+		println(io.stdout, 'problems now:');
+		for (const e of problems) println(io.stdout, `  ${bounded(e, 400)}`);
+	}
 	const errors = snap.recorded?.errors ?? [];
 	if (errors.length > 0) {
 		println(io.stdout);
 		println(io.stdout, 'errors of the last reconcile:');
-		for (const e of errors) println(io.stdout, `  ${sanitize(e)}`);
+		for (const e of errors) println(io.stdout, `  ${bounded(e, 400)}`);
 	}
 }
 

@@ -5,8 +5,6 @@
 
 import { getJson } from '../kube/api-request.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
-import { isNotFound } from '../kube/errors.js';
-import { plainObject } from '../kube/objects.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
 import { CLAIM_SECONDS } from '../pool/lease.js';
 import {
@@ -28,11 +26,11 @@ import {
 } from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
+import { ForeignObjectError } from './foreign-objects.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
-import { createPod } from './member-ops.js';
-import { mergePatchOptions } from './merge-patch.js';
+import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
 import { type ListedObjects, poolSelector } from './pool-objects.js';
 
 /** What a claim gave. */
@@ -56,7 +54,15 @@ export function checkIdentity(identity: string): void {
 		throw new PoolError(identity === RECONCILER_IDENTITY ? 'reserved-identity' : 'usage', problem);
 }
 
-/** Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free. */
+/** The claims of this process in flight, by cluster connection, then namespace, pool and identity. */
+const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free.
+ * Claims of one identity in one process run one after another (the second answers with the
+ * member the first won), so that concurrent claims answer as the same claims in sequence
+ * would; claims of different identities run at once.
+ */
 export async function claim(
 	ctx: EngineContext,
 	pool: string,
@@ -64,6 +70,25 @@ export async function claim(
 ): Promise<ClaimResult> {
 	checkPoolName(pool);
 	checkIdentity(identity);
+	let byKey = inFlight.get(ctx.kube);
+	if (!byKey) {
+		byKey = new Map();
+		inFlight.set(ctx.kube, byKey);
+	}
+	const key = JSON.stringify([ctx.namespace, pool, identity]);
+	const before = byKey.get(key);
+	const mine = (before ? before.catch(() => {}) : Promise.resolve()).then(() =>
+		claimNow(ctx, pool, identity),
+	);
+	byKey.set(key, mine);
+	try {
+		return await mine;
+	} finally {
+		if (byKey.get(key) === mine) byKey.delete(key);
+	}
+}
+
+async function claimNow(ctx: EngineContext, pool: string, identity: string): Promise<ClaimResult> {
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
 	const startedAt = Date.now();
@@ -304,24 +329,20 @@ async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject
 	}
 }
 
-/** Writes the display copy of the holder on the PVC; resolves with the PVC, or null when it is gone. */
+/**
+ * Writes the display copy of the holder on the PVC (only the pool's own: ForeignObjectError
+ * otherwise); resolves with the PVC, or null when it is gone.
+ */
 async function annotateHolder(
 	ctx: EngineContext,
+	pool: string,
 	member: string,
 	holder: string | null,
 ): Promise<PvcObject | null> {
 	try {
-		const pvc = await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
-			{
-				name: pvcName(member),
-				namespace: ctx.namespace,
-				body: { metadata: { annotations: { [ASSIGNED_TO_ANNOTATION]: holder } } },
-			},
-			mergePatchOptions(),
-		);
-		return plainObject<PvcObject>(pvc);
+		return await annotateOwnedPvc(ctx, pool, member, { [ASSIGNED_TO_ANNOTATION]: holder });
 	} catch (err) {
-		if (isNotFound(err)) return null;
+		if (err instanceof PoolError) throw err;
 		throw clusterError(err, {
 			verb: 'patch',
 			resource: 'persistentvolumeclaims',
@@ -377,8 +398,15 @@ async function settle(
 	const member = view.name;
 	let pvc: PvcObject | null | undefined;
 	try {
-		pvc = await annotateHolder(ctx, member, identity);
+		pvc = await annotateHolder(ctx, pool, member, identity);
+		// A pod under its name that is not the pool's (a Stopped member's) is never handed out.
+		if (view.state === 'Stopped') await readMember(ctx, pool, member);
 	} catch (err) {
+		if (err instanceof ForeignObjectError) {
+			await deleteLease(ctx, lease).catch(() => false);
+			emitEvent(ctx, { pool, member, action: 'claim', outcome: 'error', message: err.message });
+			return null;
+		}
 		// The Lease is the authority; the annotation is only a display copy.
 		emitEvent(ctx, {
 			pool,

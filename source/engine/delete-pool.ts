@@ -9,7 +9,7 @@ import { PoolError } from '../pool/errors.js';
 import { configMapName, SPEC_KEY } from '../pool/names.js';
 import { parseSpec } from '../pool/spec.js';
 import type { StatusMember } from '../pool/status.js';
-import { sanitize } from '../text/sanitize.js';
+import { bounded } from '../text/sanitize.js';
 import { writeDefinition } from './apply.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
@@ -21,7 +21,7 @@ function blocker(pool: string, m: StatusMember, errors: string[]): string | null
 	const failed = errors.find((e) => e.split(' ')[1] === `${m.name}:`);
 	if (failed) return failed;
 	if (m.holder)
-		return `${m.name} is claimed by ${sanitize(m.holder)} (release it: ctpool release ${pool} ${m.name} ${sanitize(m.holder)}, or with --force)`;
+		return `${m.name} is claimed by ${bounded(m.holder)} (release it: ctpool release ${pool} ${m.name} ${bounded(m.holder)}, or with --force)`;
 	if (m.maintenance)
 		return `${m.name} is in maintenance (turn it off: ctpool maintenance ${pool} ${m.name} off)`;
 	if (m.state === 'Terminating') return `${m.name} is still being deleted`;

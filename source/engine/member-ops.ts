@@ -4,12 +4,15 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
-import { CT_SPEC_ANNOTATION, POOL_LABEL, pvcName, serviceName } from '../pool/names.js';
+import { CT_SPEC_ANNOTATION, pvcName, serviceName } from '../pool/names.js';
 import type { PodObject, PvcObject } from '../pool/objects.js';
+import { isPoolObject } from '../pool/ownership.js';
 import type { SourceFields } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
-import type { EngineContext } from './context.js';
+import { type EngineContext, emitEvent } from './context.js';
+import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
+import { mergePatchOptions } from './merge-patch.js';
 import { waitGone } from './wait-gone.js';
 
 const PVC_RESOURCE = 'persistentvolumeclaims';
@@ -21,8 +24,8 @@ export interface MemberNow {
 }
 
 /**
- * Reads a member's pod and PVC (two GETs, in parallel). An object of that name that does not
- * carry the pool's label is someone else's: a PoolError, so that it is never touched.
+ * Reads a member's pod and PVC (two GETs, in parallel). An object of that name that is not the
+ * pool's (isPoolObject) is someone else's: a ForeignObjectError, so that it is never touched.
  */
 export async function readMember(
 	ctx: EngineContext,
@@ -51,24 +54,11 @@ export async function readMember(
 			},
 		),
 	]);
-	const problem = notOfPool(pool, member, { pod, pvc });
-	if (problem) throw problem;
+	checkOwned(pool, member, [
+		['pod', pod],
+		['PVC', pvc],
+	]);
 	return { pod, pvc };
-}
-
-/** The PoolError for a pod or PVC of the member's name that lacks the pool's label, else null. */
-function notOfPool(pool: string, member: string, now: MemberNow): PoolError | null {
-	for (const [what, o] of [
-		[`pod ${member}`, now.pod],
-		[`PVC ${pvcName(member)}`, now.pvc],
-	] as const) {
-		if (o && o.metadata.labels?.[POOL_LABEL] !== pool)
-			return new PoolError(
-				'failed',
-				`${what} exists but is not a member of pool ${pool} (it lacks the label ${POOL_LABEL}=${pool}); ctpool leaves it alone: rename or remove it`,
-			);
-	}
-	return null;
 }
 
 /** Creates the member's pod (from source fields, or a pod made already); resolves false when it already existed. */
@@ -121,8 +111,8 @@ export async function createMember(
  * Creates a member the pool's list showed as Missing without reading it first: the member's
  * Lease, just created by the caller, keeps every other ctpool away meanwhile. Resolves false
  * when its PVC already exists (nothing was written: read the member and decide again). When a
- * pod of that name turns out not to be the pool's, the PVC just made is deleted again and the
- * PoolError of readMember is thrown: that pod is never touched.
+ * pod of that name turns out not to be the pool's, the PVC just made is deleted again and a
+ * ForeignObjectError is thrown: that pod is never touched.
  */
 export async function createMissingMember(
 	ctx: EngineContext,
@@ -162,10 +152,16 @@ export async function createMissingMember(
 			name: member,
 		});
 	}
-	const problem = notOfPool(pool, member, { pod, pvc: null });
-	if (problem) {
-		if (pvcUid) await deleteOne(ctx, PVC_RESOURCE, pvcName(member), pvcUid).catch(() => {});
-		throw problem;
+	if (!isPoolObject(pool, member, 'pod', pod)) {
+		if (pvcUid)
+			await ctx.kube.core
+				.deleteNamespacedPersistentVolumeClaim({
+					name: pvcName(member),
+					namespace: ctx.namespace,
+					body: { preconditions: { uid: pvcUid } },
+				})
+				.catch(() => {});
+		throw new ForeignObjectError(member, ['pod']);
 	}
 	return true;
 }
@@ -186,7 +182,9 @@ export async function startMember(
 			'failed',
 			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
 		);
-	return createPod(ctx, pool, member, pod);
+	if (await createPod(ctx, pool, member, pod)) return true;
+	await readMember(ctx, pool, member); // throws when the pod there is not the pool's
+	return false;
 }
 
 /**
@@ -210,31 +208,101 @@ export interface DestroyOptions {
 
 type Deletable = 'pods' | 'services' | 'persistentvolumeclaims';
 
-async function deleteOne(
+const KIND: Record<Deletable, 'pod' | 'Service' | 'PVC'> = {
+	pods: 'pod',
+	services: 'Service',
+	persistentvolumeclaims: 'PVC',
+};
+
+/** How often a delete reads again after its preconditions failed (the object changed meanwhile). */
+const DELETE_ATTEMPTS = 3;
+
+interface ReadObject {
+	metadata: { uid?: string; resourceVersion?: string; labels?: Record<string, string> };
+	spec?: unknown;
+}
+
+async function readObject(
 	ctx: EngineContext,
+	resource: Deletable,
+	member: string,
+	name: string,
+): Promise<ReadObject | null | 'unreadable'> {
+	const namespace = ctx.namespace;
+	if (resource === 'services') return readService(ctx, member);
+	try {
+		return plainObject<ReadObject>(
+			resource === 'pods'
+				? await ctx.kube.core.readNamespacedPod({ name, namespace })
+				: await ctx.kube.core.readNamespacedPersistentVolumeClaim({ name, namespace }),
+		);
+	} catch (err) {
+		if (isNotFound(err)) return null;
+		throw clusterError(err, { verb: 'get', resource, namespace, name });
+	}
+}
+
+/**
+ * Deletes one of the member's objects, only when it is the pool's (isPoolObject) and, when
+ * uid is given, that very object: read, check, delete with uid and resourceVersion
+ * preconditions, so that an object swapped or relabelled between the read and the delete is
+ * never destroyed. Resolves with the uid deleted (undefined when there was nothing to delete
+ * or a Service could not be read: it is then left alone).
+ */
+async function deleteOwned(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
 	resource: Deletable,
 	name: string,
 	uid: string | undefined,
-): Promise<void> {
+): Promise<string | undefined> {
 	const namespace = ctx.namespace;
-	const body: { preconditions?: { uid: string }; gracePeriodSeconds?: number } = uid
-		? { preconditions: { uid } }
-		: {};
-	// A short grace only for a pod known to be the pool's: a uid read with its labels checked.
-	if (resource === 'pods' && uid) body.gracePeriodSeconds = MEMBER_POD_GRACE_SECONDS;
-	try {
-		if (resource === 'pods') await ctx.kube.core.deleteNamespacedPod({ name, namespace, body });
-		else if (resource === 'services')
-			await ctx.kube.core.deleteNamespacedService({ name, namespace, body });
-		else await ctx.kube.core.deleteNamespacedPersistentVolumeClaim({ name, namespace, body });
-	} catch (err) {
-		if (isNotFound(err)) return;
-		if (isConflict(err))
+	for (let attempt = 1; ; attempt++) {
+		const o = await readObject(ctx, resource, member, name);
+		if (o === null) return undefined;
+		if (o === 'unreadable') {
+			emitEvent(ctx, {
+				pool,
+				member,
+				action: 'delete',
+				outcome: 'info',
+				message: `Service ${name} could not be read (no get permission on services), so it cannot be shown to be ${member}'s: left alone`,
+			});
+			return undefined;
+		}
+		if (!isPoolObject(pool, member, KIND[resource], o))
+			throw new ForeignObjectError(member, [KIND[resource]]);
+		if (uid !== undefined && o.metadata.uid !== uid)
 			throw new PoolError(
 				'failed',
 				`${resource} ${name} was replaced by someone else meanwhile; it was left alone`,
 			);
-		throw clusterError(err, { verb: 'delete', resource, namespace, name });
+		const preconditions: { uid?: string; resourceVersion?: string } = {};
+		if (o.metadata.uid) preconditions.uid = o.metadata.uid;
+		if (o.metadata.resourceVersion) preconditions.resourceVersion = o.metadata.resourceVersion;
+		const body: { preconditions: typeof preconditions; gracePeriodSeconds?: number } = {
+			preconditions,
+		};
+		// A short grace only for a pod just shown to be the pool's (uid and labels checked).
+		if (resource === 'pods') body.gracePeriodSeconds = MEMBER_POD_GRACE_SECONDS;
+		try {
+			if (resource === 'pods') await ctx.kube.core.deleteNamespacedPod({ name, namespace, body });
+			else if (resource === 'services')
+				await ctx.kube.core.deleteNamespacedService({ name, namespace, body });
+			else await ctx.kube.core.deleteNamespacedPersistentVolumeClaim({ name, namespace, body });
+			return o.metadata.uid;
+		} catch (err) {
+			if (isNotFound(err)) return undefined;
+			// Changed since the read (a status update, or another object now): read again.
+			if (isConflict(err) && attempt < DELETE_ATTEMPTS) continue;
+			if (isConflict(err))
+				throw new PoolError(
+					'failed',
+					`${resource} ${name} kept changing while it was deleted; it was left alone: run the step again`,
+				);
+			throw clusterError(err, { verb: 'delete', resource, namespace, name });
+		}
 	}
 }
 
@@ -257,11 +325,14 @@ async function exists(
 }
 
 /**
- * Destroys a member: deletes its pod, console Service and data PVC (a missing one is fine)
- * and waits until each is gone, at most ctx.deleteTimeoutMs each.
+ * Destroys a member: deletes its pod, console Service and data PVC (a missing one is fine),
+ * each only when it is the pool's (a ForeignObjectError otherwise, before anything of the
+ * member is deleted when the pod is the stranger), and waits until each is gone, at most
+ * ctx.deleteTimeoutMs each.
  */
 export async function destroyMember(
 	ctx: EngineContext,
+	pool: string,
 	member: string,
 	opts: DestroyOptions = {},
 ): Promise<void> {
@@ -276,11 +347,14 @@ export async function destroyMember(
 			`check its finalizers: kubectl describe pvc ${pvcName(member)}`,
 		],
 	];
-	for (const [resource, name, uid] of steps) await deleteOne(ctx, resource, name, uid);
-	for (const [resource, name, uid, what, hint] of steps) {
-		// A Service has no finalizers of ours and ctpool may only delete Services, not read
-		// them (the seed's permissions): its delete is the end of it.
+	const deleted = new Map<Deletable, string | undefined>();
+	for (const [resource, name, uid] of steps)
+		deleted.set(resource, await deleteOwned(ctx, pool, member, resource, name, uid));
+	for (const [resource, name, , what, hint] of steps) {
+		// A Service has no finalizers of ours: its delete is the end of it.
 		if (resource === 'services') continue;
+		const uid = deleted.get(resource);
+		if (uid === undefined) continue;
 		opts.onProgress?.(`deleting ${what}`);
 		const waitOpts: Parameters<typeof waitGone>[1] = {
 			what,
@@ -291,5 +365,40 @@ export async function destroyMember(
 		if (opts.onProgress) waitOpts.onProgress = opts.onProgress;
 		const kind = resource;
 		await waitGone(() => exists(ctx, kind, name, uid), waitOpts);
+	}
+}
+
+/**
+ * Writes annotations on the member's PVC (null removes one) only when the PVC is the pool's:
+ * read, check ownership, then a merge patch carrying the resourceVersion read (a
+ * compare-and-swap; read again when it changed meanwhile). Resolves with the PVC written, or
+ * null when the member has no PVC. Throws ForeignObjectError for a PVC that is not the pool's.
+ */
+export async function annotateOwnedPvc(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	annotations: Record<string, string | null>,
+): Promise<PvcObject | null> {
+	const name = pvcName(member);
+	const namespace = ctx.namespace;
+	for (let attempt = 1; ; attempt++) {
+		const pvc = await readObject(ctx, 'persistentvolumeclaims', member, name);
+		if (pvc === null || pvc === 'unreadable') return null;
+		if (!isPoolObject(pool, member, 'PVC', pvc)) throw new ForeignObjectError(member, ['PVC']);
+		const metadata: Record<string, unknown> = { annotations };
+		if (pvc.metadata.resourceVersion) metadata.resourceVersion = pvc.metadata.resourceVersion;
+		try {
+			return plainObject<PvcObject>(
+				await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+					{ name, namespace, body: { metadata } },
+					mergePatchOptions(),
+				),
+			);
+		} catch (err) {
+			if (isNotFound(err)) return null;
+			if (isConflict(err) && attempt < DELETE_ATTEMPTS) continue;
+			throw clusterError(err, { verb: 'patch', resource: PVC_RESOURCE, namespace, name });
+		}
 	}
 }

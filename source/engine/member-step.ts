@@ -21,11 +21,15 @@ export function claimedByUser(view: MemberView): boolean {
  * 2. start a Stopped member (claimed or in maintenance too: a start destroys nothing);
  * 3. replace an unclaimed, not-in-maintenance member that drifted or Failed;
  * 4. delete an unclaimed, not-in-maintenance member above size.
- * A Terminating member, and one a live reconciler holds, are left alone. A member whose
+ * A Terminating member, one a live reconciler holds, one with objects under its name that are
+ * not the pool's and one whose Lease's times make no sense are left alone. A member whose
  * reconciler Lease has expired is taken over: see takeoverStep.
  */
 export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	if (view.state === 'Terminating') return null;
+	// Objects not the pool's under its name, or a Lease whose times make no sense: no step
+	// resolves that (reconcile reports it with the way out).
+	if (view.foreign.length > 0 || view.leaseProblem) return null;
 	if (view.reconciling) return reconcilerLeaseExpired(view, now) ? takeoverStep(view) : null;
 	const claimed = claimedByUser(view);
 	if (view.state === 'Missing') return claimed || view.aboveSize ? null : 'create';

@@ -2,7 +2,7 @@
 
 import { getJson } from '../kube/api-request.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
-import { POOL_LABEL } from '../pool/names.js';
+import { memberIndex, memberOfLease, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
@@ -19,17 +19,25 @@ export function poolSelector(pool?: string): string {
 	return pool === undefined ? POOL_LABEL : `${POOL_LABEL}=${pool}`;
 }
 
-/** Lists the pods, PVCs and Leases of a pool (or of every pool) in the context's namespace. */
+/**
+ * Lists the pods, PVCs and Leases of a pool (or of every pool) in the context's namespace;
+ * the Leases include those named as a member's Lease that lack the pool's labels.
+ */
 export async function listPoolObjects(ctx: EngineContext, pool?: string): Promise<ListedObjects> {
 	const namespace = ctx.namespace;
 	const labelSelector = poolSelector(pool);
 	// Raw JSON: the objects stay as the API serves them, without client-node's model classes
 	// and the walk back to plain JSON (most of the CPU of a list of a big pool).
-	const list = <T>(prefix: string, resource: string, what: string): Promise<T[]> =>
+	const list = <T>(
+		prefix: string,
+		resource: string,
+		what: string,
+		selector: string | null = labelSelector,
+	): Promise<T[]> =>
 		getJson<{ items?: T[] }>(
 			ctx.kube.config,
 			`${prefix}/namespaces/${encodeURIComponent(namespace)}/${resource}`,
-			{ labelSelector },
+			selector === null ? {} : { labelSelector: selector },
 			ctx.kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
 			undefined,
 			{ retry: true },
@@ -39,10 +47,18 @@ export async function listPoolObjects(ctx: EngineContext, pool?: string): Promis
 				throw clusterError(err, { verb: 'list', resource: what, namespace });
 			},
 		);
-	const [pods, pvcs, leases] = await Promise.all([
+	// Leases unselected: one under a member's name without the pool's labels blocks that member
+	// (its name is taken), so it must be seen to be reported. Leases are few in a namespace.
+	const [pods, pvcs, allLeases] = await Promise.all([
 		list<PodObject>('/api/v1', 'pods', 'pods'),
 		list<PvcObject>('/api/v1', 'persistentvolumeclaims', 'persistentvolumeclaims'),
-		list<LeaseObject>('/apis/coordination.k8s.io/v1', 'leases', 'leases.coordination.k8s.io'),
+		list<LeaseObject>('/apis/coordination.k8s.io/v1', 'leases', 'leases.coordination.k8s.io', null),
 	]);
+	const leases = allLeases.filter((l) => {
+		const labelled = l.metadata.labels?.[POOL_LABEL];
+		if (labelled !== undefined && (pool === undefined || labelled === pool)) return true;
+		const member = memberOfLease(l.metadata.name ?? '');
+		return member !== null && (pool === undefined || memberIndex(pool, member) !== null);
+	});
 	return { pods, pvcs, leases };
 }

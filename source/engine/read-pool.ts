@@ -7,6 +7,7 @@ import {
 	type MemberView,
 	memberView,
 	type PoolFacts,
+	type PoolObjects,
 	poolFacts,
 } from '../pool/member-state.js';
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
@@ -16,6 +17,7 @@ import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../
 import { checkPoolName, clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
+import { probeForeign } from './foreign-objects.js';
 import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
 
 /** A pool as it is now: its definition (or why it is unreadable), members and counts. */
@@ -34,7 +36,7 @@ export interface PoolSnapshot {
 export function snapshotOf(
 	pool: string,
 	configMap: ConfigMapObject,
-	objects: ListedObjects,
+	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
 	now: number,
 ): PoolSnapshot {
 	let spec: PoolSpec | null = null;
@@ -59,7 +61,13 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 		listPoolObjects(ctx, pool),
 	]);
 	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
-	return snapshotOf(pool, configMap, objects, ctx.now());
+	const first = snapshotOf(pool, configMap, objects, ctx.now());
+	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
+	// for them by name where a member lacks its own (usually few members).
+	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
+	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
+	if (foreign.length === 0) return first;
+	return snapshotOf(pool, configMap, { ...objects, foreign }, ctx.now());
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */

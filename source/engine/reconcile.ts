@@ -10,21 +10,25 @@ import {
 	groupMembers,
 	type MemberObjects,
 	type MemberView,
+	memberProblems,
 	memberView,
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
 import { configMapName, STATUS_KEY } from '../pool/names.js';
+import type { MemberObjectKind } from '../pool/ownership.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
 import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
+import { bounded } from '../text/sanitize.js';
 import { mapLimit } from './bounded-map.js';
 import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
+import { ForeignObjectError } from './foreign-objects.js';
 import {
 	flushKubeEvents,
 	type KubeEventReason,
@@ -57,6 +61,8 @@ export interface ReconcileAction {
 	step: ReconcileStep;
 	ok: boolean;
 	error?: string;
+	/** Objects under the member's name found not to be the pool's (left alone). */
+	foreign?: MemberObjectKind[];
 }
 
 /** What a reconcile did and saw. It failed when errors is not empty. */
@@ -186,7 +192,17 @@ export async function reconcileDefinition(
 
 	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
 	const endNow = ctx.now();
-	const views = groupMembers(pool, spec.size, objects).map((m) => memberView(m, facts, endNow));
+	// Strangers the steps ran into are not in the label-selected list: add them.
+	const foreign = actions.flatMap((a) =>
+		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
+	);
+	const views = groupMembers(pool, spec.size, { ...objects, foreign }).map((m) =>
+		memberView(m, facts, endNow),
+	);
+	// What no step resolves (strangers under a member's name, a Lease whose times make no
+	// sense) is an error too, with its way out: the command exits non-zero, and says why.
+	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
+	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
 	const status = buildStatus(spec.size, views, errors, endNow);
 	const rollout = rolloutProgress(views, facts.sourceHash);
 	if (rollout) status.rollout = rollout;
@@ -289,7 +305,7 @@ async function startClaimed(
 		member,
 		action: 'start',
 		outcome: 'start',
-		message: `start ${member} (claimed by ${plan.view.holder})`,
+		message: `start ${member} (claimed by ${bounded(plan.view.holder)})`,
 	});
 	try {
 		const [lease, now] = await Promise.all([readLease(ctx, member), readMember(ctx, pool, member)]);
@@ -314,7 +330,7 @@ async function startClaimed(
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
-			message: `${ctx.actor} started ${member} (claimed by ${plan.view.holder})`,
+			message: `${ctx.actor} started ${member} (claimed by ${bounded(plan.view.holder)})`,
 		});
 		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
 		return { member, step: 'start', ok: true };
@@ -331,6 +347,7 @@ function failed(
 	err: unknown,
 ): ReconcileAction {
 	const error = failureText(err);
+	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
 	recordKubeEvent(
 		ctx,
 		member,
@@ -345,7 +362,7 @@ function failed(
 		outcome: 'error',
 		message: `${step} ${member}: ${error}`,
 	});
-	return { member, step, ok: false, error };
+	return { member, step, ok: false, error, ...foreignKinds };
 }
 
 /**
@@ -474,10 +491,10 @@ async function decideAndAct(
 			if (step === 'create') await createMember(ctx, pool, member, src);
 			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
 			else if (step !== 'takeover') {
-				const opts: Parameters<typeof destroyMember>[2] = {};
+				const opts: Parameters<typeof destroyMember>[3] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
-				await destroyMember(ctx, member, opts);
+				await destroyMember(ctx, pool, member, opts);
 				if (step === 'replace') await createMember(ctx, pool, member, src);
 			}
 			const message = `${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`;

@@ -3,21 +3,27 @@
  * destroyed and created again from the current source, and the Lease is deleted.
  */
 
-import { isNotFound } from '../kube/errors.js';
 import { PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
-import { heldByReconciler, leaseExpired, leaseHolder, RECONCILER_SECONDS } from '../pool/lease.js';
+import {
+	heldByReconciler,
+	leaseExpired,
+	leaseHolder,
+	leaseTimeProblem,
+	RECONCILER_SECONDS,
+} from '../pool/lease.js';
+import { strandedWayOut } from '../pool/member-state.js';
 import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
 import { sourceFields } from '../pool/spec.js';
-import { sanitize } from '../text/sanitize.js';
+import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
 import { forgetClaimSnapshot } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
+import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
 import { deleteLease, readLease, replaceLease } from './member-lease.js';
-import { createMember, destroyMember, readMember } from './member-ops.js';
-import { mergePatchOptions } from './merge-patch.js';
+import { annotateOwnedPvc, createMember, destroyMember, readMember } from './member-ops.js';
 
 /** What a release did. */
 export interface ReleaseResult {
@@ -79,20 +85,29 @@ async function releaseMember(
 	checkIdentity(identity);
 	const { spec } = await readDefinition(ctx, pool);
 	const lease = await readLease(ctx, member);
+	// Nothing under the member's name that is not the pool's is ever touched: checked before
+	// the first write (the destroy checks each object again, with preconditions).
+	checkOwned(pool, member, [['Lease', lease]]);
 	if (!lease) {
 		const message = `${member} has no claim; nothing to do`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
 		return { released: false, recreated: false, message };
 	}
 	const holder = leaseHolder(lease);
-	const shown = sanitize(holder);
+	const shown = holder ? bounded(holder) : '(no holder)';
+	const stranded = leaseTimeProblem(lease, ctx.now());
 	if (heldByReconciler(lease)) {
-		if (!leaseExpired(lease, ctx.now()))
+		if (stranded && !opts.force)
+			throw new PoolError(
+				'not-holder',
+				`${member}: ${stranded}; ${strandedWayOut({ name: member })}`,
+			);
+		if (!stranded && !leaseExpired(lease, ctx.now()))
 			throw new PoolError(
 				'busy',
 				`${member} is being reconciled right now (${RECONCILER_IDENTITY} holds its Lease); try again in a moment`,
 			);
-		if (!opts.force)
+		if (!stranded && !opts.force)
 			throw new PoolError(
 				'not-holder',
 				`${member} is held by a reconciler that stopped mid-step (its Lease has expired); the next reconcile takes it over, or release it with --force`,
@@ -100,9 +115,16 @@ async function releaseMember(
 	} else if (holder !== identity && !opts.force) {
 		throw new PoolError(
 			'not-holder',
-			`${member} is claimed by ${shown}, not by ${sanitize(identity)}; only the holder can release it, or an administrator with --force`,
+			holder
+				? `${member} is claimed by ${shown}, not by ${bounded(identity)}; only the holder can release it, or an administrator with --force`
+				: `${member} has a Lease with no holder; an administrator can release it with --force`,
 		);
 	}
+	const [objects, service] = await Promise.all([
+		readMember(ctx, pool, member),
+		readService(ctx, member),
+	]);
+	checkOwned(pool, member, [['Service', service === 'unreadable' ? null : service]]);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -124,25 +146,38 @@ async function releaseMember(
 		ctx,
 		member,
 		'Released',
-		`${member} released from ${holder || '(no holder)'} by ${identity}${holder !== identity ? ' (--force)' : ''}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
+		`${member} released from ${holder ? bounded(holder) : '(no holder)'} by ${bounded(identity)}${holder !== identity ? ' (--force)' : ''}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
 	);
 
 	let destroyError = '';
 	let recreateError = '';
 	let recreated = false;
 	try {
-		// Read first: only objects that carry the pool's labels are deleted, and only those
-		// (uid preconditions), so that a member pod gets ctpool's short grace period.
-		const now = await readMember(ctx, pool, member);
-		const destroyOpts: Parameters<typeof destroyMember>[2] = {};
-		if (now.pod?.metadata.uid) destroyOpts.podUid = now.pod.metadata.uid;
-		if (now.pvc?.metadata.uid) destroyOpts.pvcUid = now.pvc.metadata.uid;
+		const destroyOpts: Parameters<typeof destroyMember>[3] = {};
 		if (opts.onProgress) destroyOpts.onProgress = opts.onProgress;
-		await destroyMember(ctx, member, destroyOpts);
+		// Only the objects checked above: one swapped in meanwhile is left alone.
+		if (objects.pod?.metadata.uid) destroyOpts.podUid = objects.pod.metadata.uid;
+		if (objects.pvc?.metadata.uid) destroyOpts.pvcUid = objects.pvc.metadata.uid;
+		await destroyMember(ctx, pool, member, destroyOpts);
 	} catch (err) {
 		destroyError = failureText(err);
 	}
 	let quarantined = false;
+	if (destroyError && ctx.signal?.aborted) {
+		// Abandoned (the console quit twice, a signal): the reconciler's Lease is set to expire
+		// at once instead of in 10 minutes, so the next reconcile takes it over and makes the
+		// member again from the image; until then nobody can claim it.
+		const expired = await replaceLease(ctx, held, {
+			holder: RECONCILER_IDENTITY,
+			durationSeconds: 1,
+			transfer: false,
+		}).catch(() => null);
+		const failure = expired
+			? `release of ${member} abandoned while ${destroyError}; its Lease expires at once, so the next reconcile makes it again`
+			: `release of ${member} abandoned while ${destroyError}; its reconciler Lease expires in 10 minutes, then the next reconcile makes it again`;
+		emitEvent(ctx, { pool, member, action: 'release', outcome: 'error', message: failure });
+		throw new PoolError('failed', failure);
+	}
 	if (destroyError) {
 		quarantined = await quarantine(ctx, pool, member, identity, destroyError);
 	} else if (index <= spec.size) {
@@ -217,18 +252,11 @@ async function quarantine(
 ): Promise<boolean> {
 	const reason = `release by ${identity} failed (${why.slice(0, 200)}); the previous user's data may remain`;
 	try {
-		await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
-			{
-				name: pvcName(member),
-				namespace: ctx.namespace,
-				body: { metadata: { annotations: { [MAINTENANCE_ANNOTATION]: reason } } },
-			},
-			mergePatchOptions(),
-		);
+		// Only the pool's own PVC is marked; no PVC (or one not the pool's) holds no old data.
+		await annotateOwnedPvc(ctx, pool, member, { [MAINTENANCE_ANNOTATION]: reason });
 		return true;
 	} catch (err) {
-		// No PVC left: no old data left either.
-		if (isNotFound(err)) return true;
+		if (err instanceof ForeignObjectError) return true;
 		emitEvent(ctx, {
 			pool,
 			member,

@@ -16,6 +16,7 @@ import {
 	createConfiguration,
 	IsomorphicFetchHttpLibrary,
 	KubeConfig,
+	loadYaml,
 	type RequestContext,
 	type ResponseContext,
 	type SecurityAuthentication,
@@ -26,6 +27,7 @@ import {
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
+import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
 
 /** How to reach the cluster: the flags every command takes. */
@@ -87,6 +89,40 @@ export function userAgent(): string {
 	return `ctpool/${ctpoolVersion()} (node ${process.version}; ${process.platform})`;
 }
 
+/**
+ * The `tokenFile` of each user of a kubeconfig text (kubectl's name for it; client-node 1.4
+ * reads only `token-file`), by user name.
+ */
+function tokenFilesOf(text: string): Map<string, string> {
+	const out = new Map<string, string>();
+	try {
+		const doc = loadYaml<{ users?: Array<{ name?: unknown; user?: Record<string, unknown> }> }>(
+			text,
+		);
+		for (const u of doc?.users ?? []) {
+			const file = u?.user?.tokenFile;
+			if (typeof u?.name === 'string' && typeof file === 'string' && file.length > 0)
+				out.set(u.name, file);
+		}
+	} catch {
+		// client-node read it: a second reading that fails only loses tokenFile
+	}
+	return out;
+}
+
+/** Each file's tokenFile entries, while the files are merged. */
+const rawTokenFiles = new WeakMap<KubeConfig, Map<string, string>>();
+
+/** What a merged kubeconfig's current user needs beyond what client-node does with it. */
+interface ExtraCredentials {
+	/** The user's exec plugin, taken out of client-node's hands (run once per process here). */
+	exec?: ExecConfig;
+	/** The user's tokenFile (kubectl's field). */
+	tokenFile?: string;
+}
+
+const extraCredentials = new WeakMap<KubeConfig, ExtraCredentials>();
+
 /** One kubeconfig file read with client-node; errors become usage errors without file text. */
 function readKubeconfigFile(file: string): KubeConfig {
 	const kc = new KubeConfig();
@@ -106,6 +142,7 @@ function readKubeconfigFile(file: string): KubeConfig {
 	if (text.trim() === '') return kc;
 	try {
 		kc.loadFromFile(file);
+		rawTokenFiles.set(kc, tokenFilesOf(text));
 	} catch (err) {
 		// js-yaml's message quotes the file; only keep its reason and line.
 		const e = err as { reason?: string; mark?: { line?: number }; message?: string; name?: string };
@@ -149,11 +186,17 @@ export function loadKubeConfig(opts: KubeOptions = {}): KubeConfig {
 	const clusters = new Map<string, Cluster>();
 	const users = new Map<string, User>();
 	const contexts = new Map<string, Context>();
+	const tokenFiles = new Map<string, string>();
 	let currentContext = '';
 	for (const file of files) {
 		const kc = readKubeconfigFile(file);
 		for (const c of kc.getClusters() ?? []) if (!clusters.has(c.name)) clusters.set(c.name, c);
-		for (const u of kc.getUsers() ?? []) if (!users.has(u.name)) users.set(u.name, u);
+		for (const u of kc.getUsers() ?? []) {
+			if (users.has(u.name)) continue;
+			users.set(u.name, u);
+			const tokenFile = rawTokenFiles.get(kc)?.get(u.name);
+			if (tokenFile) tokenFiles.set(u.name, tokenFile);
+		}
 		for (const c of kc.getContexts() ?? []) if (!contexts.has(c.name)) contexts.set(c.name, c);
 		if (!currentContext && kc.getCurrentContext()) currentContext = kc.getCurrentContext();
 	}
@@ -164,6 +207,7 @@ export function loadKubeConfig(opts: KubeOptions = {}): KubeConfig {
 		contexts: [...contexts.values()],
 		currentContext,
 	});
+	rawTokenFiles.set(merged, tokenFiles);
 	return merged;
 }
 
@@ -211,6 +255,24 @@ function registerCredentials(user: User | null): void {
 	const provider = user.authProvider as { config?: Record<string, unknown> } | undefined;
 	for (const v of Object.values(provider?.config ?? {}))
 		if (typeof v === 'string') registerSecret(v);
+}
+
+/**
+ * Takes the credentials that client-node handles unlike kubectl out of its hands: an exec
+ * plugin (client-node runs it for every request without an expirationTimestamp and quotes
+ * its output in parse errors) and a `tokenFile` (client-node reads only `token-file`).
+ */
+function takeOverCredentials(kc: KubeConfig, user: User | null): void {
+	if (!user) return;
+	const extra: ExtraCredentials = {};
+	const exec = (user as { exec?: ExecConfig }).exec;
+	if (exec && typeof exec === 'object' && typeof exec.command === 'string') {
+		extra.exec = exec;
+		(user as { exec?: unknown }).exec = undefined;
+	}
+	const tokenFile = rawTokenFiles.get(kc)?.get(user.name);
+	if (tokenFile && !user.token) extra.tokenFile = tokenFile;
+	if (extra.exec || extra.tokenFile) extraCredentials.set(kc, extra);
 }
 
 /** How long an idle kept-alive connection is kept (ms; a shorter Keep-Alive hint of the server wins). */
@@ -318,6 +380,15 @@ export async function requestAuth(
 	const headers: Record<string, string> = {};
 	for (const [k, v] of Object.entries(opts.headers ?? {}))
 		headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+	const extra = extraCredentials.get(kc);
+	if (extra?.exec) {
+		const cred = await execCredential(extra.exec);
+		if (cred.token) headers.Authorization = `Bearer ${cred.token}`;
+		if (cred.clientCertificateData) opts.cert = cred.clientCertificateData;
+		if (cred.clientKeyData) opts.key = cred.clientKeyData;
+	} else if (extra?.tokenFile && !headers.Authorization) {
+		headers.Authorization = `Bearer ${tokenFromFile(extra.tokenFile)}`;
+	}
 	const auth: RequestAuth = { headers, agent: sharedAgent(kc, opts, use) };
 	if (typeof opts.auth === 'string') auth.auth = opts.auth;
 	return auth;
@@ -495,7 +566,9 @@ export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
 		// there is no TLS to verify. There is none, so say so.
 		(cluster as { skipTLSVerify: boolean }).skipTLSVerify = true;
 	}
-	registerCredentials(kc.getCurrentUser());
+	const user = kc.getCurrentUser();
+	registerCredentials(user);
+	takeOverCredentials(kc, user);
 	const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 	return {
 		config: kc,

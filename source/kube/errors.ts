@@ -175,6 +175,11 @@ export function isNotFound(err: unknown): boolean {
 	return apiFailure(err)?.code === 404;
 }
 
+/** Whether the error is a 403 Forbidden. */
+export function isForbidden(err: unknown): boolean {
+	return apiFailure(err)?.code === 403;
+}
+
 /** Whether the error is a 409 Conflict (a stale resourceVersion or a failed precondition). */
 export function isConflict(err: unknown): boolean {
 	const f = apiFailure(err);

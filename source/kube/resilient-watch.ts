@@ -67,6 +67,8 @@ export const DEFAULT_BACKOFF_MS = { initial: 500, max: 30_000 };
 const PAGE_SIZE = 500;
 /** A watch that delivered something or stayed open this long counts as healthy (ms). */
 const STABLE_MS = 5_000;
+/** A stream open this long before it dropped counts as a working connection (ms). */
+const PROVEN_OPEN_MS = 1_000;
 
 /** The API path of a namespaced resource's collection (in one namespace, or in all). */
 export function resourcePath(r: WatchedResource): string {
@@ -210,8 +212,10 @@ export function startResilientWatch(
 		};
 		const onOpen = () => {
 			lastActivity = Date.now();
+			openAt = lastActivity;
 			markSynced();
 		};
+		let openAt = 0;
 		const jitter = 1 + Math.random() * 0.25;
 		try {
 			await streamLines(
@@ -238,7 +242,15 @@ export function startResilientWatch(
 		} finally {
 			if (watchdog) clearTimeout(watchdog);
 			watchdog = undefined;
-			if (delivered || Date.now() - openedAt >= STABLE_MS) attempts = 0;
+			// A stream that opened and stayed open a while proved the connection: a drop after it
+			// starts the count of failures again (the data was current), so the retries and the
+			// header follow the data, not a counter that only grows.
+			if (
+				delivered ||
+				Date.now() - openedAt >= STABLE_MS ||
+				(openAt > 0 && Date.now() - openAt >= PROVEN_OPEN_MS)
+			)
+				attempts = 0;
 		}
 		if (!delivered && Date.now() - openedAt < 1000)
 			throw new Error('the server ended the watch at once');

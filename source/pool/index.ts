@@ -6,6 +6,7 @@ export * from './lease.js';
 export * from './member-state.js';
 export * from './names.js';
 export * from './objects.js';
+export * from './ownership.js';
 export * from './permissions.js';
 export * from './quantity.js';
 export * from './source-hash.js';

@@ -41,3 +41,33 @@ export function formatMicroTime(ms: number): string {
 	const iso = new Date(ms).toISOString(); // 2026-11-29T10:00:00.123Z
 	return `${iso.slice(0, 23)}000Z`;
 }
+
+/**
+ * How far in the future a Lease time may lie before it is reported (ms): clocks of the
+ * machines that write Leases may disagree by this much. Beyond it, the writer's clock is wrong
+ * and the Lease would hold its member for as long as the skew.
+ */
+export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
+
+/**
+ * Why a Lease cannot be trusted to expire on its own, or null when its times make sense: a
+ * renewTime or acquireTime beyond the clock-skew allowance in the future, or a reconciler
+ * Lease whose duration is not 1..600 s.
+ */
+export function leaseTimeProblem(lease: LeaseObject, now: number): string | null {
+	const spec = lease.spec ?? {};
+	for (const [field, value] of [
+		['renewTime', spec.renewTime],
+		['acquireTime', spec.acquireTime],
+	] as const) {
+		const t = toMillis(value);
+		if (t !== null && t > now + CLOCK_SKEW_ALLOWANCE_MS)
+			return `its Lease's ${field} ${new Date(t).toISOString()} is in the future (more than ${CLOCK_SKEW_ALLOWANCE_MS / 60_000} minutes ahead of this clock): the clock of whoever wrote it is wrong`;
+	}
+	if (heldByReconciler(lease)) {
+		const d = spec.leaseDurationSeconds;
+		if (typeof d !== 'number' || !(d >= 1 && d <= RECONCILER_SECONDS))
+			return `its reconciler Lease lasts ${typeof d === 'number' ? `${d} s` : 'no time'}, not the 1..${RECONCILER_SECONDS} s a reconciler takes`;
+	}
+	return null;
+}

@@ -2,17 +2,17 @@
 
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
 import { RECONCILER_IDENTITY } from './errors.js';
-import { leaseExpired, leaseExpiry, leaseHolder } from './lease.js';
+import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem } from './lease.js';
 import {
 	MAINTENANCE_ANNOTATION,
 	memberIndex,
 	memberOfLease,
 	memberOfPvc,
-	POOL_LABEL,
 	pvcName,
 	SOURCE_LABEL,
 } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
+import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
 import { describeDrift, sourceHash } from './source-hash.js';
 import { type SourceFields, sourceFields } from './spec.js';
 
@@ -54,6 +54,8 @@ export interface MemberObjects {
 	pod?: PodObject | null;
 	pvc?: PvcObject | null;
 	lease?: LeaseObject | null;
+	/** Objects under the member's name that are not the pool's (left alone). */
+	foreign?: MemberObjectKind[];
 }
 
 /** What the member rules need to know of the pool. */
@@ -109,6 +111,10 @@ export interface MemberView {
 	sourceHash: string;
 	/** When the member's oldest object was created (ms). */
 	createdAt: number | null;
+	/** Objects under the member's name that are not the pool's: ctpool leaves them alone. */
+	foreign: MemberObjectKind[];
+	/** Why the member's Lease will not expire as it should (future times...), else ''. */
+	leaseProblem: string;
 	free: boolean;
 }
 
@@ -213,6 +219,8 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		message,
 		sourceHash: memberHash,
 		createdAt: created.length > 0 ? Math.min(...created) : null,
+		foreign: [...(m.foreign ?? [])],
+		leaseProblem: lease ? (leaseTimeProblem(lease, now) ?? '') : '',
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;
@@ -241,6 +249,8 @@ function podDrift(pod: PodObject | null | undefined, pool: PoolFacts): string[] 
  * size, no drift, no maintenance, and state Ready, Starting or Stopped.
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
+	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
+	if (v.leaseProblem) return `${v.leaseProblem}; ${strandedWayOut(v)}`;
 	if (v.reconciling) return 'the reconciler is working on it';
 	if (v.hasLease) {
 		if (!v.holder) return 'its Lease has no holder';
@@ -257,17 +267,36 @@ export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	return null;
 }
 
+/** The way out of a Lease that does not expire as it should: an administrator's forced release. */
+export function strandedWayOut(v: Pick<MemberView, 'name'>): string {
+	return `an administrator can recover ${v.name} with: ctpool release <pool> ${v.name} <identity> --force`;
+}
+
+/**
+ * The problems of a member that no step resolves by itself (objects not the pool's under its
+ * name; a Lease whose times make no sense), one line each, for status errors; [] when none.
+ */
+export function memberProblems(v: MemberView): string[] {
+	const out: string[] = [];
+	if (v.foreign.length > 0) out.push(foreignMessage(v.name, v.foreign));
+	if (v.leaseProblem) out.push(`${v.name}: ${v.leaseProblem}; ${strandedWayOut(v)}`);
+	return out;
+}
+
 /** Objects of one kind, as listed or watched. */
 export interface PoolObjects {
 	pods: Iterable<PodObject>;
 	pvcs: Iterable<PvcObject>;
 	leases: Iterable<LeaseObject>;
+	/** Objects found by name (not by label) that are not the pool's. */
+	foreign?: Iterable<{ kind: MemberObjectKind; member: string }>;
 }
 
 /**
  * Groups a pool's pods, PVCs and Leases by member: every index from 1 to size, plus every
- * member above size that still has an object. Objects without the pool label, or whose
- * name does not parse as a member of the pool, are not members. Sorted by index.
+ * member above size that still has an object. An object whose name does not parse as a
+ * member of the pool is no member; one under a member's name that is not the pool's
+ * (isPoolObject) marks the member `foreign`. Sorted by index.
  */
 export function groupMembers(pool: string, size: number, objects: PoolObjects): MemberObjects[] {
 	const byName = new Map<string, MemberObjects>();
@@ -281,23 +310,46 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 		}
 		return m;
 	};
-	const ours = (o: { metadata: { labels?: Record<string, string> } }) =>
-		o.metadata.labels?.[POOL_LABEL] === pool;
+	const marks: Array<[string, MemberObjectKind]> = [];
+	const mark = (member: string, kind: MemberObjectKind): void => {
+		marks.push([member, kind]);
+	};
+	// An object under a member's name that is not the member's own (isPoolObject) is
+	// foreign: it blocks the member, and is never touched.
 	for (const pod of objects.pods) {
-		if (!ours(pod) || !pod.metadata.name) continue;
-		const m = slot(pod.metadata.name);
-		if (m) m.pod = pod;
+		const name = pod.metadata.name;
+		if (!name || memberIndex(pool, name) === null) continue;
+		if (isPoolObject(pool, name, 'pod', pod)) {
+			const m = slot(name);
+			if (m) m.pod = pod;
+		} else mark(name, 'pod');
 	}
 	for (const pvc of objects.pvcs) {
-		const member = ours(pvc) && pvc.metadata.name ? memberOfPvc(pvc.metadata.name) : null;
-		const m = member ? slot(member) : null;
-		if (m) m.pvc = pvc;
+		const member = pvc.metadata.name ? memberOfPvc(pvc.metadata.name) : null;
+		if (!member || memberIndex(pool, member) === null) continue;
+		if (isPoolObject(pool, member, 'PVC', pvc)) {
+			const m = slot(member);
+			if (m) m.pvc = pvc;
+		} else mark(member, 'PVC');
 	}
 	for (const lease of objects.leases) {
-		const member = ours(lease) && lease.metadata.name ? memberOfLease(lease.metadata.name) : null;
-		const m = member ? slot(member) : null;
-		if (m) m.lease = lease;
+		const member = lease.metadata.name ? memberOfLease(lease.metadata.name) : null;
+		if (!member || memberIndex(pool, member) === null) continue;
+		if (isPoolObject(pool, member, 'Lease', lease)) {
+			const m = slot(member);
+			if (m) m.lease = lease;
+		} else mark(member, 'Lease');
 	}
+	for (const f of objects.foreign ?? [])
+		if (memberIndex(pool, f.member) !== null) mark(f.member, f.kind);
 	for (let i = 1; i <= size; i++) slot(`${pool}-${i}`);
+	// A stranger matters only where the pool has a member: within size, or above it while
+	// the pool still has objects there (a name far above size is nobody's business here).
+	for (const [member, kind] of marks) {
+		const m = byName.get(member);
+		if (!m) continue;
+		m.foreign ??= [];
+		if (!m.foreign.includes(kind)) m.foreign.push(kind);
+	}
 	return [...byName.values()].sort((a, b) => a.index - b.index);
 }

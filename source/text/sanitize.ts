@@ -17,3 +17,17 @@ export function sanitize(value: unknown): string {
 		return value;
 	return value.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, (c) => (c <= '\u009f' ? ' ' : ''));
 }
+
+/** The most characters of one cluster string that a table cell, row or message shows. */
+export const DISPLAY_BOUND = 256;
+
+/**
+ * A cluster string cut to a display bound before anything else is done with it, then
+ * sanitised; ends in an ellipsis when cut. Cheap whatever the size of the value (JSON and
+ * YAML outputs keep the full value: use sanitize there).
+ */
+export function bounded(value: unknown, max: number = DISPLAY_BOUND): string {
+	const text = typeof value === 'string' ? value : sanitize(value);
+	if (text.length <= max) return sanitize(text);
+	return `${sanitize(text.slice(0, max))}…`;
+}

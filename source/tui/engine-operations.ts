@@ -15,6 +15,7 @@ import { describeError } from '../kube/errors.js';
 import { memberEvents } from './member-events.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
+import { authWord } from './staleness.js';
 import type { ConsoleStore } from './store.js';
 
 /** The identity the console acts as when none is given: `<user>@ctpool`. */
@@ -44,6 +45,11 @@ export interface EngineOperations extends ConsoleOperations {
 	loop: ReconcileLoop;
 	/** Stops the loop and aborts the waits of running operations. */
 	close(): void;
+	/**
+	 * Resolves once the user operation in flight has ended (at once when none runs), or after
+	 * at most timeoutMs: an abandoned operation hands its member back before ctpool exits.
+	 */
+	settle(timeoutMs: number): Promise<void>;
 }
 
 /** Creates the console's operations over the engine. */
@@ -67,6 +73,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		return { ctx, seen };
 	};
 
+	/** Shows refused credentials (401/403) in the header. */
+	const noteAuth = (message: string) => {
+		if (authWord(message)) store.getState().setAuthProblem(message);
+	};
+
 	/** Runs a user action with the spinner; its outcome goes to the status line and the log. */
 	const act = (
 		label: string,
@@ -80,12 +91,14 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		}
 		s.setBusy({ label });
 		const { ctx, seen } = context();
-		void (async () => {
+		running = (async () => {
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
 				store.getState().setStatus(message, 'ok');
+				store.getState().setAuthProblem(null);
 			} catch (err) {
 				const message = describeError(err);
+				noteAuth(message);
 				store.getState().setStatus(message, 'error');
 				if (!seen.error)
 					store.getState().logEvent({
@@ -102,6 +115,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			}
 		})();
 	};
+	let running: Promise<void> | null = null;
 
 	const reconcileWith = async (ctx: EngineContext, pool: string): Promise<string> => {
 		const result = await reconcile(ctx, pool);
@@ -145,9 +159,13 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			try {
 				const result = await reconcile(ctx, pool);
 				if (result.actions.length > 0 || result.errors.length > 0) flush();
+				const refused = result.errors.find((e) => authWord(e) !== null);
+				store.getState().setAuthProblem(refused ?? null);
 				return { failed: result.errors.length > 0 };
 			} catch (err) {
 				flush();
+				const message = describeError(err);
+				noteAuth(message);
 				if (!sawError)
 					store.getState().logEvent({
 						time: Date.now(),
@@ -155,7 +173,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 						pool,
 						action: 'reconcile',
 						outcome: 'error',
-						message: describeError(err),
+						message,
 					});
 				// logged; the loop retries it with backoff, or not at all for a broken definition
 				throw err;
@@ -229,6 +247,17 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		close() {
 			loop.stop();
 			abort.abort();
+		},
+		async settle(timeoutMs) {
+			if (!running || store.getState().busy === null) return;
+			let timer: NodeJS.Timeout | undefined;
+			await Promise.race([
+				running,
+				new Promise<void>((resolve) => {
+					timer = setTimeout(resolve, timeoutMs);
+				}),
+			]);
+			clearTimeout(timer);
 		},
 	};
 }

@@ -36,9 +36,25 @@ function editText(value: string, input: string, key: Key): string | null {
 	return null;
 }
 
+/**
+ * Quits, or, while an operation runs, asks to quit once it has finished (the status line
+ * says so); a second quit abandons it.
+ */
+export function requestQuit(store: ConsoleStore, exit: () => void): void {
+	const s = store.getState();
+	if (s.busy && s.request?.kind !== 'finish') {
+		s.setRequest({ kind: 'finish' });
+		s.setStatus(
+			`finishing ${sanitize(s.busy.label)} before quitting; q or Ctrl-C again abandons it (the next reconcile then repairs the member)`,
+		);
+		return;
+	}
+	s.setRequest({ kind: s.busy ? 'abandon' : 'quit' });
+	exit();
+}
+
 function quit(ctx: KeyContext): void {
-	ctx.store.getState().setRequest({ kind: 'quit' });
-	ctx.exit();
+	requestQuit(ctx.store, ctx.exit);
 }
 
 /** Handles one key press. */
@@ -151,7 +167,13 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });
 			return;
 		case Command.Release:
-			if (row) s.setPrompt({ kind: 'release', member: row.name, holder: row.leaseHolder });
+			if (row)
+				s.setPrompt({
+					kind: 'release',
+					member: row.name,
+					holder: row.leaseHolder,
+					...(row.leaseProblem ? { stranded: row.leaseProblem } : {}),
+				});
 			return;
 		case Command.Reconcile:
 			if (pool) ctx.ops.reconcile(pool);

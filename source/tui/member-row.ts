@@ -1,10 +1,13 @@
 /** One row of the members table: the pool model's member view plus what the console shows beside it. */
 
 import {
+	type MemberObjectKind,
 	type MemberObjects,
 	type MemberView,
 	memberView,
+	notFreeReason,
 	type PoolSpec,
+	type PoolStatus,
 	pvcCtSpec,
 	sourceFields,
 } from '../pool/index.js';
@@ -21,6 +24,30 @@ export interface MemberRow extends MemberView {
 export interface RowPool {
 	spec: PoolSpec | null;
 	sourceHash: string | null;
+	/** The status the last reconcile recorded: its errors name objects the watches cannot see. */
+	recorded?: PoolStatus | null;
+}
+
+/**
+ * The recorded error about objects under the member's name that are not the pool's (found
+ * by reconcile, which looks them up by name; the watches see only the pool's labels), with
+ * the kinds it names; null when there is none.
+ */
+export function recordedForeign(
+	errors: readonly string[] | undefined,
+	member: string,
+): { text: string; kinds: MemberObjectKind[] } | null {
+	for (const e of errors ?? []) {
+		const at = e.indexOf(`${member}: a`);
+		if (at < 0 || !e.includes("not this pool's")) continue;
+		if (at > 0 && !/\s$/.test(e.slice(0, at))) continue;
+		const text = e.slice(at);
+		const kinds = [...text.matchAll(/\ba (pod|PVC|Lease|Service)\b/g)].map(
+			(m) => m[1] as MemberObjectKind,
+		);
+		return { text, kinds };
+	}
+	return null;
 }
 
 /** Derives the row of one member (the rules are the pool model's; this only adds detail). */
@@ -28,7 +55,15 @@ export function memberRow(objects: MemberObjects, pool: RowPool, now: number): M
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
 	const size = pool.spec?.size ?? Number.MAX_SAFE_INTEGER;
 	const source = pool.spec ? sourceFields(pool.spec) : null;
-	const view = memberView(objects, { size, sourceHash: pool.sourceHash, source }, now);
+	let view = memberView(objects, { size, sourceHash: pool.sourceHash, source }, now);
+	if (view.foreign.length === 0) {
+		const seen = recordedForeign(pool.recorded?.errors, view.name);
+		if (seen) view = { ...view, foreign: seen.kinds, free: false };
+	}
+	// What keeps the member from being used, said in its row: "desk-7: a pod of that name is
+	// not this pool's; ctpool will not touch it", or a Lease whose times make no sense.
+	if (view.foreign.length > 0 || view.leaseProblem)
+		view = { ...view, message: notFreeReason(view) ?? '' };
 	// The console of a member follows its own CT spec, as Corral's `ct console` does.
 	const own = objects.pvc ? pvcCtSpec(objects.pvc) : null;
 	return {

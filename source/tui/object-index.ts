@@ -15,6 +15,7 @@ import {
 	poolOfConfigMap,
 	pvcName,
 } from '../pool/index.js';
+import { boundedObject } from './bounded-object.js';
 
 /** Every kind the console watches. */
 export const WATCH_KINDS: readonly WatchKind[] = [
@@ -62,7 +63,10 @@ export class ObjectIndex {
 		leases: new Map(),
 	};
 
-	/** Applies a batch of watch changes and tells which pools and members they touched. */
+	/**
+	 * Applies a batch of watch changes (every string cut to the console's bound first) and tells
+	 * which pools and members they touched.
+	 */
 	apply(changes: readonly WatchChange[]): DirtyPools {
 		const dirty: DirtyPools = new Map();
 		const touch = (pool: string | null, member: string | null | 'all') => {
@@ -92,19 +96,21 @@ export class ObjectIndex {
 			if (change.op === 'reset') {
 				for (const old of map.values()) touchObject(change.kind, old);
 				map.clear();
-				for (const o of change.objects) {
-					if (!o.metadata.name) continue;
-					map.set(o.metadata.name, o);
+				for (const raw of change.objects) {
+					if (!raw.metadata.name) continue;
+					const o = boundedObject(raw);
+					map.set(raw.metadata.name, o);
 					touchObject(change.kind, o);
 				}
 				continue;
 			}
 			const name = change.object.metadata.name;
 			if (!name) continue;
+			const object = boundedObject(change.object);
 			touchObject(change.kind, map.get(name));
-			touchObject(change.kind, change.object);
+			touchObject(change.kind, object);
 			if (change.op === 'delete') map.delete(name);
-			else map.set(name, change.object);
+			else map.set(name, object);
 		}
 		return dirty;
 	}

@@ -9,6 +9,7 @@ import type { EngineContext } from '../engine/context.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { startPoolWatch } from '../kube/pool-watch.js';
+import { sanitize } from '../text/sanitize.js';
 import { deniedCommands } from './access.js';
 import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
 import {
@@ -18,6 +19,7 @@ import {
 } from './engine-operations.js';
 import { FrameWriter } from './frame-writer.js';
 import { collectOnce, tuneHeap } from './heap-tuning.js';
+import { requestQuit } from './key-handler.js';
 import { type ConsoleStore, createConsoleStore } from './store.js';
 import { colourDisabled, createTheme } from './theme.js';
 import { App } from './views/App.js';
@@ -62,6 +64,9 @@ const FRAME_INTERVAL_MS = 16;
 const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H\u001b[?25l';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const SHOW_CURSOR = '\u001b[?25h';
+
+/** How long an abandoned operation may take to hand its member back before ctpool exits (ms). */
+const ABANDON_SETTLE_MS = 15_000;
 
 /** Opens the live console; resolves with the exit code once the user quits. */
 export function runTui(opts: TuiOptions): Promise<number> {
@@ -161,10 +166,9 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	};
 	process.on('exit', onExit);
 	let unmount: (() => void) | null = null;
-	const onSignal = () => {
-		store.getState().setRequest({ kind: 'quit' });
-		unmount?.();
-	};
+	// SIGTERM and SIGHUP (an SSH connection that drops) are a q: the operation in flight
+	// finishes first; a second one abandons it.
+	const onSignal = () => requestQuit(store, () => unmount?.());
 	process.on('SIGTERM', onSignal);
 	process.on('SIGHUP', onSignal);
 
@@ -204,7 +208,15 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		process.off('SIGHUP', onSignal);
 		clearInterval(clock);
 		unsubscribeSynced();
+		const abandoned = store.getState().busy;
 		ops.close();
+		if (abandoned) {
+			// Abandoned: its waits are aborted; let it hand the member back to reconcile.
+			process.stderr.write(
+				`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
+			);
+			await ops.settle(ABANDON_SETTLE_MS);
+		}
 		watch.stop();
 		try {
 			await stopExtra?.();

@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
 import type { ConnectionState, WatchChange, WatchKind } from '../kube/pool-watch.js';
+import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
 import type { MemberRow } from './member-row.js';
@@ -24,7 +25,13 @@ export type Screen = 'pools' | 'members' | 'details' | 'help';
 /** An open prompt: the claim identity, the release confirm, or the filter being typed. */
 export type Prompt =
 	| { kind: 'claim'; value: string; error: string | null }
-	| { kind: 'release'; member: string; holder: string }
+	| {
+			kind: 'release';
+			member: string;
+			holder: string;
+			/** Why its Lease will not expire as it should (a stranded member), else absent. */
+			stranded?: string;
+	  }
 	| { kind: 'filter'; value: string };
 
 /** One line of the activity log. */
@@ -80,7 +87,13 @@ export interface ConsoleSession {
 }
 
 /** What the runner must do once the app unmounts. */
-export type ConsoleRequest = { kind: 'quit' } | { kind: 'console'; member: string };
+export type ConsoleRequest =
+	| { kind: 'quit' }
+	/** Quit once the operation in flight has finished (a first q, Ctrl-C, SIGTERM or SIGHUP). */
+	| { kind: 'finish' }
+	/** Quit now, abandoning the operation in flight (it hands the member back to reconcile). */
+	| { kind: 'abandon' }
+	| { kind: 'console'; member: string };
 
 /** The live reconcile loop. */
 export interface LoopState {
@@ -96,6 +109,8 @@ export interface ConsoleState {
 	now: number;
 	connection: ConnectionState;
 	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
+	/** What the API said when it last refused the credentials (401/403) to an operation or a reconcile; null once one succeeds. */
+	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
 	poolNames: readonly string[];
@@ -128,6 +143,8 @@ export interface ConsoleState {
 export interface ConsoleActions {
 	/** Applies one watch batch in one update; derives only the members it touched. */
 	applyBatch(changes: readonly WatchChange[]): void;
+	/** Records a refusal of the credentials (401/403), or clears it (null). */
+	setAuthProblem(problem: string | null): void;
 	/** Records the watch connection state. */
 	setConnection(
 		overall: ConnectionState,
@@ -205,6 +222,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		session,
 		now: now0,
 		connection: { phase: 'connecting', since: now0 },
+		authProblem: null,
 		connectionByKind: {},
 		revision: 0,
 		poolNames: [],
@@ -248,6 +266,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			set({ pools, poolNames, revision: state.revision + 1 });
 		},
 
+		setAuthProblem(problem) {
+			if (get().authProblem !== problem) set({ authProblem: problem });
+		},
+
 		setConnection(overall, byKind) {
 			set({ connection: overall, ...(byKind ? { connectionByKind: byKind } : {}) });
 		},
@@ -265,7 +287,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		logEvent(e) {
-			const entry: LogEntry = { ...e, id: nextLogId++ };
+			const entry: LogEntry = { ...e, message: boundedString(e.message), id: nextLogId++ };
 			const log = get().log;
 			set({
 				log:

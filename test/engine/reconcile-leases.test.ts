@@ -180,7 +180,7 @@ describe('reconcile and Leases', () => {
 		const uid = c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid;
 		const ctx = c.context();
 		const expected = [
-			'create alien-1: pod alien-1 exists but is not a member of pool alien (it lacks the label corral.dev/vdi-ct-pool=alien); ctpool leaves it alone: rename or remove it',
+			"create alien-1: alien-1: a pod of that name is not this pool's; ctpool will not touch it (rename or remove it, or use another pool name)",
 		];
 		const first = await apply(ctx, 'alien', poolSpec({ size: 1 }));
 		expect(first.errors).toEqual(expected);

@@ -1,6 +1,7 @@
 import {
 	type LeaseObject,
 	MAINTENANCE_ANNOTATION,
+	MEMBER_LABEL,
 	POOL_LABEL,
 	type PodObject,
 	type PvcObject,
@@ -22,7 +23,7 @@ export function pod(
 	return {
 		metadata: {
 			name,
-			labels: { [POOL_LABEL]: 'desk', [SOURCE_LABEL]: hash },
+			labels: { [POOL_LABEL]: 'desk', [MEMBER_LABEL]: name, [SOURCE_LABEL]: hash },
 			creationTimestamp: '2026-11-29T09:00:00Z',
 			...(deleting ? { deletionTimestamp: '2026-11-29T09:59:00Z' } : {}),
 		},
@@ -39,7 +40,7 @@ export function pvc(
 	return {
 		metadata: {
 			name: `${member}-data`,
-			labels: { [POOL_LABEL]: 'desk', [SOURCE_LABEL]: over.hash ?? HASH },
+			labels: { [POOL_LABEL]: 'desk', [MEMBER_LABEL]: member, [SOURCE_LABEL]: over.hash ?? HASH },
 			annotations:
 				over.maintenance !== undefined ? { [MAINTENANCE_ANNOTATION]: over.maintenance } : {},
 			creationTimestamp: '2026-11-29T08:00:00Z',
@@ -53,7 +54,10 @@ export function pvc(
 export function lease(member: string, holder: string, minutesAgo = 5, seconds = 3600): LeaseObject {
 	const t = new Date(NOW - minutesAgo * 60_000).toISOString();
 	return {
-		metadata: { name: `corral-vdi-ct-${member}`, labels: { [POOL_LABEL]: 'desk' } },
+		metadata: {
+			name: `corral-vdi-ct-${member}`,
+			labels: { [POOL_LABEL]: 'desk', [MEMBER_LABEL]: member },
+		},
 		spec: { holderIdentity: holder, leaseDurationSeconds: seconds, acquireTime: t, renewTime: t },
 	};
 }

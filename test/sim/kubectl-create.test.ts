@@ -229,7 +229,7 @@ describeKubectl('kubectl create (protobuf bodies) against the simulated cluster'
 			const s = stored('secrets', 'legacy-sa-token');
 			return (s?.data as Rec | undefined)?.token ? s : undefined;
 		});
-		const saUid = (stored('serviceaccounts', 'legacy-sa')?.metadata as Rec).uid;
+		const saUid = (stored('serviceaccounts', 'legacy-sa')?.metadata as Rec | undefined)?.uid;
 		expect((secret.metadata as Rec).annotations).toMatchObject({
 			'kubernetes.io/service-account.uid': saUid,
 		});

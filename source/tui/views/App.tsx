@@ -1,9 +1,11 @@
 /** The console app: picks the layout for the screen and the terminal size; views do the rest. */
 
-import { Box, useApp, useInput } from 'ink';
-import { useRef } from 'react';
+import type { EventEmitter } from 'node:events';
+import { Box, useApp, useInput, useStdin } from 'ink';
+import { useEffect, useRef } from 'react';
 import { targetPool } from '../availability.js';
-import { handleKey } from '../key-handler.js';
+import { guardInputEvents } from '../input-guard.js';
+import { handleKey, requestQuit } from '../key-handler.js';
 import { keyPresses } from '../keys.js';
 import type { ConsoleOperations } from '../operations.js';
 import { connectionView } from '../staleness.js';
@@ -87,14 +89,21 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const visibleCount = useConsole((s) => visibleRows(s).length);
 	const poolCount = useConsole((s) => s.poolNames.length);
 	const page = useRef(10);
+	const finished = useConsole((s) => s.request?.kind === 'finish' && s.busy === null);
+	// A quit asked for while an operation ran: quit now that it has finished.
+	useEffect(() => {
+		if (!finished) return;
+		store.getState().setRequest({ kind: 'quit' });
+		exit();
+	}, [finished, store, exit]);
 	const tooSmall = columns < MIN_COLUMNS || rows < MIN_ROWS;
 
+	// Before useInput: no input event reaches Ink's parsing unguarded (see input-guard.ts).
+	const stdin = useStdin() as { internal_eventEmitter?: EventEmitter };
+	guardInputEvents(stdin.internal_eventEmitter);
 	useInput((input, key) => {
 		if (tooSmall) {
-			if (input === 'q' || (key.ctrl && input === 'c')) {
-				store.getState().setRequest({ kind: 'quit' });
-				exit();
-			}
+			if (input === 'q' || (key.ctrl && input === 'c')) requestQuit(store, exit);
 			return;
 		}
 		for (const [i, k] of keyPresses(input, key))

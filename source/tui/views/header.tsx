@@ -2,7 +2,7 @@
 
 import { Box, Text } from 'ink';
 import type { PoolDerivation } from '../pool-derivation.js';
-import { connectionView } from '../staleness.js';
+import { headerConnection } from '../staleness.js';
 import type { Screen } from '../store.js';
 import { clean } from '../text-fit.js';
 import { useTheme } from '../theme.js';
@@ -43,7 +43,8 @@ export function Header() {
 	const poolCount = useConsole((s) => s.poolNames.length);
 	const connection = useConsole((s) => s.connection);
 	const now = useConsole((s) => s.now);
-	const conn = connectionView(connection, now);
+	const authProblem = useConsole((s) => s.authProblem);
+	const conn = headerConnection(connection, authProblem, now);
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;

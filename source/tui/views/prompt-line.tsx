@@ -2,6 +2,7 @@
 
 import { Box, Text } from 'ink';
 import type { Prompt } from '../store.js';
+import { truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 
@@ -19,9 +20,10 @@ export function promptLines(prompt: Prompt, width: number, pool: string): string
 				...(prompt.error ? wrapText(prompt.error, width) : []),
 			];
 		case 'release': {
-			const holder = prompt.holder ? `held by ${prompt.holder}` : 'with no holder';
+			const holder = prompt.holder ? `held by ${truncate(prompt.holder, 80)}` : 'with no holder';
+			const stranded = prompt.stranded ? `; stranded: ${truncate(prompt.stranded, 160)}` : '';
 			return wrapText(
-				`Release ${prompt.member} (${holder}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
+				`Release ${prompt.member} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
 				width,
 			);
 		}

@@ -1,4 +1,7 @@
-/** The status line: a spinner with elapsed time while an action runs, else the last outcome. */
+/**
+ * The status line: a spinner with elapsed time while an action runs (and, after a quit, that
+ * ctpool quits once it has finished), else the last outcome.
+ */
 
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
@@ -26,12 +29,15 @@ export function StatusLine() {
 	const busy = useConsole((s) => s.busy);
 	const status = useConsole((s) => s.status);
 	const now = useConsole((s) => s.now);
+	const finishing = useConsole((s) => s.request?.kind === 'finish');
 	const spinner = useSpinner(busy !== null);
 	if (busy) {
 		const elapsed = formatElapsed(Math.max(0, now - busy.startedAt));
 		return (
 			<Text wrap="truncate" color={theme.accent}>
-				{spinner} {clean(busy.label)}
+				{spinner} {finishing ? 'finishing ' : ''}
+				{clean(busy.label)}
+				{finishing ? ' before quitting (q again abandons it)' : ''}
 				{busy.detail ? `: ${clean(busy.detail)}` : ''} · {elapsed}
 			</Text>
 		);

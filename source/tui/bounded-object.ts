@@ -1,0 +1,41 @@
+/** Watched objects with every string cut to a bound before the console does anything with them. */
+
+/**
+ * The most characters of one string of a watched object that the console keeps. Names and
+ * labels are far shorter (at most 253); a longer value (a 1 MB Lease holder, a huge annotation
+ * or message) is only ever shown cut, so it is cut once, here, and every later step (derive,
+ * filter, lay out, the details view) stays cheap whatever the cluster holds.
+ */
+export const CONSOLE_STRING_BOUND = 1024;
+
+function needsCut(value: unknown, depth: number): boolean {
+	if (typeof value === 'string') return value.length > CONSOLE_STRING_BOUND;
+	if (depth > 32 || value === null || typeof value !== 'object') return false;
+	if (Array.isArray(value)) return value.some((v) => needsCut(v, depth + 1));
+	for (const k in value) {
+		if (k.length > CONSOLE_STRING_BOUND) return true;
+		if (needsCut((value as Record<string, unknown>)[k], depth + 1)) return true;
+	}
+	return false;
+}
+
+function cut(value: unknown, depth: number): unknown {
+	if (typeof value === 'string')
+		return value.length > CONSOLE_STRING_BOUND ? `${value.slice(0, CONSOLE_STRING_BOUND)}…` : value;
+	if (depth > 32 || value === null || typeof value !== 'object') return value;
+	if (Array.isArray(value)) return value.map((v) => cut(v, depth + 1));
+	const out: Record<string, unknown> = {};
+	for (const k in value)
+		out[cut(k, depth) as string] = cut((value as Record<string, unknown>)[k], depth + 1);
+	return out;
+}
+
+/** The object itself when no string in it is longer than the bound, else a copy with them cut. */
+export function boundedObject<T>(o: T): T {
+	return needsCut(o, 0) ? (cut(o, 0) as T) : o;
+}
+
+/** A string cut to the console's bound. */
+export function boundedString(s: string): string {
+	return s.length > CONSOLE_STRING_BOUND ? `${s.slice(0, CONSOLE_STRING_BOUND)}…` : s;
+}

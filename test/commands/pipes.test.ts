@@ -1,0 +1,88 @@
+/**
+ * Issue 12, finding 10: a reader that goes away (`ctpool status | head -1`) ends the command
+ * quietly with its usual exit code, never an EPIPE stack trace. The built binary, with an
+ * output far larger than a pipe holds (a 1 MB Lease holder, kept whole in JSON and YAML), so
+ * that every run writes after the reader has gone.
+ */
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply } from '../../source/engine/index.js';
+import { formatMicroTime, leaseName } from '../../source/pool/index.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { poolSpec } from '../engine/fixtures.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const built = existsSync(CLI);
+if (!built) console.warn(`skipping the pipe tests: ${CLI} is missing (npm test builds it first)`);
+
+/** Runs the binary and closes its stdout after the first chunk, as `| head -c N` does. */
+function runClosingStdout(
+	args: string[],
+): Promise<{ code: number | null; stderr: string; got: number }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [CLI, ...args], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' },
+		});
+		let got = 0;
+		let stderr = '';
+		child.stdout.once('data', (d: Buffer) => {
+			got = d.length;
+			child.stdout.destroy();
+		});
+		child.stderr.on('data', (d: Buffer) => {
+			stderr += d.toString();
+		});
+		child.on('error', reject);
+		child.on('close', (code) => resolve({ code, stderr, got }));
+	});
+}
+
+describe.skipIf(!built)('a closed stdout', () => {
+	let c: TestCluster;
+	beforeAll(async () => {
+		c = await startTestCluster();
+		await apply(c.context(), 'pipe', poolSpec({ size: 2 }));
+		const t = formatMicroTime(Date.now());
+		c.sim.store.create(
+			'leases',
+			{
+				apiVersion: 'coordination.k8s.io/v1',
+				kind: 'Lease',
+				metadata: {
+					name: leaseName('pipe-1'),
+					namespace: 'corral',
+					labels: { 'corral.dev/vdi-ct-pool': 'pipe', 'corral.dev/vdi-ct-member': 'pipe-1' },
+				},
+				spec: {
+					holderIdentity: `big${'x'.repeat(1024 * 1024)}`,
+					leaseDurationSeconds: 3600,
+					acquireTime: t,
+					renewTime: t,
+				},
+			},
+			{ who: 'test' },
+		);
+	});
+	afterAll(() => c?.close());
+
+	it.each([['json'], ['yaml'], ['table']])(
+		'ends status -o %s quietly with exit 0',
+		async (format) => {
+			const r = await runClosingStdout([
+				'status',
+				'pipe',
+				'-o',
+				format,
+				'--kubeconfig',
+				c.sim.kubeconfigPath,
+			]);
+			expect(r.got).toBeGreaterThan(0);
+			expect(r.stderr).toBe('');
+			expect(r.code).toBe(0);
+		},
+	);
+});

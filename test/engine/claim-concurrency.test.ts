@@ -1,0 +1,87 @@
+/**
+ * Issue 12, finding 6: concurrent claims in one process (a broker embedding the engine), any
+ * mix of identities and duplicates, give exactly the answers the same claims would give one
+ * after another in some order. Property test against the simulated cluster, small sizes.
+ *
+ * One after another, on a pool of n free members and k distinct identities: the first
+ * min(k, n) identities to come get distinct members, the others "no free members"; every call
+ * of one identity gives the same answer. Which identities win depends on the order, so that
+ * is the property: same answer per identity, distinct members, exactly min(k, n) winners, and
+ * the Leases in the cluster say the same.
+ */
+
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim } from '../../source/engine/index.js';
+import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { poolSpec } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+let pools = 0;
+
+/** Leases of the pool by holder. */
+function leasesByHolder(pool: string): Map<string, string[]> {
+	const out = new Map<string, string[]>();
+	for (const l of c.sim.store.list('leases', { namespace: 'corral' })) {
+		if (l.metadata.labels?.['corral.dev/vdi-ct-pool'] !== pool) continue;
+		const holder = (l.spec as { holderIdentity?: string }).holderIdentity ?? '';
+		out.set(holder, [
+			...(out.get(holder) ?? []),
+			l.metadata.labels['corral.dev/vdi-ct-member'] ?? '',
+		]);
+	}
+	return out;
+}
+
+describe('concurrent claims in one process', () => {
+	it('answer as the same claims one after another would', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.integer({ min: 1, max: 5 }),
+				fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g'), {
+					minLength: 1,
+					maxLength: 12,
+				}),
+				async (size, who) => {
+					const pool = `cc${++pools}`;
+					const ctx = c.context();
+					await apply(ctx, pool, poolSpec({ size }));
+					const answers = await Promise.all(
+						who.map((w) =>
+							claim(ctx, pool, `${w}@example.com`).then(
+								(r) => r.member,
+								(err: unknown) => {
+									if (err instanceof PoolError && err.kind === 'no-free') return 'no-free';
+									throw err;
+								},
+							),
+						),
+					);
+					const byIdentity = new Map<string, Set<string>>();
+					for (const [i, w] of who.entries())
+						byIdentity.set(w, (byIdentity.get(w) ?? new Set()).add(answers[i]!));
+					// every call of one identity: the same answer
+					for (const [w, set] of byIdentity)
+						expect([w, [...set]]).toEqual([w, [...set].slice(0, 1)]);
+					const won = [...byIdentity.entries()]
+						.map(([w, set]) => [w, [...set][0]!] as const)
+						.filter(([, m]) => m !== 'no-free');
+					// exactly min(k, n) winners, on distinct members
+					expect(won.length).toBe(Math.min(byIdentity.size, size));
+					expect(new Set(won.map(([, m]) => m)).size).toBe(won.length);
+					// the cluster agrees: one Lease per winner, on the member answered
+					const leases = leasesByHolder(pool);
+					expect(leases.size).toBe(won.length);
+					for (const [w, m] of won) expect(leases.get(`${w}@example.com`)).toEqual([m]);
+				},
+			),
+			{ numRuns: 15 },
+		);
+	}, 120_000);
+});
