@@ -142,6 +142,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	const dir = await mkdtemp(join(tmpdir(), 'ctpool-chaos-'));
 	const sim = await startSimCluster({
 		kubeconfigPath: join(dir, 'kubeconfig'),
+		namespace: NAMESPACE,
 		config: {
 			timeScale: options.timeScale,
 			containerStartMs: 3000,

@@ -15,6 +15,7 @@ import {
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { kubeconfigYaml, type SimCluster } from '../../source/sim/index.js';
+import { FAST } from '../engine/cluster.js';
 import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
 
 /** One planned fault: answer the nth matching request with status (then forget it). */
@@ -58,7 +59,9 @@ export interface TappedCluster {
 
 /** Starts a test-pace cluster and a tap in front of it. */
 export async function startTappedCluster(): Promise<TappedCluster> {
-	const test = await startTestSim({ config: { timeScale: 0.01, containerStartMs: 1500 } });
+	const test = await startTestSim({
+		config: { timeScale: 0.01, containerStartMs: 1500, nodes: FAST.nodes },
+	});
 	const sim = test.cluster;
 	const tap = new ReconcilerTap(sim.port, 'unused', 'corral');
 	const port = await tap.listen();

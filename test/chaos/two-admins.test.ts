@@ -32,12 +32,12 @@ describe('apply --size by one admin while another applies a new image', () => {
 			open = resolve;
 		});
 		let arrived!: () => void;
-		const putSeen = new Promise<void>((resolve) => {
+		const patchSeen = new Promise<void>((resolve) => {
 			arrived = resolve;
 		});
 		let held = false;
 		c.hold((method, path) => {
-			if (held || method !== 'PUT' || !path.endsWith(`/configmaps/${configMapName('pair')}`))
+			if (held || method !== 'PATCH' || !path.endsWith(`/configmaps/${configMapName('pair')}`))
 				return undefined;
 			held = true;
 			arrived();
@@ -45,7 +45,7 @@ describe('apply --size by one admin while another applies a new image', () => {
 		});
 		try {
 			const second = ctpool(['apply', 'pair', '--size', '3', '--kubeconfig', c.kubeconfigPath]);
-			await putSeen;
+			await patchSeen;
 			const other = createEngineContext(c.direct, { actor: 'other-admin' });
 			const current = (await readDefinition(other, 'pair')).spec;
 			await apply(other, 'pair', { ...current, image: 'ghcr.io/example/desktop:2' });

@@ -351,11 +351,7 @@ const DENIALS: Array<[string[], string, RegExp]> = [
 	],
 	[['reconcile', 'desk'], 'list pods', /list pods in namespace corral/],
 	[['reconcile', 'desk'], 'get configmaps', /get configmaps.* in namespace corral/],
-	[
-		['apply', 'desk', '--size', '3'],
-		'update configmaps',
-		/update configmaps.* in namespace corral/,
-	],
+	[['apply', 'desk', '--size', '3'], 'patch configmaps', /patch configmaps.* in namespace corral/],
 	[
 		['apply', 'fresh', '--image', 'ghcr.io/example/desktop:1', '--size', '1'],
 		'create configmaps',
@@ -390,7 +386,7 @@ const DENIALS: Array<[string[], string, RegExp]> = [
 		'patch persistentvolumeclaims',
 		/patch persistentvolumeclaims in namespace corral/,
 	],
-	[['delete', 'desk'], 'update configmaps', /update configmaps.* in namespace corral/],
+	[['delete', 'desk'], 'patch configmaps', /patch configmaps.* in namespace corral/],
 	[['delete', 'desk'], 'list pods', /list pods in namespace corral/],
 ];
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { AuditMutation } from '../../source/sim/audit.js';
 import type { SimClusterConfig } from '../../source/sim/config.js';
 import type { SimCluster } from '../../source/sim/index.js';
+import { FAST } from '../engine/cluster.js';
 import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
 
 /** The built CLI; tests through it skip (and say so) when it has not been built. */
@@ -71,7 +72,7 @@ export interface SafetyCluster {
 export async function startSafetyCluster(
 	config: Partial<SimClusterConfig> = {},
 ): Promise<SafetyCluster> {
-	const test = await startTestSim({ config: { timeScale: 0.01, ...config } });
+	const test = await startTestSim({ config: { timeScale: 0.01, nodes: FAST.nodes, ...config } });
 	const sim = test.cluster;
 	return {
 		sim,

@@ -223,7 +223,9 @@ describe('the checks of this file', () => {
 
 describe('ctpool status', () => {
 	it('prints the table with every cluster string inert, and wide rows aligned', async () => {
-		const r = await ctpool(['status', 'tty', ...c.kc], { env: { NO_COLOR: '1' } });
+		const r = await ctpool(['status', 'tty', ...c.kc], {
+			env: { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' },
+		});
 		expect(r.code).toBe(0);
 		expect(r.stderr).toBe('');
 		expect(r.stdout).not.toMatch(FORBIDDEN);
@@ -260,7 +262,9 @@ describe('ctpool status', () => {
 	});
 
 	it('with colour on, adds only its own colour codes', async () => {
-		const r = await ctpool(['status', 'tty', ...c.kc], { env: { FORCE_COLOR: '1' } });
+		const r = await ctpool(['status', 'tty', ...c.kc], {
+			env: { FORCE_COLOR: '1', CORRAL_NAMESPACE: 'corral' },
+		});
 		expect(r.code).toBe(0);
 		expect(r.stdout).toContain(`${ESC}[32m`); // Ready in green: colour is on
 		const withoutOwnColours = r.stdout.replace(/\u001b\[(0|3[0-7]|90)m/g, '');
