@@ -21,6 +21,7 @@ export const rbacCommand: CommandSpec = {
 		group: { type: 'string' },
 		watch: { type: 'boolean' },
 		events: { type: 'boolean' },
+		services: { type: 'boolean' },
 	},
 	help: `
 Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
@@ -33,7 +34,10 @@ permissions ctpool needs in the pool namespace. Every command works with the see
   coordination.k8s.io Leases get, list, create, update, delete.
 The live console and reconcile --watch also need watch on ConfigMaps, Pods, PVCs and
 Leases. Events create is optional: without it ctpool says once that it records no
-Events, and goes on. Nothing is sent to the cluster.
+Events, and goes on. get on Services is optional too: a release deletes a member's
+console Service only after reading it and seeing it is the member's (never on its name
+alone); without it the Service is left in place and ctpool says so. Nothing is sent to
+the cluster.
 
 Flags
   --service-account NAME  bind a ServiceAccount of the namespace (the default: ctpool)
@@ -43,6 +47,7 @@ Flags
                           --read-only console)
   --no-watch              leave out watch (commands only: no console, no --watch)
   --no-events             leave out the optional Events create
+  --no-services           leave out the optional get on Services
 
 ${GLOBAL_HELP}
 
@@ -94,6 +99,7 @@ export function rbacYaml(opts: {
 	readOnly: boolean;
 	watch: boolean;
 	events: boolean;
+	services?: boolean;
 }): string {
 	const role = opts.readOnly ? 'ctpool-read-only' : 'ctpool';
 	const lines = [
@@ -109,6 +115,7 @@ export function rbacYaml(opts: {
 		readOnly: opts.readOnly,
 		watch: opts.watch,
 		events: opts.events,
+		services: opts.services !== false,
 	})) {
 		lines.push(`  # ${group.why}`);
 		for (const r of group.rules) lines.push(...ruleYaml(r));
@@ -164,6 +171,7 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 				readOnly: args.flags.readOnly === true,
 				watch: args.flags.watch !== false,
 				events: args.flags.events !== false,
+				services: args.flags.services !== false,
 			}),
 		);
 		return EXIT_OK;

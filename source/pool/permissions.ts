@@ -13,7 +13,7 @@ export interface PolicyRule {
 }
 
 /** Which part of ctpool a set of rules serves. */
-export type RulePurpose = 'commands' | 'watch' | 'events';
+export type RulePurpose = 'commands' | 'watch' | 'events' | 'services';
 
 /** Rules with the reason they are there. */
 export interface PurposeRules {
@@ -62,6 +62,16 @@ export const EVENT_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
 ];
 
+/**
+ * get on Services: optional. A release deletes the member's console Service only once it has
+ * read it and seen that it is the member's (its selector is `corral.dev/ct-name: <member>`,
+ * as Corral makes it): nothing is deleted on its name alone. Without it the Service is left
+ * in place (ctpool says so) and everything else still works.
+ */
+export const SERVICE_READ_RULES: readonly PolicyRule[] = [
+	{ apiGroups: [CORE], resources: ['services'], verbs: ['get'] },
+];
+
 /** Read-only: get, list and watch on what ctpool reads, nothing that changes the cluster. */
 export const READ_ONLY_RULES: readonly PolicyRule[] = [
 	{
@@ -80,6 +90,8 @@ export interface RoleOptions {
 	watch?: boolean;
 	/** Include the optional Events create (default true). */
 	events?: boolean;
+	/** Include the optional get on Services (default true). */
+	services?: boolean;
 }
 
 /** The rules of ctpool's Role, grouped by what needs them. */
@@ -116,6 +128,12 @@ export function roleRules(opts: RoleOptions = {}): PurposeRules[] {
 			purpose: 'events',
 			why: 'optional: Kubernetes Events of who did what; without it ctpool says so once and goes on',
 			rules: copy(EVENT_RULES),
+		});
+	if (opts.services !== false)
+		out.push({
+			purpose: 'services',
+			why: "optional: read a console Service before deleting it, to see it is the member's; without it the Service is left alone",
+			rules: copy(SERVICE_READ_RULES),
 		});
 	return out;
 }

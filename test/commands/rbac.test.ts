@@ -14,6 +14,7 @@ import {
 	EVENT_RULES,
 	type PolicyRule,
 	READ_ONLY_RULES,
+	SERVICE_READ_RULES,
 	WATCH_RULES,
 } from '../../source/pool/permissions.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
@@ -45,7 +46,12 @@ describe('ctpool rbac', () => {
 		const [role, binding] = docs as [Doc, Doc];
 		expect(role.apiVersion).toBe('rbac.authorization.k8s.io/v1');
 		expect(role.metadata).toEqual({ name: 'ctpool', namespace: 'corral-vms' });
-		expect(role.rules).toEqual([...COMMAND_RULES, ...WATCH_RULES, ...EVENT_RULES]);
+		expect(role.rules).toEqual([
+			...COMMAND_RULES,
+			...WATCH_RULES,
+			...EVENT_RULES,
+			...SERVICE_READ_RULES,
+		]);
 		// The seed's list, rule by rule.
 		expect(role.rules!.slice(0, 5)).toEqual([
 			{
@@ -98,10 +104,13 @@ describe('ctpool rbac', () => {
 		]);
 	});
 
-	it('leaves out watch and Events on request, binds a group, and follows CORRAL_NAMESPACE', async () => {
-		const { docs } = await rbac(['--no-watch', '--no-events', '--group', 'desk-admins'], {
-			CORRAL_NAMESPACE: 'team-x',
-		});
+	it('leaves out watch, Events and Services on request, binds a group, and follows CORRAL_NAMESPACE', async () => {
+		const { docs } = await rbac(
+			['--no-watch', '--no-events', '--no-services', '--group', 'desk-admins'],
+			{
+				CORRAL_NAMESPACE: 'team-x',
+			},
+		);
 		const [role, binding] = docs as [Doc, Doc];
 		expect(role.rules).toEqual(COMMAND_RULES);
 		expect(role.metadata.namespace).toBe('team-x');
@@ -205,6 +214,7 @@ describe('ctpool rbac | kubectl apply -f -', () => {
 			...COMMAND_RULES,
 			...WATCH_RULES,
 			...EVENT_RULES,
+			...SERVICE_READ_RULES,
 		]);
 	});
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { roleRules } from '../../source/pool/permissions.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { simFetch, withSim } from '../support/sim.js';
 
@@ -34,33 +35,8 @@ function one(kind: string): Doc {
 	return found[0]!.doc;
 }
 
-/** The Role `ctpool rbac` prints: the seed's permissions, watch, and the optional Events create. */
-const ROLE_RULES = [
-	{
-		apiGroups: [''],
-		resources: ['configmaps'],
-		verbs: ['get', 'list', 'create', 'patch', 'delete'],
-	},
-	{
-		apiGroups: [''],
-		resources: ['pods', 'persistentvolumeclaims'],
-		verbs: ['get', 'list', 'create', 'patch', 'delete'],
-	},
-	{ apiGroups: [''], resources: ['services'], verbs: ['delete'] },
-	{ apiGroups: [''], resources: ['pods/exec'], verbs: ['create'] },
-	{
-		apiGroups: ['coordination.k8s.io'],
-		resources: ['leases'],
-		verbs: ['get', 'list', 'create', 'update', 'delete'],
-	},
-	{
-		apiGroups: [''],
-		resources: ['configmaps', 'pods', 'persistentvolumeclaims'],
-		verbs: ['watch'],
-	},
-	{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['watch'] },
-	{ apiGroups: [''], resources: ['events'], verbs: ['create'] },
-];
+/** The Role `ctpool rbac` prints: the seed's permissions, watch and the optional rules. */
+const ROLE_RULES = roleRules().flatMap((g) => g.rules);
 
 describe('deploy/', () => {
 	it('holds a ServiceAccount, the Role, its RoleBinding and the Deployment, all in the Corral namespace', () => {

@@ -14,7 +14,12 @@ import {
 	resetEventsDenied,
 	writeDefinition,
 } from '../../source/engine/index.js';
-import { allows, COMMAND_RULES, EVENT_RULES } from '../../source/pool/permissions.js';
+import {
+	allows,
+	COMMAND_RULES,
+	EVENT_RULES,
+	SERVICE_READ_RULES,
+} from '../../source/pool/permissions.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
@@ -55,7 +60,7 @@ describe('the seed permissions', () => {
 			.since(mark)
 			.requests.filter((r) => r.who === 'ctpool' && r.resource && r.verb !== 'discovery');
 		expect(requests.length).toBeGreaterThan(20);
-		const rules = [...COMMAND_RULES, ...EVENT_RULES];
+		const rules = [...COMMAND_RULES, ...EVENT_RULES, ...SERVICE_READ_RULES];
 		const outside = requests
 			.map((r) => {
 				const resource = r.subresource ? `${r.resource}/${r.subresource}` : r.resource!;

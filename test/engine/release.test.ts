@@ -84,7 +84,7 @@ describe('release', () => {
 		const foreign = uidOf(c, 'pods', other);
 		const result = await release(ctx, 'grace', other, 'bo@example.com').catch((e: Error) => e);
 		expect(String((result as { message?: string }).message)).toContain(
-			'not a member of pool grace',
+			"a pod of that name is not this pool's",
 		);
 		const still = c.sim.store.get('pods', 'corral', other);
 		expect(still?.metadata.uid).toBe(foreign);
