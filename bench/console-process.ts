@@ -2,6 +2,7 @@
 
 import { type CompleteTable, isTableComplete } from './console-screen.js';
 import type { BenchContext } from './context.js';
+import { DESK } from './desk-pool.js';
 import { type PtyProcess, ScreenReader, startPty, terminalEnv } from './terminal.js';
 
 /** A running console and its screen. */
@@ -15,7 +16,7 @@ export interface ConsoleRun {
 	detachScreen(): void;
 }
 
-/** Starts `node dist/cli.js <pool> --kubeconfig K` in a terminal and watches for the complete table. */
+/** Starts `node dist/cli.js <pool> -n NS --kubeconfig K` in a terminal and watches for the complete table. */
 export function startConsole(
 	ctx: BenchContext,
 	want: CompleteTable,
@@ -24,7 +25,15 @@ export function startConsole(
 	const { columns, rows } = ctx.opts;
 	const pty = startPty(
 		process.execPath,
-		[...(opts.nodeArgs ?? []), ctx.cli, want.pool, '--kubeconfig', ctx.sim.kubeconfig],
+		[
+			...(opts.nodeArgs ?? []),
+			ctx.cli,
+			want.pool,
+			'-n',
+			DESK.namespace,
+			'--kubeconfig',
+			ctx.sim.kubeconfig,
+		],
 		{ columns, rows, env: terminalEnv(), cwd: ctx.root },
 	);
 	const screen = new ScreenReader(columns, rows);
