@@ -30,7 +30,7 @@ export async function runCommand(
 	body: (args: ParsedArgs) => Promise<number>,
 ): Promise<number> {
 	try {
-		const args = parseArgs(argv, spec.flags, spec.name, spec.help);
+		const args = await parseArgs(argv, spec.flags, spec.name, spec.help);
 		if (args.flags.help === true) {
 			io.stdout.write(`${forProgram(spec.help.trim())}\n`);
 			return 0;

@@ -285,7 +285,7 @@ export async function runComplete(argv: readonly string[], io: CommandIo): Promi
 	try {
 		const [what, ...rest] = argv;
 		if (what !== 'pools') return EXIT_OK;
-		const args = parseArgs(rest, {}, '__complete', '');
+		const args = await parseArgs(rest, {}, '__complete', '');
 		const [{ loadKube }, { listPoolRefs }] = await Promise.all([
 			import('../kube/config.js'),
 			import('../engine/list-definitions.js'),
