@@ -2,12 +2,13 @@
 
 /** The ctpool command: the console, the pool commands and the simulated cluster. */
 
-import { processIo } from './commands/io.js';
-import { runCli } from './commands/main.js';
+import { versionLine } from './build-info.js';
 
 // React and Ink run their production builds: the development ones cost the console about
 // a third more CPU and far more memory. (Nothing imported above this line loads either.)
-process.env.NODE_ENV ??= 'production';
+// The bundle has it built in; this covers running the tsc output (the bench's tools build).
+const env = process.env;
+env.NODE_ENV ??= 'production';
 
 const controller = new AbortController();
 let interrupted = false;
@@ -44,7 +45,20 @@ for (const stream of [process.stdout, process.stderr]) {
 	});
 }
 
-const code = await runCli(process.argv.slice(2), processIo(controller.signal));
+/** Runs the command line: `--version` alone answers before loading it (meow, the commands). */
+async function main(argv: string[]): Promise<number> {
+	if (argv.length === 1 && argv[0] === '--version') {
+		process.stdout.write(`${versionLine()}\n`);
+		return 0;
+	}
+	const [{ runCli }, { processIo }] = await Promise.all([
+		import('./commands/main.js'),
+		import('./commands/io.js'),
+	]);
+	return runCli(argv, processIo(controller.signal));
+}
+
+const code = await main(process.argv.slice(2));
 // Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
 // the process.
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

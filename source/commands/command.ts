@@ -4,6 +4,7 @@ import { PoolError } from '../pool/errors.js';
 import { report } from './failure.js';
 import { type FlagSpecs, type ParsedArgs, parseArgs } from './flags.js';
 import { type CommandIo, println } from './io.js';
+import { forProgram } from './program.js';
 
 /** A command of the CLI. */
 export interface CommandSpec {
@@ -29,9 +30,9 @@ export async function runCommand(
 	body: (args: ParsedArgs) => Promise<number>,
 ): Promise<number> {
 	try {
-		const args = parseArgs(argv, spec.flags, spec.name, spec.help);
+		const args = await parseArgs(argv, spec.flags, spec.name, spec.help);
 		if (args.flags.help === true) {
-			io.stdout.write(`${spec.help.trim()}\n`);
+			io.stdout.write(`${forProgram(spec.help.trim())}\n`);
 			return 0;
 		}
 		if (spec.mutates && args.flags.readOnly === true)

@@ -3,7 +3,6 @@
  * repeats are usage errors, never a process exit), then meow for the parse itself.
  */
 
-import meow from 'meow';
 import { PoolError } from '../pool/errors.js';
 
 /** One flag of a command. Keys are camelCase; the flag on the command line is kebab-case. */
@@ -173,15 +172,31 @@ function shorten(s: string): string {
 	return clean.length > 40 ? `${clean.slice(0, 37)}...` : clean;
 }
 
-/** Parses argv for a command whose flags are specs (the global flags are added). */
-export function parseArgs(
+/** Whether checked argv (scanFlags') asks for help: `--help`/`-h`, not negated, before any `--`. */
+export function wantsHelp(normal: readonly string[]): boolean {
+	let help = false;
+	for (const tok of normal) {
+		if (tok === '--') break;
+		if (tok === '--help' || tok === '--help=true') help = true;
+		else if (tok === '--no-help' || tok === '--help=false') help = false;
+	}
+	return help;
+}
+
+/**
+ * Parses argv for a command whose flags are specs (the global flags are added). A request
+ * for help is answered from the strict scan alone, so `--help` never loads meow.
+ */
+export async function parseArgs(
 	argv: readonly string[],
 	specs: FlagSpecs,
 	command: string,
 	help: string,
-): ParsedArgs {
+): Promise<ParsedArgs> {
 	const all: FlagSpecs = { ...GLOBAL_FLAGS, ...specs };
 	const normal = scanFlags(argv, all, command);
+	if (wantsHelp(normal)) return { input: [], flags: { help: true } };
+	const { default: meow } = await import('meow');
 	const flags: Record<string, MeowFlag> = {};
 	for (const [key, spec] of Object.entries(all)) {
 		const flag: MeowFlag =

@@ -1,6 +1,6 @@
 /** The ctpool command line: dispatch to a command, or open the console or the demo. */
 
-import { readFileSync } from 'node:fs';
+import { ctpoolVersion, versionLine } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { poolNameProblem } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
@@ -12,6 +12,7 @@ import { EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
+import { forProgram } from './program.js';
 import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
@@ -37,14 +38,9 @@ export const COMMANDS: Record<string, Entry> = {
 	rbac: { spec: rbacCommand, run: runRbac },
 };
 
-/** ctpool's version, from package.json. */
+/** ctpool's version (the bundle's, else package.json's). */
 export function version(): string {
-	try {
-		const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-		return typeof pkg.version === 'string' ? pkg.version : 'dev';
-	} catch {
-		return 'dev';
-	}
+	return ctpoolVersion();
 }
 
 const TOP_HELP = `
@@ -60,6 +56,7 @@ ${Object.entries(COMMANDS)
 	.map(([name, e]) => `  ${name.padEnd(13)}${e.spec.summary}`)
 	.join('\n')}
   sim          run the embedded simulated cluster
+  completion   print a shell completion script (bash, zsh or fish)
 
 Run ctpool <command> --help for the command's arguments and flags.
 
@@ -67,7 +64,7 @@ Flags
   --demo                 open the console on an embedded simulated cluster with a demo pool
   --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
   --size N               with --demo: the size of the demo pool (default 6)
-  --version              print the version
+  --version              print the version and the build
 
 ${GLOBAL_HELP}
 `;
@@ -89,11 +86,11 @@ const topCommand: CommandSpec = {
 async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 	return runCommand(topCommand, argv, io, async (args) => {
 		if (args.flags.version === true) {
-			println(io.stdout, version());
+			println(io.stdout, versionLine());
 			return EXIT_OK;
 		}
 		const first = args.input[0];
-		const commands = `the commands are ${Object.keys(COMMANDS).join(', ')}, sim`;
+		const commands = `the commands are ${Object.keys(COMMANDS).join(', ')}, sim, completion`;
 		if (args.input.length > 1)
 			throw usageError(
 				'',
@@ -160,11 +157,17 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
 		const { runSim } = await import('./sim.js');
 		return runSim(argv.slice(1), io);
 	}
+	if (first === 'completion' || first === '__complete') {
+		const completion = await import('./completion.js');
+		if (first === '__complete') return completion.runComplete(argv.slice(1), io);
+		const model = completion.completionModel(COMMANDS, topCommand.flags);
+		return completion.runCompletion(argv.slice(1), io, model);
+	}
 	if (first === 'help') {
 		const topic = argv[1];
 		if (topic !== undefined && Object.hasOwn(COMMANDS, topic))
 			return COMMANDS[topic]!.run(['--help'], io);
-		io.stdout.write(`${TOP_HELP.trim()}\n`);
+		io.stdout.write(`${forProgram(TOP_HELP.trim())}\n`);
 		return EXIT_OK;
 	}
 	return runTop(argv, io);

@@ -10,6 +10,8 @@ import {
 	startSimCluster,
 } from '../sim/index.js';
 import { scanFlags } from './flags.js';
+import { forProgram } from './program.js';
+import { SIM_FLAGS } from './sim-flags.js';
 import { parseDuration } from './values.js';
 
 const HELP = `
@@ -45,20 +47,6 @@ Examples
   ctpool sim --nodes 2 --node-memory 8Gi --fault error-rate=0.02
   ctpool sim --kubeconfig ./admin.kubeconfig --kubeconfig-for corral-vms/desk-user=./desk.kubeconfig
 `;
-
-const SIM_FLAGS = {
-	port: { type: 'string' },
-	kubeconfig: { type: 'string' },
-	nodes: { type: 'string' },
-	nodeCpu: { type: 'string' },
-	nodeMemory: { type: 'string' },
-	demo: { type: 'boolean' },
-	fault: { type: 'string' },
-	kubeconfigFor: { type: 'string', isMultiple: true },
-	compaction: { type: 'string' },
-	bookmarkInterval: { type: 'string' },
-	help: { type: 'boolean', shortFlag: 'h' },
-} as const;
 
 /**
  * The flags of `ctpool sim`, checked strictly first (an unknown flag or a missing value is
@@ -116,7 +104,7 @@ export async function runSim(argv: string[], io: SimCommandIo = {}): Promise<num
 	}
 	const { input, flags: f } = parsed;
 	if (f.help) {
-		stdout.write(`${HELP.trim()}\n`);
+		stdout.write(`${forProgram(HELP.trim())}\n`);
 		return 0;
 	}
 	if (input.length > 0) return usageError({ stderr }, `unexpected argument: ${input[0]}`);

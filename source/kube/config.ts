@@ -24,6 +24,7 @@ import {
 	type User,
 	wrapHttpLibrary,
 } from '@kubernetes/client-node';
+import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
@@ -67,22 +68,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 const NO_KUBECONFIG =
 	'no kubeconfig found: set KUBECONFIG or pass --kubeconfig FILE, or try ctpool --demo';
-
-let cachedVersion: string | undefined;
-
-/** ctpool's version from package.json ('dev' when it cannot be read). */
-export function ctpoolVersion(): string {
-	if (cachedVersion !== undefined) return cachedVersion;
-	let version = 'dev';
-	try {
-		const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-		if (typeof pkg.version === 'string') version = pkg.version;
-	} catch {
-		// keep 'dev'
-	}
-	cachedVersion = version;
-	return version;
-}
 
 /** The User-Agent of every request, so audit logs can tell ctpool from kubectl. */
 export function userAgent(): string {

@@ -46,10 +46,12 @@ describe.skipIf(!built)('the built ctpool binary', () => {
 	});
 	afterAll(() => c?.close());
 
-	it('prints its version and exits 0', async () => {
+	it('prints its version and build and exits 0', async () => {
 		const r = await run(['--version']);
 		expect(r.code).toBe(0);
-		expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+		expect(r.stdout).toMatch(
+			/^ctpool \d+\.\d+\.\d+ \(build ([0-9a-f]{7,}(-dirty)?|dev), node v\d+\.\d+\.\d+\)\n$/,
+		);
 	});
 
 	it('turns an unknown flag into a clear message and exit 2, not a stack trace', async () => {

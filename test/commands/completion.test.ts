@@ -1,0 +1,198 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { putDefinition } from '../engine/fixtures.js';
+import { ctpool } from './capture.js';
+
+const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+const built = existsSync(CLI);
+if (!built)
+	console.warn(
+		`skipping the pool-name completion tests: ${CLI} is missing (npm test builds it first)`,
+	);
+
+/** Whether a shell is installed (completion is tested only in the shells that are). */
+function has(shell: string): boolean {
+	return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
+}
+for (const shell of ['zsh', 'fish'])
+	if (!has(shell))
+		console.warn(`skipping the ${shell} completion tests: ${shell} is not installed`);
+
+let c: TestCluster;
+let dir: string;
+/** A `ctpool` on the PATH of the shells: the built CLI. */
+let binDir: string;
+const scripts: Record<string, string> = {};
+
+beforeAll(async () => {
+	c = await startTestCluster();
+	putDefinition(c, 'desk', '{}');
+	putDefinition(c, 'lab', '{}');
+	dir = mkdtempSync(join(tmpdir(), 'ctpool-completion-'));
+	binDir = join(dir, 'bin');
+	mkdirSync(binDir);
+	const shim = join(binDir, 'ctpool');
+	writeFileSync(
+		shim,
+		`#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+	);
+	chmodSync(shim, 0o755);
+	for (const shell of ['bash', 'zsh', 'fish']) {
+		const r = await ctpool(['completion', shell]);
+		expect(r.code).toBe(0);
+		scripts[shell] = join(dir, `ctpool.${shell}`);
+		writeFileSync(scripts[shell]!, r.stdout);
+	}
+});
+afterAll(async () => {
+	await c?.close();
+	if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The shells' environment: the shim first on the PATH, no kubeconfig from the user. */
+function shellEnv(): NodeJS.ProcessEnv {
+	return {
+		...process.env,
+		PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`,
+		KUBECONFIG: '',
+		CORRAL_NAMESPACE: 'corral',
+	};
+}
+
+/**
+ * What a shell prints running the script (its stdout's lines, sorted); stderr output fails.
+ * Asynchronous: the simulated cluster answering the pool lookup runs in this process.
+ */
+function shellLines(shell: string, args: string[]): Promise<string[]> {
+	return new Promise((resolve, reject) => {
+		execFile(
+			shell,
+			args,
+			{ encoding: 'utf8', env: shellEnv(), timeout: 60_000 },
+			(err, stdout, stderr) => {
+				if (err) reject(err);
+				else if (stderr !== '') reject(new Error(`${shell} wrote to stderr: ${stderr}`));
+				else resolve(stdout.split('\n').filter(Boolean).sort());
+			},
+		);
+	});
+}
+
+/** The candidates bash's completion function offers for the words, the last being completed. */
+function bashComplete(words: string[]): Promise<string[]> {
+	const script = `src=$1; shift; source "$src"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; _ctpool; printf "%s\\n" "\${COMPREPLY[@]}"`;
+	return shellLines('bash', [
+		'--norc',
+		'--noprofile',
+		'-c',
+		script,
+		'bash',
+		scripts.bash!,
+		...words,
+	]);
+}
+
+describe('ctpool completion', () => {
+	it('refuses a shell it does not know, naming the ones it does', async () => {
+		const r = await ctpool(['completion', 'tcsh']);
+		expect(r.code).toBe(2);
+		expect(r.stderr).toContain('"tcsh" is not a shell ctpool completes; use bash, zsh or fish');
+		const none = await ctpool(['completion']);
+		expect(none.code).toBe(2);
+		expect(none.stderr).toContain('missing <shell>');
+	});
+
+	it('the hidden pool lookup prints nothing and exits 0 when the cluster cannot be read', async () => {
+		const r = await ctpool(['__complete', 'pools', '--kubeconfig', join(dir, 'missing')]);
+		expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+	});
+
+	it('the hidden pool lookup lists the pools of the namespace', async () => {
+		const r = await ctpool(['__complete', 'pools', '--kubeconfig', c.sim.kubeconfigPath]);
+		expect(r).toEqual({ code: 0, stdout: 'desk\nlab\n', stderr: '' });
+		const other = await ctpool([
+			'__complete',
+			'pools',
+			'-n',
+			'default',
+			'--kubeconfig',
+			c.sim.kubeconfigPath,
+		]);
+		expect(other).toEqual({ code: 0, stdout: '', stderr: '' });
+	});
+});
+
+describe('bash completion', () => {
+	it('completes the commands', async () => {
+		expect(await bashComplete(['ctpool', 'st'])).toEqual(['status']);
+		expect(await bashComplete(['ctpool', 're'])).toEqual(['reconcile', 'release']);
+		expect(await bashComplete(['ctpool', 'completion', ''])).toEqual(['bash', 'fish', 'zsh']);
+	});
+
+	it("completes each command's own flags and the global ones", async () => {
+		const status = await bashComplete(['ctpool', 'status', '--']);
+		expect(status).toEqual(expect.arrayContaining(['--output', '--namespace', '--kubeconfig']));
+		expect(status).not.toContain('--image');
+		expect(await bashComplete(['ctpool', 'apply', '--i'])).toEqual([
+			'--identity',
+			'--image',
+			'--init',
+		]);
+		expect(await bashComplete(['ctpool', '--de'])).toEqual(['--demo']);
+		expect(await bashComplete(['ctpool', 'sim', '--kubeconfig-'])).toEqual(['--kubeconfig-for']);
+	});
+
+	it("completes a flag's value, and nothing where no value is known", async () => {
+		expect(await bashComplete(['ctpool', 'status', 'desk', '-o', ''])).toEqual([
+			'json',
+			'table',
+			'yaml',
+		]);
+		expect(await bashComplete(['ctpool', 'apply', 'desk', '--image', ''])).toEqual([]);
+		// Past the pool, status takes no more arguments.
+		expect(await bashComplete(['ctpool', 'status', 'desk', ''])).toEqual([]);
+	});
+
+	it.skipIf(!built)('completes pool names from the cluster the command line names', async () => {
+		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+		expect(await bashComplete(['ctpool', 'status', ...kc, ''])).toEqual(['desk', 'lab']);
+		expect(await bashComplete(['ctpool', ...kc, 'release', 'l'])).toEqual(['lab']);
+		expect(await bashComplete(['ctpool', ...kc, 'd'])).toEqual(['delete', 'desk']);
+		expect(await bashComplete(['ctpool', '-n', 'default', ...kc, 'status', ''])).toEqual([]);
+		// An unreachable cluster offers nothing, and prints nothing into the command line.
+		expect(
+			await bashComplete(['ctpool', 'status', '--kubeconfig', join(dir, 'missing'), '']),
+		).toEqual([]);
+	});
+});
+
+describe.skipIf(!has('fish'))('fish completion', () => {
+	it('completes commands and pool names', async () => {
+		const complete = async (line: string) =>
+			(
+				await shellLines('fish', [
+					'--no-config',
+					'-c',
+					`source ${scripts.fish}; complete -C ${JSON.stringify(line)}`,
+				])
+			).map((l) => l.split('\t')[0]);
+		expect(await complete('ctpool st')).toEqual(['status']);
+		if (built)
+			expect(await complete(`ctpool status --kubeconfig ${c.sim.kubeconfigPath} `)).toEqual([
+				'desk',
+				'lab',
+			]);
+	});
+});
+
+describe.skipIf(!has('zsh'))('zsh completion', () => {
+	it('loads through bashcompinit and completes the commands', async () => {
+		const script = `autoload -U compinit && compinit -u; source ${scripts.zsh}; setopt ksharrays; COMP_WORDS=(ctpool st); COMP_CWORD=1; _ctpool; print -l -- "\${COMPREPLY[@]}"`;
+		expect(await shellLines('zsh', ['-f', '-c', script])).toEqual(['status']);
+	});
+});

@@ -1,0 +1,180 @@
+/**
+ * The package as an admin installs it: `npm pack` of the built dist/, installed with
+ * `npm install -g --prefix <tmp>` (runtime dependencies only), then ctpool and the kubectl
+ * plugin run from the prefix's bin.
+ *
+ * The install fetches the runtime dependencies with --prefer-offline: the local npm cache
+ * first, the registry for what it lacks. When neither can give them (no registry, empty
+ * cache), the install tests skip with npm's message, except under CI=true, where that is a
+ * failure.
+ */
+
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { putDefinition } from '../engine/fixtures.js';
+import { kubectlAvailable } from '../support/kubectl.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const built = existsSync(join(ROOT, 'dist', 'cli.js'));
+if (!built)
+	console.warn('skipping the tarball tests: dist/cli.js is missing (npm test builds it first)');
+
+interface Run {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+/** The environment without npm's own variables (a parent `npm test` sets npm_config_*). */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [k, v] of Object.entries(process.env))
+		if (!k.toLowerCase().startsWith('npm_')) env[k] = v;
+	return { ...env, NO_COLOR: '1', KUBECONFIG: '', ...extra };
+}
+
+/** Runs a program and collects its output (never rejects on a non-zero exit). */
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<Run> {
+	return new Promise((done) => {
+		execFile(
+			file,
+			args,
+			{ cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 },
+			(err, stdout, stderr) => {
+				const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+				done({ code, stdout, stderr });
+			},
+		);
+	});
+}
+
+/** npm's sign that the dependencies could not be fetched (no registry, not in the cache). */
+const UNREACHABLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|ENOTCACHED/;
+
+describe.skipIf(!built)('the npm tarball', () => {
+	let dir = '';
+	let tarball = '';
+	let files: Array<{ path: string; mode: number }> = [];
+	let prefix = '';
+	/** Why the install could not run (registry and cache both unable), or '' when installed. */
+	let unreachable = '';
+	let c: TestCluster;
+
+	beforeAll(async () => {
+		dir = mkdtempSync(join(tmpdir(), 'ctpool-tarball-'));
+		// --ignore-scripts: pack the dist/ already built; prepare would rebuild it under the
+		// feet of the other test files that run it.
+		const pack = await run(
+			'npm',
+			['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
+			cleanEnv(),
+		);
+		if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+		const info = JSON.parse(pack.stdout) as Array<{
+			filename: string;
+			files: Array<{ path: string; mode: number }>;
+		}>;
+		tarball = join(dir, info[0]!.filename);
+		files = info[0]!.files;
+		prefix = join(dir, 'prefix');
+		const install = await run(
+			'npm',
+			[
+				'install',
+				'--global',
+				'--prefix',
+				prefix,
+				tarball,
+				'--prefer-offline',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+			],
+			cleanEnv(),
+			dir,
+		);
+		if (install.code !== 0) {
+			if (UNREACHABLE.test(install.stderr) && process.env.CI !== 'true')
+				unreachable = install.stderr.trim().split('\n').slice(0, 3).join(' ');
+			else throw new Error(`npm install -g of the tarball failed:\n${install.stderr}`);
+		}
+		c = await startTestCluster();
+		putDefinition(c, 'desk', '{}');
+	}, 600_000);
+
+	afterAll(async () => {
+		await c?.close();
+		if (dir) rmSync(dir, { recursive: true, force: true });
+	});
+
+	/** The prefix's bin first on the PATH, as after a global install. */
+	const installedEnv = () =>
+		cleanEnv({ PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}` });
+
+	it('holds only the bundled CLI, the README and package.json', () => {
+		const paths = files.map((f) => f.path).sort();
+		expect(paths).toContain('dist/cli.js');
+		expect(paths).toContain('package.json');
+		for (const p of paths)
+			expect(p).toMatch(
+				/^(package\.json|README\.md|LICENSE.*|dist\/cli\.js|dist\/chunks\/[\w-]+\.js)$/,
+			);
+		const cli = files.find((f) => f.path === 'dist/cli.js')!;
+		expect(cli.mode & 0o111).not.toBe(0);
+		expect(readFileSync(join(ROOT, 'dist', 'cli.js'), 'utf8').split('\n')[0]).toBe(
+			'#!/usr/bin/env node',
+		);
+	});
+
+	it('installs with runtime dependencies only, and no build step', (t) => {
+		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		const pkgDir = join(prefix, 'lib', 'node_modules', 'ctpool');
+		expect(readdirSync(pkgDir).sort()).toEqual([
+			'README.md',
+			'dist',
+			'node_modules',
+			'package.json',
+		]);
+		const deps = readdirSync(join(pkgDir, 'node_modules'));
+		for (const dev of ['typescript', 'vitest', 'esbuild', '@biomejs', 'fast-check'])
+			expect(deps).not.toContain(dev);
+		expect(readdirSync(join(prefix, 'bin')).sort()).toEqual(['ctpool', 'kubectl-ctpool']);
+	});
+
+	it('runs ctpool --version, --help and a command that reads the cluster from the prefix', async (t) => {
+		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		const env = installedEnv();
+		const version = await run('ctpool', ['--version'], env, dir);
+		expect(version.stderr).toBe('');
+		expect(version.stdout).toMatch(/^ctpool \d+\.\d+\.\d+ \(build [\w-]+, node v\d+/);
+		const help = await run('ctpool', ['--help'], env, dir);
+		expect(help.code).toBe(0);
+		expect(help.stdout).toMatch(/^Usage: ctpool \[pool\] \[flags\]/);
+		const pools = await run(
+			'ctpool',
+			['__complete', 'pools', '--kubeconfig', c.sim.kubeconfigPath],
+			{ ...env, CORRAL_NAMESPACE: 'corral' },
+			dir,
+		);
+		expect(pools).toEqual({ code: 0, stdout: 'desk\n', stderr: '' });
+	});
+
+	it('runs as a kubectl plugin: kubectl ctpool --help', async (t) => {
+		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		if (!kubectlAvailable()) {
+			if (process.env.CI === 'true') throw new Error('kubectl is not on the PATH (CI=true)');
+			t.skip('kubectl is not on the PATH');
+		}
+		const env = installedEnv();
+		const help = await run('kubectl', ['ctpool', '--help'], env, dir);
+		expect(help.stderr).toBe('');
+		expect(help.code).toBe(0);
+		expect(help.stdout).toMatch(/^Usage: kubectl ctpool \[pool\] \[flags\]/);
+		const plugins = await run('kubectl', ['plugin', 'list'], env, dir);
+		expect(plugins.stdout).toContain(join(prefix, 'bin', 'kubectl-ctpool'));
+	});
+});
