@@ -10,9 +10,17 @@ import type { EventEmitter } from 'node:events';
 
 const GUARDED = Symbol('ctpool.input-guard');
 
-/** True when err was thrown by Ink's input hook itself (its top frame is in use-input). */
+/** The message of Ink 6.8's input-parsing TypeError. */
+const INK_PARSE_MESSAGE = "Cannot read properties of undefined (reading 'startsWith')";
+
+/**
+ * True when err was thrown by Ink's input hook itself: its top frame is in use-input (the
+ * installed package), or, in the bundled CLI where Ink's files are gone from the stack, it
+ * is the very TypeError Ink 6.8's key parsing throws.
+ */
 export function isInkInputParseError(err: unknown): boolean {
 	if (!(err instanceof TypeError)) return false;
+	if (err.message === INK_PARSE_MESSAGE) return true;
 	const frames = (err.stack ?? '').split('\n').filter((l) => /^\s+at /.test(l));
 	// build/hooks/use-input.js, or src/hooks/use-input.ts where source maps rewrite stacks
 	return /[\\/]ink[\\/](?:build|src)[\\/]hooks[\\/]use-input\.[jt]s\b/.test(frames[0] ?? '');
