@@ -353,8 +353,8 @@ const DENIALS: Array<[string[], string, RegExp]> = [
 	[['reconcile', 'desk'], 'get configmaps', /get configmaps.* in namespace corral/],
 	[
 		['apply', 'desk', '--size', '3'],
-		'update configmaps',
-		/update configmaps.* in namespace corral/,
+		'patch configmaps',
+		/patch configmaps.* in namespace corral/,
 	],
 	[
 		['apply', 'fresh', '--image', 'ghcr.io/example/desktop:1', '--size', '1'],
@@ -390,7 +390,7 @@ const DENIALS: Array<[string[], string, RegExp]> = [
 		'patch persistentvolumeclaims',
 		/patch persistentvolumeclaims in namespace corral/,
 	],
-	[['delete', 'desk'], 'update configmaps', /update configmaps.* in namespace corral/],
+	[['delete', 'desk'], 'patch configmaps', /patch configmaps.* in namespace corral/],
 	[['delete', 'desk'], 'list pods', /list pods in namespace corral/],
 ];
 
