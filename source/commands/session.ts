@@ -81,9 +81,11 @@ export async function connect(
 	const kube = await loadKube(kubeOptions(flags, io.env));
 	const ctxOpts: Parameters<typeof engine.createEngineContext>[1] = {
 		actor: actorOf(flags, io.env),
-		// The one engine event a command prints: Event writes denied (said once, never fatal).
+		// The engine events a command prints: Event writes denied (said once, never fatal), and
+		// an error that did not fail its operation (a status not recorded, a claim's display
+		// copy not written), which nothing else reports.
 		emit: (e) => {
-			if (e.action === engine.EVENTS_DENIED_ACTION)
+			if (e.action === engine.EVENTS_DENIED_ACTION || e.partial)
 				println(io.stderr, `ctpool: ${sanitize(e.message)}`);
 		},
 		...(io.engine ?? {}),

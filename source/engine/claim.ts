@@ -378,6 +378,7 @@ async function startStopped(
 			action: 'start',
 			outcome: 'error',
 			message: `${member} is claimed but its pod could not be created (the next reconcile starts it): ${failureText(err)}`,
+			partial: true,
 		});
 		return false;
 	}
@@ -414,6 +415,7 @@ async function settle(
 			action: 'claim',
 			outcome: 'error',
 			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
+			partial: true,
 		});
 		pvc = undefined;
 	}

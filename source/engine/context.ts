@@ -14,6 +14,11 @@ export interface EngineEvent {
 	action: string;
 	outcome: 'start' | 'ok' | 'error' | 'info';
 	message: string;
+	/**
+	 * Set on an error that did not fail its operation (the claim stands, the reconcile went
+	 * on): nothing else reports it, so a command prints it.
+	 */
+	partial?: true;
 }
 
 /** Everything an operation needs: the same for the CLI, the TUI and the tests. */
@@ -77,6 +82,7 @@ export function emitEvent(
 			message: e.message,
 		};
 		if (e.member !== undefined) event.member = e.member;
+		if (e.partial) event.partial = true;
 		ctx.emit(event);
 	} catch {
 		// an event sink's failure is not the operation's

@@ -246,12 +246,13 @@ async function writeStatus(ctx: EngineContext, pool: string, status: PoolStatus)
 			pool,
 			action: 'status',
 			outcome: 'error',
-			message: failureText(err, {
+			message: `the status of pool ${pool} was not recorded: ${failureText(err, {
 				verb: 'patch',
 				resource: 'configmaps',
 				namespace: ctx.namespace,
 				name: configMapName(pool),
-			}),
+			})}`,
+			partial: true,
 		});
 		return false;
 	}

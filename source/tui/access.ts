@@ -17,17 +17,33 @@ export interface AccessNeed {
 
 const LEASES = { resource: 'leases', group: 'coordination.k8s.io' };
 
-/** The rights each mutating command needs, from what the engine and kubectl call. */
+const READS: readonly AccessNeed[] = [
+	{ verb: 'get', resource: 'configmaps' },
+	{ verb: 'list', resource: 'pods' },
+	{ verb: 'list', resource: 'persistentvolumeclaims' },
+	{ verb: 'list', ...LEASES },
+];
+
+/**
+ * The rights each mutating command needs, from what the engine and kubectl call: exactly
+ * those whose denial makes the operation fail (test/safety/least-privilege.test.ts). A
+ * write whose denial is only reported (a claim's display copy of the holder on the PVC,
+ * the status a reconcile records) disables nothing.
+ */
 export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 	[Command.Claim]: [
+		...READS,
 		{ verb: 'create', ...LEASES },
 		{ verb: 'update', ...LEASES },
-		{ verb: 'patch', resource: 'persistentvolumeclaims' },
 		{ verb: 'create', resource: 'pods' },
 	],
 	[Command.Release]: [
+		{ verb: 'get', resource: 'configmaps' },
+		{ verb: 'get', ...LEASES },
 		{ verb: 'update', ...LEASES },
 		{ verb: 'delete', ...LEASES },
+		{ verb: 'get', resource: 'pods' },
+		{ verb: 'get', resource: 'persistentvolumeclaims' },
 		{ verb: 'delete', resource: 'pods' },
 		{ verb: 'delete', resource: 'persistentvolumeclaims' },
 		{ verb: 'delete', resource: 'services' },
@@ -35,16 +51,26 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 		{ verb: 'create', resource: 'pods' },
 	],
 	[Command.Reconcile]: [
+		...READS,
+		{ verb: 'get', resource: 'pods' },
+		{ verb: 'get', resource: 'persistentvolumeclaims' },
 		{ verb: 'create', resource: 'pods' },
 		{ verb: 'delete', resource: 'pods' },
 		{ verb: 'create', resource: 'persistentvolumeclaims' },
 		{ verb: 'delete', resource: 'persistentvolumeclaims' },
+		{ verb: 'delete', resource: 'services' },
 		{ verb: 'create', ...LEASES },
 		{ verb: 'delete', ...LEASES },
-		{ verb: 'patch', resource: 'configmaps' },
 	],
-	[Command.Maintenance]: [{ verb: 'patch', resource: 'persistentvolumeclaims' }],
-	[Command.Console]: [{ verb: 'create', resource: 'pods', subresource: 'exec' }],
+	[Command.Maintenance]: [
+		{ verb: 'get', resource: 'configmaps' },
+		{ verb: 'patch', resource: 'persistentvolumeclaims' },
+	],
+	// kubectl exec reads the pod, then opens the exec.
+	[Command.Console]: [
+		{ verb: 'get', resource: 'pods' },
+		{ verb: 'create', resource: 'pods', subresource: 'exec' },
+	],
 };
 COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
 

@@ -36,6 +36,7 @@ describe('apply --size by one admin while another applies a new image', () => {
 			arrived = resolve;
 		});
 		let held = false;
+		// The definition is written with a merge patch carrying its resourceVersion (never a PUT).
 		c.hold((method, path) => {
 			if (held || method !== 'PATCH' || !path.endsWith(`/configmaps/${configMapName('pair')}`))
 				return undefined;
