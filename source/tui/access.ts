@@ -46,7 +46,6 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 		{ verb: 'get', resource: 'persistentvolumeclaims' },
 		{ verb: 'delete', resource: 'pods' },
 		{ verb: 'delete', resource: 'persistentvolumeclaims' },
-		{ verb: 'delete', resource: 'services' },
 		{ verb: 'create', resource: 'persistentvolumeclaims' },
 		{ verb: 'create', resource: 'pods' },
 	],
@@ -58,12 +57,13 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 		{ verb: 'delete', resource: 'pods' },
 		{ verb: 'create', resource: 'persistentvolumeclaims' },
 		{ verb: 'delete', resource: 'persistentvolumeclaims' },
-		{ verb: 'delete', resource: 'services' },
 		{ verb: 'create', ...LEASES },
 		{ verb: 'delete', ...LEASES },
 	],
+	// Only the pool's PVC is marked: it is read (and its labels checked) first.
 	[Command.Maintenance]: [
 		{ verb: 'get', resource: 'configmaps' },
+		{ verb: 'get', resource: 'persistentvolumeclaims' },
 		{ verb: 'patch', resource: 'persistentvolumeclaims' },
 	],
 	// kubectl exec reads the pod, then opens the exec.

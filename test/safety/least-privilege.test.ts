@@ -68,7 +68,11 @@ const RECONCILE_WORK = [
 	'delete leases',
 	'patch configmaps',
 ];
-/** Release destroys the member (pod, PVC, console Service, claim lease) and makes it again. */
+/**
+ * Release destroys the member (pod, PVC, claim lease) and makes it again. A console Service
+ * is read before it is deleted (never deleted on its name alone): with none there, as here,
+ * neither get nor delete on services is used.
+ */
 const RELEASE = [
 	'get configmaps',
 	'get leases',
@@ -77,7 +81,6 @@ const RELEASE = [
 	'get persistentvolumeclaims',
 	'delete pods',
 	'delete persistentvolumeclaims',
-	'delete services',
 	'delete leases',
 	'create persistentvolumeclaims',
 	'create pods',
@@ -107,8 +110,8 @@ const NEEDS: Record<Op, readonly string[]> = {
 			(n) => n !== 'create persistentvolumeclaims' && n !== 'patch configmaps',
 		),
 	],
-	// Marks the member's PVC.
-	maintenance: ['get configmaps', 'patch persistentvolumeclaims'],
+	// Reads the member's PVC (it must be the pool's), then marks it.
+	maintenance: ['get configmaps', 'get persistentvolumeclaims', 'patch persistentvolumeclaims'],
 	// Takes the member's claim lease and marks its PVC.
 	claim: [...READ, 'create leases'],
 	release: RELEASE,
@@ -123,7 +126,6 @@ const NEEDS: Record<Op, readonly string[]> = {
 		'get persistentvolumeclaims',
 		'delete pods',
 		'delete persistentvolumeclaims',
-		'delete services',
 		'delete configmaps',
 	],
 	// Lists and watches the four kinds; a deleted pod brings a reconcile that starts it again.
@@ -179,7 +181,6 @@ const KEY_NEEDS: Partial<Record<Command, readonly string[]>> = {
 		'create persistentvolumeclaims',
 		'delete pods',
 		'delete persistentvolumeclaims',
-		'delete services',
 	],
 	[Command.Maintenance]: NEEDS.maintenance,
 	// The console of a member: kubectl exec reads the pod, then execs.
@@ -194,6 +195,7 @@ const RULES = [
 		['', 'persistentvolumeclaims', v],
 	]),
 	['', 'services', 'delete'],
+	['', 'services', 'get'],
 	['', 'pods/exec', 'create'],
 	...['get', 'list', 'create', 'update', 'delete', 'watch'].map((v) => [
 		'coordination.k8s.io',
