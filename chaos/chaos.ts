@@ -321,31 +321,58 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			`final reconcile, ${Math.round((FINAL_CLOCK_AHEAD_MS + (fleet ? options.skewMs : 0)) / 1000)} s ahead`,
 		);
 		let finalSteps: string[] = [];
-		try {
-			const last = await timeline.track('reconcile', ADMIN_IDENTITY, '', () =>
-				reconcile(finalCtx, CHAOS_POOL),
-			);
-			finalSteps = last.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
-			for (const e of last.errors)
-				extraViolations.push({ rule: 'final-reconcile', member: '', revision: 0, message: e });
-		} catch (err) {
-			extraViolations.push({
-				rule: 'final-reconcile',
-				member: '',
-				revision: 0,
-				message: errorText(err),
-			});
-		}
+		const finalReconcile = async (): Promise<string[]> => {
+			try {
+				const last = await timeline.track('reconcile', ADMIN_IDENTITY, '', () =>
+					reconcile(finalCtx, CHAOS_POOL),
+				);
+				for (const e of last.errors)
+					extraViolations.push({ rule: 'final-reconcile', member: '', revision: 0, message: e });
+				return last.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
+			} catch (err) {
+				extraViolations.push({
+					rule: 'final-reconcile',
+					member: '',
+					revision: 0,
+					message: errorText(err),
+				});
+				return [];
+			}
+		};
 		// Wait for what the cluster finishes by itself (containers starting); nothing else
 		// changes any more, so other differences need no waiting.
 		const settling = new Set(['not-ready', 'size']);
-		await until(
-			() =>
-				!checkConvergence(truth, Date.now()).violations.some(
-					(v) => settling.has(v.rule) && !v.message.includes('Failed'),
-				),
-			60_000,
-		);
+		const settle = () =>
+			until(
+				() =>
+					!checkConvergence(truth, Date.now()).violations.some(
+						(v) => settling.has(v.rule) && !v.message.includes('Failed'),
+					),
+				60_000,
+			);
+		finalSteps = await finalReconcile();
+		// No member stranded longer than one reconcile: after the first, no reconciler Lease.
+		let finalChecks = 0;
+		for (const v of truth.views(finalCtx.now())) {
+			finalChecks++;
+			if (v.reconciling)
+				extraViolations.push({
+					rule: 'stranded',
+					member: v.name,
+					revision: 0,
+					message: `${v.name} is still held by a reconciler Lease (holder ${v.holder || 'none'}) after the first reconcile once the faults stopped`,
+				});
+		}
+		await settle();
+		// The gradual rollout replaces drifted members maxUnavailable at a time: a member the
+		// final reconcile replaced (left mid-step) holds the next drifted one back until it is
+		// Ready. Reconcile again, once the last steps are Ready, while the rollout goes on.
+		for (let round = 0; round < options.size + 2; round++) {
+			if (!checkConvergence(truth, Date.now()).violations.some((v) => v.rule === 'drifted')) break;
+			log('final rollout: another reconcile for the drifted members held back');
+			finalSteps = [...finalSteps, ...(await finalReconcile())];
+			await settle();
+		}
 		const converged = checkConvergence(truth, Date.now());
 		let compared = mirror.compare(truth, Date.now());
 		await until(() => {
@@ -385,7 +412,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			spells: schedule.counts(),
 			mirror: { ...mirror.counts },
 			invariants,
-			finalChecks: converged.checks + compared.checks + foreignChecked.checks,
+			finalChecks: converged.checks + compared.checks + foreignChecked.checks + finalChecks,
 			reconciles: fleetCounts.reconciles + applies + 1,
 			violations,
 			warnings: [...invariants.warnings, ...extraWarnings],
