@@ -22,9 +22,11 @@ import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
 import { type FaultScheduleCounts, startFaultSchedule } from './fault-schedule.js';
+import { ForeignObjects, foreignMembers } from './foreign-objects.js';
 import { checkTimeline, type Finding, type InvariantResult } from './invariants.js';
 import { builtCli } from './paths.js';
 import { Random } from './random.js';
+import { ReconcilerRights } from './reconciler-rights.js';
 import { type FleetCounts, ReconcilerFleet } from './reconcilers.js';
 import { Timeline } from './timeline.js';
 import { Truth } from './truth.js';
@@ -54,6 +56,13 @@ export interface ChaosOptions {
 	killEveryMs: [number, number];
 	/** Bursts of refused connections. */
 	refusedBursts: number;
+	/** Plant foreign objects (pod, PVC, Service, Lease) under member names above the size. */
+	foreign: boolean;
+	/** The first reconciler's clock runs this far ahead (ms, within the 5-minute skew allowance). */
+	skewMs: number;
+	/** How often the reconcilers' RoleBinding is deleted mid-run, and for how long (ms). */
+	revocations: number;
+	revokeForMs: number;
 	/** The built CLI; default dist/cli.js of the repository. */
 	cliPath?: string;
 	/** Progress lines (default: none). */
@@ -72,12 +81,19 @@ export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed'> = {
 	dropWatchesEveryMs: 4000,
 	killEveryMs: [9000, 16000],
 	refusedBursts: 2,
+	foreign: true,
+	skewMs: 2 * 60_000,
+	revocations: 2,
+	revokeForMs: 3000,
 };
 
 /** The pool every chaos run uses. */
 export const CHAOS_POOL = 'chaos';
 const NAMESPACE = 'corral';
-/** How far ahead the final reconcile's clock runs: past the reconciler Lease's 10 minutes. */
+/**
+ * How far ahead the final reconcile's clock runs: past the reconciler Lease's 10 minutes
+ * (plus the skew of a reconciler whose clock runs ahead: its Leases start in the future).
+ */
 export const FINAL_CLOCK_AHEAD_MS = 11 * 60_000;
 
 /** What a run did and found. */
@@ -103,6 +119,10 @@ export interface ChaosResult {
 	finalStates: Record<string, number>;
 	/** The final reconcile's steps. */
 	finalSteps: string[];
+	/** Foreign objects planted and found untouched at the end. */
+	foreign: { planted: number; untouched: number; checks: number };
+	/** How often the reconcilers' rights were revoked (and restored). */
+	rightsRevoked: number;
 	passed: boolean;
 }
 
@@ -160,7 +180,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	try {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: NAMESPACE });
 		const timeline = new Timeline(CHAOS_POOL, NAMESPACE, sim.store);
+		// Someone else's objects under member names: above the size, some where the admin scales up.
+		const foreign = new ForeignObjects(sim.store, NAMESPACE);
+		if (options.foreign) foreign.plant(foreignMembers(CHAOS_POOL, options.size));
+		for (const uid of foreign.uids()) timeline.ignoredUids.add(uid);
 		timeline.follow();
+		const rights = new ReconcilerRights(sim, NAMESPACE);
 		const truth = new Truth(sim.store, CHAOS_POOL, NAMESPACE);
 		let stopping = false;
 		const world: World = {
@@ -198,7 +223,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				pool: CHAOS_POOL,
 				namespace: NAMESPACE,
 				simPort: sim.port,
-				token: sim.token,
+				// The reconcilers run under a ServiceAccount bound to the Role `ctpool rbac` prints.
+				token: await rights.setUp(dir),
+				skewMs: options.skewMs,
 				dir,
 				interval: options.interval,
 				rng: rng.fork(),
@@ -234,7 +261,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			);
 		};
 		if (fleet) scheduleKill();
+		// The reconcilers' rights revoked for a few seconds, evenly over the run.
+		const rightsTimers: NodeJS.Timeout[] = [];
+		if (fleet)
+			for (let i = 1; i <= options.revocations; i++) {
+				const at = (options.durationMs * i) / (options.revocations + 1);
+				rightsTimers.push(
+					setTimeout(() => {
+						rights.revoke();
+						log(`reconcilers' RoleBinding deleted for ${options.revokeForMs} ms`);
+					}, at),
+					setTimeout(
+						() => {
+							rights.restore();
+							log("reconcilers' RoleBinding made again");
+						},
+						Math.min(at + options.revokeForMs, options.durationMs - 1),
+					),
+				);
+			}
 		await new Promise((r) => setTimeout(r, options.durationMs));
+		for (const t of rightsTimers) clearTimeout(t);
+		rights.restore();
 
 		// Calm again: actors finish what they are doing, reconcilers die where they stand.
 		log('chaos over: stopping the actors, killing the reconcilers, faults off');
@@ -267,35 +315,64 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		const finalCtx = createEngineContext(kube, {
 			actor: ADMIN_IDENTITY,
 			namespace: NAMESPACE,
-			now: () => Date.now() + FINAL_CLOCK_AHEAD_MS,
+			now: () => Date.now() + FINAL_CLOCK_AHEAD_MS + (fleet ? options.skewMs : 0),
 		});
-		log('final reconcile, 11 minutes ahead');
+		log(
+			`final reconcile, ${Math.round((FINAL_CLOCK_AHEAD_MS + (fleet ? options.skewMs : 0)) / 1000)} s ahead`,
+		);
 		let finalSteps: string[] = [];
-		try {
-			const last = await timeline.track('reconcile', ADMIN_IDENTITY, '', () =>
-				reconcile(finalCtx, CHAOS_POOL),
-			);
-			finalSteps = last.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
-			for (const e of last.errors)
-				extraViolations.push({ rule: 'final-reconcile', member: '', revision: 0, message: e });
-		} catch (err) {
-			extraViolations.push({
-				rule: 'final-reconcile',
-				member: '',
-				revision: 0,
-				message: errorText(err),
-			});
-		}
+		const finalReconcile = async (): Promise<string[]> => {
+			try {
+				const last = await timeline.track('reconcile', ADMIN_IDENTITY, '', () =>
+					reconcile(finalCtx, CHAOS_POOL),
+				);
+				for (const e of last.errors)
+					extraViolations.push({ rule: 'final-reconcile', member: '', revision: 0, message: e });
+				return last.actions.map((a) => `${a.step} ${a.member}${a.ok ? '' : ' (failed)'}`);
+			} catch (err) {
+				extraViolations.push({
+					rule: 'final-reconcile',
+					member: '',
+					revision: 0,
+					message: errorText(err),
+				});
+				return [];
+			}
+		};
 		// Wait for what the cluster finishes by itself (containers starting); nothing else
 		// changes any more, so other differences need no waiting.
 		const settling = new Set(['not-ready', 'size']);
-		await until(
-			() =>
-				!checkConvergence(truth, Date.now()).violations.some(
-					(v) => settling.has(v.rule) && !v.message.includes('Failed'),
-				),
-			60_000,
-		);
+		const settle = () =>
+			until(
+				() =>
+					!checkConvergence(truth, Date.now()).violations.some(
+						(v) => settling.has(v.rule) && !v.message.includes('Failed'),
+					),
+				60_000,
+			);
+		finalSteps = await finalReconcile();
+		// No member stranded longer than one reconcile: after the first, no reconciler Lease.
+		let finalChecks = 0;
+		for (const v of truth.views(finalCtx.now())) {
+			finalChecks++;
+			if (v.reconciling)
+				extraViolations.push({
+					rule: 'stranded',
+					member: v.name,
+					revision: 0,
+					message: `${v.name} is still held by a reconciler Lease (holder ${v.holder || 'none'}) after the first reconcile once the faults stopped`,
+				});
+		}
+		await settle();
+		// The gradual rollout replaces drifted members maxUnavailable at a time: a member the
+		// final reconcile replaced (left mid-step) holds the next drifted one back until it is
+		// Ready. Reconcile again, once the last steps are Ready, while the rollout goes on.
+		for (let round = 0; round < options.size + 2; round++) {
+			if (!checkConvergence(truth, Date.now()).violations.some((v) => v.rule === 'drifted')) break;
+			log('final rollout: another reconcile for the drifted members held back');
+			finalSteps = [...finalSteps, ...(await finalReconcile())];
+			await settle();
+		}
 		const converged = checkConvergence(truth, Date.now());
 		let compared = mirror.compare(truth, Date.now());
 		await until(() => {
@@ -308,6 +385,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		timeline.stop();
 
 		const invariants = checkTimeline(timeline);
+		const foreignChecked = foreign.check();
 		for (const e of sim.controllers.errors())
 			extraWarnings.push({
 				rule: 'sim-controller',
@@ -315,7 +393,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				revision: 0,
 				message: JSON.stringify(e),
 			});
-		const violations = [...invariants.violations, ...converged.violations, ...extraViolations];
+		const violations = [
+			...invariants.violations,
+			...converged.violations,
+			...foreignChecked.violations,
+			...extraViolations,
+		];
 		const fleetCounts = fleet?.counts() ?? emptyFleet();
 		const applies = timeline.operations.filter((o) => o.kind === 'apply').length + 1;
 		const { log: _log, cliPath: _cli, ...shown } = options;
@@ -329,12 +412,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			spells: schedule.counts(),
 			mirror: { ...mirror.counts },
 			invariants,
-			finalChecks: converged.checks + compared.checks,
+			finalChecks: converged.checks + compared.checks + foreignChecked.checks + finalChecks,
 			reconciles: fleetCounts.reconciles + applies + 1,
 			violations,
 			warnings: [...invariants.warnings, ...extraWarnings],
 			finalStates: converged.states,
 			finalSteps,
+			foreign: {
+				planted: foreignChecked.planted,
+				untouched: foreignChecked.untouched,
+				checks: foreignChecked.checks,
+			},
+			rightsRevoked: rights.revoked,
 			passed: violations.length === 0,
 		};
 	} finally {

@@ -25,6 +25,8 @@ export interface FleetOptions {
 	dir: string;
 	/** The --interval of watch mode. */
 	interval: string;
+	/** The first reconciler's clock runs this far ahead (ms; 0 or absent: no skew). */
+	skewMs?: number;
 	rng: Random;
 	log(line: string): void;
 }
@@ -184,7 +186,8 @@ export class ReconcilerFleet {
 			'--identity',
 			`chaos-reconciler-${slot.index + 1}`,
 		];
-		const child = spawn(process.execPath, args, {
+		const skew = slot.index === 0 ? (this.opts.skewMs ?? 0) : 0;
+		const child = spawn(process.execPath, [...(skew ? skewedClock(skew) : []), ...args], {
 			stdio: ['ignore', 'pipe', 'pipe'],
 			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' },
 		});
@@ -261,6 +264,23 @@ export class ReconcilerFleet {
 		this.kill(slot, `mid-step (before ${method} ${path.split('?', 1)[0]})`);
 		return false;
 	}
+}
+
+/**
+ * Node options that run a process with its clock `ms` ahead: Date.now() and new Date()
+ * (the engine's clock, Lease times) are shifted before the CLI loads.
+ */
+export function skewedClock(ms: number): string[] {
+	const code = [
+		'const R = globalThis.Date;',
+		`const S = ${Math.trunc(ms)};`,
+		'class D extends R {',
+		'  constructor(...a) { if (a.length === 0) super(R.now() + S); else super(...a); }',
+		'  static now() { return R.now() + S; }',
+		'}',
+		'globalThis.Date = D;',
+	].join('\n');
+	return ['--import', `data:text/javascript,${encodeURIComponent(code)}`];
 }
 
 function lines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

@@ -39,6 +39,7 @@ export function formatReport(r: ChaosResult): string[] {
 		`faults injected: ${f.errors} 500/503, ${f.delayed} delayed, ${f.droppedWatches} watches dropped, ${f.forced410} forced 410, ${f.refusedConnections} connections refused; spells ${r.spells.calm} calm / ${r.spells.flaky} flaky / ${r.spells.storm} storm`,
 		`console store: ${r.mirror.batches} batches, ${r.mirror.resets} relists, ${r.mirror.reconnects} reconnects`,
 		`timeline: ${s.userLeases} claims taken, ${s.handOvers} hand-overs to the reconciler, ${s.takeovers} reconciler Lease takeovers, ${s.deletes} deletes, ${s.desktops} desktops claimed, ${s.claimsChecked} claim results checked`,
+		`foreign objects: ${r.foreign.planted} planted, ${r.foreign.untouched} untouched; reconcilers' rights revoked ${r.rightsRevoked} times; first reconciler's clock ${Math.round(o.skewMs / 1000)} s ahead`,
 		`invariant checks: ${r.invariants.checks} over the timeline, ${r.finalChecks} on the final state and the console store`,
 		`final reconcile: ${r.finalSteps.length === 0 ? 'no steps' : r.finalSteps.join(', ')}; members ${Object.entries(
 			r.finalStates,

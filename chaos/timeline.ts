@@ -84,6 +84,8 @@ export class Timeline {
 	readonly events: MemberEvent[] = [];
 	/** Operations in the order they started. */
 	readonly operations: Operation[] = [];
+	/** Objects left out of the member changes (foreign objects planted under member names). */
+	readonly ignoredUids = new Set<string>();
 	private nextId = 1;
 	private unsubscribe: (() => void) | null = null;
 
@@ -111,6 +113,7 @@ export class Timeline {
 		if (!kind) return;
 		const obj: SimObject = e.object;
 		if (obj.metadata.namespace !== this.namespace) return;
+		if (this.ignoredUids.has(obj.metadata.uid ?? '')) return;
 		const member = memberOfObject(this.pool, kind, obj.metadata.name);
 		if (member === null) return;
 		if (kind === 'lease' && obj.metadata.name !== leaseName(member)) return;

@@ -1,6 +1,7 @@
 /**
  * The short chaos run inside npm test: the same driver as `npm run chaos`, with a small
- * pool for about fifteen seconds of faults, kills, users and an admin.
+ * pool for about fifteen seconds of faults, kills, users and an admin, foreign objects under
+ * member names, a reconciler with its clock ahead and the reconcilers' rights revoked.
  */
 
 import { existsSync } from 'node:fs';
@@ -47,5 +48,11 @@ describe.skipIf(!built)('a short chaos run', () => {
 		expect(r.invariants.checks).toBeGreaterThan(r.actors.claims);
 		expect(r.finalChecks).toBeGreaterThan(result.options.size * 6);
 		expect(r.finalStates).toEqual({ Ready: result.options.size });
+		// Someone else's objects under member names were there all along and left alone.
+		expect(r.foreign.planted).toBe(12);
+		expect(r.foreign.untouched).toBe(r.foreign.planted);
+		// The reconcilers lost their RoleBinding mid-run, one ran with its clock ahead.
+		expect(r.rightsRevoked).toBeGreaterThan(0);
+		expect(r.options.skewMs).toBeGreaterThan(0);
 	});
 });
