@@ -1,23 +1,7 @@
-/** Text output of commands: ages, aligned tables, colours. Cluster strings are bounded and sanitised here. */
+/** Text output of commands: aligned tables, colours. Cluster strings are bounded and sanitised here. */
 
 import stringWidth from 'string-width';
 import { bounded } from '../text/sanitize.js';
-
-/** An age as kubectl prints it: 45s, 3m20s, 15m, 5h10m, 3d4h ('<unknown>' without a time). */
-export function formatAge(ms: number | null, now: number): string {
-	if (ms === null) return '<unknown>';
-	const s = Math.max(0, Math.floor((now - ms) / 1000));
-	if (s < 120) return `${s}s`;
-	const m = Math.floor(s / 60);
-	if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-	if (m < 180) return `${m}m`;
-	const h = Math.floor(m / 60);
-	if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-	if (h < 48) return `${h}h`;
-	const d = Math.floor(h / 24);
-	if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-	return `${d}d`;
-}
 
 /** A table cell: plain text (sanitised) and an optional colour code applied after padding. */
 export interface Cell {

@@ -3,11 +3,12 @@
 import type { PoolSnapshot } from '../engine/read-pool.js';
 import { type MemberView, memberProblems, notFreeReason } from '../pool/member-state.js';
 import { buildStatus } from '../pool/status.js';
+import { formatAge } from '../text/age.js';
 import { bounded, sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
-import { formatAge, renderTable, stateColor } from './format.js';
+import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
 import { connect } from './session.js';
 import { checkArgs, checkPoolArg } from './values.js';
@@ -82,7 +83,7 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		v.holder,
 		memberFlags(v),
 		v.node,
-		v.createdAt === null ? '-' : formatAge(v.createdAt, now),
+		v.createdAt === null ? '-' : formatAge(now - v.createdAt),
 		v.foreign.length > 0 || v.leaseProblem
 			? (notFreeReason(v) ?? '')
 			: [v.message, v.drifted && v.drift.length > 0 ? `drift: ${v.drift.join('; ')}` : '']

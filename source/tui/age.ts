@@ -1,18 +1,6 @@
 /** Durations and times as the console prints them. */
 
-/** A duration the way kubectl prints ages: 45s, 3m20s, 15m, 5h10m, 3d4h, 120d. */
-export function formatAge(ms: number): string {
-	const s = Math.max(0, Math.floor(ms / 1000));
-	if (s < 60) return `${s}s`;
-	const m = Math.floor(s / 60);
-	if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-	if (m < 60) return `${m}m`;
-	const h = Math.floor(m / 60);
-	if (h < 24) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-	const d = Math.floor(h / 24);
-	if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-	return `${d}d`;
-}
+import { formatAge } from '../text/age.js';
 
 /** The age of something created at `since` (ms), or '' when unknown. */
 export function ageSince(since: number | null | undefined, now: number): string {

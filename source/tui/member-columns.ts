@@ -1,6 +1,7 @@
 /** The columns of the members table and what each shows of a member. */
 
-import { ageSince, formatAge } from './age.js';
+import { formatAge } from '../text/age.js';
+import { ageSince } from './age.js';
 import type { MemberRow } from './member-row.js';
 import type { ColumnSpec } from './table-layout.js';
 
@@ -110,7 +111,7 @@ export function claimCell(row: MemberRow, now: number): Cell {
 	if (!row.holder) return { text: row.reconciling ? 'reconciling' : '', tone: 'muted' };
 	const held = row.claimedAt === null ? '?' : formatAge(now - row.claimedAt);
 	if (row.claimExpired) return { text: `${held} EXPIRED`, tone: 'error' };
-	const left = row.leaseExpiresAt === null ? '?' : formatAge(row.leaseExpiresAt - now);
+	const left = row.leaseExpiresAt === null ? '?' : formatAge(Math.max(0, row.leaseExpiresAt - now));
 	return { text: `${held} ${left} left` };
 }
 

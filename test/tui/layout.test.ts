@@ -1,6 +1,5 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { formatAge } from '../../source/tui/age.js';
 import { compactDrift } from '../../source/tui/member-columns.js';
 import { connectionView } from '../../source/tui/staleness.js';
 import { layoutColumns } from '../../source/tui/table-layout.js';
@@ -49,15 +48,6 @@ describe('text fitting', () => {
 });
 
 describe('small helpers', () => {
-	it('prints ages like kubectl', () => {
-		expect([45_000, 200_000, 900_000, 18_600_000, 273_600_000].map(formatAge)).toEqual([
-			'45s',
-			'3m20s',
-			'15m',
-			'5h10m',
-			'3d4h',
-		]);
-	});
 	it('keeps the window on the selection', () => {
 		expect(windowStart(100, 0, 10, 0)).toBe(0);
 		expect(windowStart(100, 15, 10, 0)).toBe(6);

@@ -31,7 +31,7 @@ describe('members screen', () => {
 		expect(frame).toContain('desired 4 observed 3 ready 2 claimed 1 free 1 unschedulable 1');
 		const rows = lines(frame).filter((l) => /^desk-\d/.test(l));
 		expect(rows.map((l) => l.split(' ')[0])).toEqual(['desk-1', 'desk-2', 'desk-3', 'desk-4']);
-		expect(lineWith(frame, 'desk-2')).toMatch(/desk-2\s+Ready\s+alice@example\.com\s+1m 59m left/);
+		expect(lineWith(frame, 'desk-2')).toMatch(/desk-2\s+Ready\s+alice@example\.com\s+60s 59m left/);
 		expect(lineWith(frame, 'desk-3')).toMatch(/desk-3\s+Missing/);
 		expect(lineWith(frame, 'desk-4')).toContain('0/3 nodes are available: 3 Insufficient memory.');
 	});
@@ -49,7 +49,7 @@ describe('members screen', () => {
 		);
 		r = await renderConsole(store, { columns: 160, rows: 30 });
 		const frame = r.lastFrame();
-		expect(lineWith(frame, 'desk-1')).toContain('2h EXPIRED');
+		expect(lineWith(frame, 'desk-1')).toContain('120m EXPIRED');
 		expect(lineWith(frame, 'desk-2')).toContain('image desktop:1 -> :2');
 		expect(lineWith(frame, 'desk-2')).toContain('disk check');
 		expect(lineWith(frame, 'desk-3')).toMatch(/ yes /);

@@ -10,7 +10,8 @@ import {
 	SOURCE_LABEL,
 	toMillis,
 } from '../../pool/index.js';
-import { ageSince, clockTime, formatAge } from '../age.js';
+import { formatAge } from '../../text/age.js';
+import { ageSince, clockTime } from '../age.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
 import { type ConsoleState, selectedRow } from '../store.js';

@@ -1,0 +1,38 @@
+/** Durations as kubectl prints ages; the one rule for the CLI and the console. */
+
+/**
+ * A duration (ms) the way kubectl prints ages (k8s.io/apimachinery duration.HumanDuration):
+ * seconds up to 2 minutes (`119s`), then `3m20s`, `15m` (from 10 minutes), `5h10m`, `20h`
+ * (from 8 hours), `3d4h`, `12d` (from 8 days), `2y70d`, `9y`. Up to 2 s in the future counts
+ * as `0s` (clock skew); further is `<invalid>`.
+ */
+export function formatAge(ms: number): string {
+	const seconds = Math.trunc(ms / 1000); // Go's int(d.Seconds()): toward zero
+	if (seconds < -1) return '<invalid>';
+	if (seconds < 0) return '0s';
+	if (seconds < 120) return `${seconds}s`;
+	const minutes = Math.floor(seconds / 60);
+	if (minutes < 10) {
+		const s = seconds % 60;
+		return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+	}
+	if (minutes < 180) return `${minutes}m`;
+	const hours = Math.floor(minutes / 60);
+	if (hours < 8) {
+		const m = minutes % 60;
+		return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+	}
+	if (hours < 48) return `${hours}h`;
+	const days = Math.floor(hours / 24);
+	if (days < 8) {
+		const h = hours % 24;
+		return h === 0 ? `${days}d` : `${days}d${h}h`;
+	}
+	if (days < 365 * 2) return `${days}d`;
+	const years = Math.floor(days / 365);
+	if (years < 8) {
+		const d = days % 365;
+		return d === 0 ? `${years}y` : `${years}y${d}d`;
+	}
+	return `${years}y`;
+}
