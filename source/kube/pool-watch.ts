@@ -2,6 +2,7 @@
  * The live view of pools: a resilient list + watch of pods, PVCs, ConfigMaps and Leases
  * carrying the pool label, with changes batched for the store and one connection state.
  */
+import { POOL_LABEL } from '../pool/names.js';
 import type { Kube } from './config.js';
 import { type ConnectionState, worstState } from './connection-state.js';
 import type { KubeObject } from './objects.js';
@@ -69,9 +70,6 @@ export interface PoolWatch {
 	/** The overall connection state now. */
 	connection(): ConnectionState;
 }
-
-/** The pool label. */
-export const POOL_LABEL = 'corral.dev/vdi-ct-pool';
 
 const RESOURCES: Record<WatchKind, { kind: string; apiVersion: string }> = {
 	pods: { kind: 'Pod', apiVersion: 'v1' },

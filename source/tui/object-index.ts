@@ -17,14 +17,6 @@ import {
 } from '../pool/index.js';
 import { boundedObject } from './bounded-object.js';
 
-/** Every kind the console watches. */
-export const WATCH_KINDS: readonly WatchKind[] = [
-	'pods',
-	'persistentvolumeclaims',
-	'configmaps',
-	'leases',
-];
-
 /** What a batch touched: per pool, the members whose objects changed, or 'all' for the pool itself. */
 export type DirtyPools = Map<string, Set<string> | 'all'>;
 
