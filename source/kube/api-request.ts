@@ -6,8 +6,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { RETRY_PAUSES_MS, requestAuth, userAgent } from './config.js';
+import { requestAuth, userAgent } from './config.js';
 import { KubeHttpError, KubeTimeoutError } from './errors.js';
+import { isTransient, isTransientStatus, retryPause, sleep } from './retry.js';
 
 /** Query parameters of a request; undefined values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -67,29 +68,6 @@ export interface GetJsonOptions {
 	retry?: boolean;
 }
 
-const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
-
-function isNetworkError(err: unknown): boolean {
-	const code = (err as { code?: unknown })?.code;
-	return (
-		typeof code === 'string' &&
-		/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET)$/.test(code)
-	);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		if (signal.aborted) return resolve();
-		const done = () => {
-			clearTimeout(timer);
-			signal.removeEventListener('abort', done);
-			resolve();
-		};
-		const timer = setTimeout(done, ms);
-		signal.addEventListener('abort', done, { once: true });
-	});
-}
-
 /**
  * GETs a path and parses the JSON answer. Non-2xx answers throw KubeHttpError (with the
  * Status body), a passed deadline KubeTimeoutError, and an abort through `signal` its reason.
@@ -108,8 +86,7 @@ export async function getJson<T = unknown>(
 	const deadlineAt = Date.now() + timeoutMs;
 	try {
 		for (let attempt = 0; ; attempt++) {
-			const wait = opts.retry ? RETRY_PAUSES_MS[attempt] : undefined;
-			const canRetry = wait !== undefined && Date.now() + 2 * wait < deadlineAt;
+			const wait = opts.retry ? retryPause(attempt, deadlineAt) : undefined;
 			let code: number;
 			let text: string;
 			try {
@@ -117,14 +94,14 @@ export async function getJson<T = unknown>(
 				text = await readAll(res);
 				code = res.statusCode ?? 0;
 			} catch (err) {
-				if (canRetry && !both.aborted && isNetworkError(err)) {
-					await pause(wait + Math.random() * wait, both);
+				if (wait !== undefined && !both.aborted && isTransient(err)) {
+					await sleep(wait, both);
 					if (!both.aborted) continue;
 				}
 				throw err;
 			}
-			if (canRetry && TRANSIENT_STATUS.has(code)) {
-				await pause(wait + Math.random() * wait, both);
+			if (wait !== undefined && isTransientStatus(code)) {
+				await sleep(wait, both);
 				if (!both.aborted) continue;
 			}
 			if (code < 200 || code > 299) throw new KubeHttpError(code, text);

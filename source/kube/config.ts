@@ -30,6 +30,7 @@ import { defaultNamespace } from '../pool/names.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
+import { isTransient, isTransientStatus, retryPause, sleep } from './retry.js';
 
 /** How to reach the cluster: the flags every command takes. */
 export interface KubeOptions {
@@ -393,40 +394,12 @@ function sharedAgentAuthentication(kc: KubeConfig): SecurityAuthentication {
 	};
 }
 
-/** HTTP answers worth another try: the server or a proxy was briefly unable to answer. */
-const TRANSIENT_STATUS = new Set([429, 500, 502, 503, 504]);
 /**
  * Methods that are safe to send again. A GET reads; a DELETE that went through answers 404
  * the second time; a merge PATCH sets the same fields again. A POST (the atomic create of a
  * claim) and a PUT (a compare-and-swap) are never repeated: their first answer decides.
  */
 const RETRIED_METHODS = new Set(['GET', 'DELETE', 'PATCH']);
-/** Pauses before the second, third and fourth try (ms; a random part is added). */
-export const RETRY_PAUSES_MS = [100, 300, 900];
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		if (signal.aborted) return resolve();
-		const done = () => {
-			clearTimeout(timer);
-			signal.removeEventListener('abort', done);
-			resolve();
-		};
-		const timer = setTimeout(done, ms);
-		signal.addEventListener('abort', done, { once: true });
-	});
-}
-
-/** A failure to reach the server at all (refused, reset, DNS), as opposed to an answer. */
-function isNetworkError(err: unknown): boolean {
-	const e = err as { code?: string; cause?: { code?: string }; name?: string; type?: string };
-	const code = e?.code ?? e?.cause?.code;
-	return (
-		(typeof code === 'string' &&
-			/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET)$/.test(code)) ||
-		e?.type === 'system'
-	);
-}
 
 /**
  * An http library that gives every request a deadline (the whole answer, body included,
@@ -459,23 +432,22 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 			};
 			const deadlineAt = Date.now() + timeoutMs;
 			for (let attempt = 0; ; attempt++) {
-				const wait = RETRY_PAUSES_MS[attempt];
 				// Only while a pause (jitter included) still ends before the deadline: otherwise the
 				// answer in hand, a refused connection say, says more than a timeout would.
-				const canRetry = retried && wait !== undefined && Date.now() + 2 * wait < deadlineAt;
+				const wait = retried ? retryPause(attempt, deadlineAt) : undefined;
 				let response: ResponseContext;
 				try {
 					response = await inner.send(request).toPromise();
 				} catch (err) {
-					if (canRetry && !signal.aborted && isNetworkError(err)) {
-						await pause(wait + Math.random() * wait, signal);
+					if (wait !== undefined && !signal.aborted && isTransient(err)) {
+						await sleep(wait, signal);
 						if (!signal.aborted) continue;
 					}
 					return mapError(err);
 				}
-				if (canRetry && TRANSIENT_STATUS.has(response.httpStatusCode)) {
+				if (wait !== undefined && isTransientStatus(response.httpStatusCode)) {
 					await response.body.text().catch(() => '');
-					await pause(wait + Math.random() * wait, signal);
+					await sleep(wait, signal);
 					if (!signal.aborted) continue;
 					return mapError(new KubeTimeoutError(timeoutMs, what));
 				}

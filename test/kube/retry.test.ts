@@ -3,8 +3,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getJson } from '../../source/kube/api-request.js';
 import { loadKube } from '../../source/kube/config.js';
-import { apiFailure } from '../../source/kube/errors.js';
+import { apiFailure, KubeHttpError } from '../../source/kube/errors.js';
+import { isTransient, RETRY_PAUSES_MS, retryPause, sleep } from '../../source/kube/retry.js';
 
 /**
  * A server that answers 503 to the first `failures` requests of each method and path, then
@@ -124,5 +126,78 @@ describe('transient answers', () => {
 			.catch((e: unknown) => e);
 		expect(apiFailure(err)?.code).toBe(503);
 		expect(seen).toHaveLength(4);
+	});
+});
+
+describe('raw reads', () => {
+	it('a raw GET with retry succeeds after one 503, like the typed clients', async () => {
+		reset(1);
+		const kube = await loadKube({ kubeconfig: file });
+		const got = await getJson<{ metadata: { name: string } }>(
+			kube.config,
+			'/api/v1/namespaces/corral/configmaps/x',
+			{},
+			30_000,
+			undefined,
+			{ retry: true },
+		);
+		expect(got.metadata.name).toBe('x');
+		expect(seen).toEqual([
+			'GET /api/v1/namespaces/corral/configmaps/x',
+			'GET /api/v1/namespaces/corral/configmaps/x',
+		]);
+	});
+});
+
+describe('the transient-error policy', () => {
+	it('retries network failures (code or cause.code) and 429/5xx answers, nothing else', () => {
+		const cases: [string, unknown, boolean][] = [
+			['refused', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), true],
+			['reset', Object.assign(new Error('x'), { code: 'ECONNRESET' }), true],
+			[
+				'fetch wraps the cause',
+				new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }),
+				true,
+			],
+			['undici socket', new TypeError('fetch failed', { cause: { code: 'UND_ERR_SOCKET' } }), true],
+			['DNS', { cause: { code: 'EAI_AGAIN' } }, true],
+			['node-fetch system', { type: 'system' }, true],
+			['not found host', Object.assign(new Error('x'), { code: 'ENOTFOUND' }), false],
+			['certificate', { cause: { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' } }, false],
+			['abort', Object.assign(new Error('x'), { name: 'AbortError', code: 'ABORT_ERR' }), false],
+			['503 answer', new KubeHttpError(503, ''), true],
+			['429 answer', new KubeHttpError(429, ''), true],
+			['500 statusCode', { statusCode: 500 }, true],
+			['404 answer', new KubeHttpError(404, ''), false],
+			['409 answer', new KubeHttpError(409, ''), false],
+			['501 answer', { statusCode: 501 }, false],
+			['plain error', new Error('x'), false],
+			['null', null, false],
+			['string', 'ECONNRESET', false],
+		];
+		expect(cases.map(([what, err]) => [what, isTransient(err)])).toEqual(
+			cases.map(([what, , want]) => [what, want]),
+		);
+	});
+
+	it('pauses with jitter while a try is left and the pause ends before the deadline', () => {
+		const now = 1_000_000;
+		for (const [attempt, base] of RETRY_PAUSES_MS.entries()) {
+			const wait = retryPause(attempt, now + 60_000, now);
+			expect(wait).toBeGreaterThanOrEqual(base);
+			expect(wait).toBeLessThan(2 * base);
+		}
+		expect(retryPause(RETRY_PAUSES_MS.length, now + 60_000, now)).toBeUndefined();
+		expect(retryPause(0, now + 2 * RETRY_PAUSES_MS[0]!, now)).toBeUndefined();
+	});
+
+	it('sleep ends at once when its signal aborts', async () => {
+		const ctl = new AbortController();
+		const slept = sleep(3_600_000, ctl.signal);
+		ctl.abort();
+		await expect(slept).resolves.toBeUndefined();
+		const already = new AbortController();
+		already.abort();
+		await expect(sleep(3_600_000, already.signal)).resolves.toBeUndefined();
 	});
 });
