@@ -71,7 +71,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Back,
 		keys: 'Esc',
 		hint: 'back',
-		description: 'back, or cancel a prompt',
+		description: 'back (first clearing the filter), or cancel a prompt; dismisses the message',
 		mutating: false,
 	},
 	{

@@ -51,8 +51,12 @@ export interface Busy {
 export interface StatusMessage {
 	text: string;
 	level: 'info' | 'ok' | 'error';
+	/** When it was set, on the store's clock. */
 	time: number;
 }
+
+/** How long a message that is not an error stays in the status line (ms). */
+export const STATUS_TTL_MS = 5000;
 
 /** One recent Event of a member, for the details screen. */
 export interface EventLine {
@@ -98,6 +102,8 @@ export type ConsoleRequest =
 /** The live reconcile loop. */
 export interface LoopState {
 	on: boolean;
+	/** The pool it reconciles (null when off). */
+	pool: string | null;
 	running: boolean;
 	intervalMs: number;
 	lastRun: number | null;
@@ -154,8 +160,13 @@ export interface ConsoleActions {
 	tick(now: number): void;
 	/** Appends an engine event (or a console note) to the activity log. */
 	logEvent(e: EngineEvent): void;
-	/** Shows a message in the status line. */
+	/**
+	 * Shows a message in the status line. It goes on navigation and on the next action; one
+	 * that is not an error also goes after STATUS_TTL_MS.
+	 */
 	setStatus(text: string, level?: StatusMessage['level']): void;
+	/** Dismisses the status-line message. */
+	clearStatus(): void;
 	/** Starts or ends a long action. */
 	setBusy(busy: { label: string; detail?: string } | null): void;
 	/** Updates the progress of the long action. */
@@ -237,7 +248,13 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		prompt: null,
 		showLog: false,
 		log: [],
-		loop: { on: false, running: false, intervalMs: opts.loopIntervalMs ?? 15_000, lastRun: null },
+		loop: {
+			on: false,
+			pool: null,
+			running: false,
+			intervalMs: opts.loopIntervalMs ?? 15_000,
+			lastRun: null,
+		},
 		busy: null,
 		status: null,
 		denied: {},
@@ -283,7 +300,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				pools ??= { ...state.pools };
 				pools[name] = rederiveMembers(index, p, expired, now);
 			}
-			set(pools ? { now, pools } : { now });
+			const status =
+				state.status && state.status.level !== 'error' && now - state.status.time >= STATUS_TTL_MS
+					? { status: null }
+					: {};
+			set(pools ? { now, pools, ...status } : { now, ...status });
 		},
 
 		logEvent(e) {
@@ -298,7 +319,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setStatus(text, level = 'info') {
-			set({ status: { text, level, time: Date.now() } });
+			set({ status: { text, level, time: get().now } });
+		},
+
+		clearStatus() {
+			if (get().status) set({ status: null });
 		},
 
 		setBusy(busy) {
@@ -345,6 +370,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				pool,
 				selectedPool: pool,
 				screen: 'members',
+				status: null,
 				...(same ? {} : { selected: null, selectedIndex: 0, filter: '' }),
 			});
 		},
@@ -353,7 +379,9 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const state = get();
 			if (screen === 'help')
 				set({ screen, helpReturn: state.screen === 'help' ? state.helpReturn : state.screen });
-			else set({ screen });
+			else if (state.screen === 'help' || screen === state.screen) set({ screen });
+			// navigation: the message belonged to the screen left
+			else set({ screen, status: null });
 		},
 
 		setPrompt(prompt) {

@@ -64,8 +64,11 @@ export function Header() {
 				<Text color={connColour} bold={conn.tone !== 'ok'}>
 					{clean(conn.label)}
 				</Text>
-				{loop.on ? (
-					<Text color={theme.accent}>{loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}</Text>
+				{loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName) ? (
+					<Text color={theme.accent}>
+						{loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}
+						{screen === 'pools' ? ` ${clean(loop.pool)}` : ''}
+					</Text>
 				) : null}
 				{session.readOnly ? <Text color={theme.warn}>{'  read-only'}</Text> : null}
 			</Text>
