@@ -78,7 +78,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description: 'filter rows by name, state or holder',
+		description: 'filter members: a regex on name, state, holder, node and message; ! inverts',
 		mutating: false,
 	},
 	{

@@ -10,13 +10,13 @@ import {
 	memberColumns,
 	messageCell,
 } from '../member-columns.js';
-import { filterRows } from '../member-filter.js';
+import { filterRows, filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
 import { connectionView } from '../staleness.js';
 import { selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
-import { displayWidth } from '../text-fit.js';
+import { clean, displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
 import { TableLine } from './table-line.js';
@@ -55,7 +55,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 		return new Set(wanted.map((c) => c.key).filter((k) => !shownKeys.has(k)));
 	}, [columns, wanted]);
 
-	const bodyHeight = Math.max(0, height - 1);
+	const summary = filterSummary(filter, visible.length, rows.length);
+	const bodyHeight = Math.max(0, height - 1 - (summary ? 1 : 0));
 	const at = selectedPosition({ selected, selectedIndex }, visible);
 	start.current = windowStart(visible.length, at, bodyHeight, start.current);
 	const shown = visible.slice(start.current, start.current + bodyHeight);
@@ -71,6 +72,11 @@ export function MembersView({ width, height }: MembersViewProps) {
 
 	return (
 		<Box flexDirection="column" height={height}>
+			{summary ? (
+				<Text wrap="truncate" color={theme.accent} bold>
+					{clean(summary)}
+				</Text>
+			) : null}
 			<TableLine
 				columns={columns}
 				gutter={gutter > 0}
