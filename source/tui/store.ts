@@ -6,7 +6,12 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
-import type { ConnectionState, WatchChange, WatchKind } from '../kube/pool-watch.js';
+import {
+	type ConnectionState,
+	WATCH_KINDS,
+	type WatchChange,
+	type WatchKind,
+} from '../kube/pool-watch.js';
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
@@ -115,6 +120,8 @@ export interface ConsoleState {
 	now: number;
 	connection: ConnectionState;
 	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
+	/** The kinds whose first list has arrived: until then their figures are not known. */
+	listed: Partial<Record<WatchKind, true>>;
 	/** What the API said when it last refused the credentials (401/403) to an operation or a reconcile; null once one succeeds. */
 	authProblem: string | null;
 	/** Increases with every applied batch. */
@@ -235,6 +242,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		connection: { phase: 'connecting', since: now0 },
 		authProblem: null,
 		connectionByKind: {},
+		listed: {},
 		revision: 0,
 		poolNames: [],
 		pools: {},
@@ -288,7 +296,17 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setConnection(overall, byKind) {
-			set({ connection: overall, ...(byKind ? { connectionByKind: byKind } : {}) });
+			const listed = get().listed;
+			const now = WATCH_KINDS.filter(
+				(k) => !listed[k] && (overall.phase === 'synced' || byKind?.[k]?.phase === 'synced'),
+			);
+			set({
+				connection: overall,
+				...(byKind ? { connectionByKind: byKind } : {}),
+				...(now.length > 0
+					? { listed: { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } }
+					: {}),
+			});
 		},
 
 		tick(now) {
@@ -420,6 +438,21 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			return index.memberObjects(member);
 		},
 	}));
+}
+
+/** Which figures are known: the definition's (configmaps listed) and the member counts (pods, PVCs and Leases listed). */
+export interface KnownFigures {
+	spec: boolean;
+	counts: boolean;
+}
+
+/** Which figures are known yet (while connecting, some are not). */
+export function knownFigures(state: Pick<ConsoleState, 'listed'>): KnownFigures {
+	const l = state.listed;
+	return {
+		spec: Boolean(l.configmaps),
+		counts: Boolean(l.pods && l.persistentvolumeclaims && l.leases),
+	};
 }
 
 /** The pool open on the members screen, derived. */

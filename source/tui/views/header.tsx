@@ -1,9 +1,10 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
-import type { Screen } from '../store.js';
+import { knownFigures, type Screen } from '../store.js';
 import { clean } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
@@ -14,7 +15,8 @@ export function headerHeight(screen: Screen, note: string): number {
 	return base + (note ? 1 : 0);
 }
 
-function specLine(p: PoolDerivation | null, pool: string): string {
+function specLine(p: PoolDerivation | null, pool: string, known: boolean): string {
+	if (!p?.defined && !known) return `pool ${pool}: ${UNKNOWN} reading its definition`;
 	if (!p?.defined) return `pool ${pool}: no definition ConfigMap in this namespace`;
 	if (!p.spec) return `definition unreadable: ${p.specError ?? ''}`;
 	const s = p.spec;
@@ -49,7 +51,10 @@ export function Header() {
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
 	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
+	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const c = pool?.counts;
+	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
 		<Box flexDirection="column">
 			<Text wrap="truncate">
@@ -75,13 +80,19 @@ export function Header() {
 			{screen !== 'pools' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
-						{clean(specLine(pool, poolName ?? ''))}
+						{clean(specLine(pool, poolName ?? '', knownSpec))}
 					</Text>
 					<Text wrap="truncate">
-						{c ? (
+						{!knownCounts ? (
+							<Text color={theme.muted}>
+								desired {desired} observed {UNKNOWN} ready {UNKNOWN} claimed {UNKNOWN} free{' '}
+								{UNKNOWN} unschedulable {UNKNOWN} drifted {UNKNOWN}
+							</Text>
+						) : c ? (
 							<>
 								<Text>
-									desired {c.desired} observed {c.observed} ready {c.ready} claimed {c.claimed} free{' '}
+									desired {knownSpec ? c.desired : UNKNOWN} observed {c.observed} ready {c.ready}{' '}
+									claimed {c.claimed} free{' '}
 								</Text>
 								<Text bold color={c.free === 0 && c.observed > 0 ? theme.error : theme.ok}>
 									{c.free}

@@ -12,8 +12,9 @@ import {
 } from '../member-columns.js';
 import { filterRows, filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
+import { UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
-import { selectedPosition } from '../store.js';
+import { knownFigures, selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { clean, displayWidth } from '../text-fit.js';
@@ -43,6 +44,10 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const pool = useConsole((s) => s.pool);
 	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
+	const listed = useConsole((s) => {
+		const k = knownFigures(s);
+		return k.spec && k.counts;
+	});
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
@@ -66,9 +71,11 @@ export function MembersView({ width, height }: MembersViewProps) {
 		empty =
 			rows.length > 0
 				? `no member matches the filter "${filter}" (Esc clears it)`
-				: !defined && pool
-					? `pool ${pool} has no definition and no members in this namespace`
-					: 'no members yet';
+				: !listed
+					? `${UNKNOWN} reading the members of pool ${pool ?? ''}`
+					: !defined && pool
+						? `pool ${pool} has no definition and no members in this namespace`
+						: 'no members yet';
 
 	return (
 		<Box flexDirection="column" height={height}>
