@@ -5,9 +5,11 @@ import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
-import { clean } from '../text-fit.js';
+import { clean, displayWidth, truncate } from '../text-fit.js';
 import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { useConsole, useTerminalSize } from '../use-console.js';
+
+const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
@@ -50,9 +52,21 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
+	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const { columns } = useTerminalSize();
+	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
+	const place = `${where} · ns ${clean(session.namespace)} · ctx ${clean(session.context || '-')}`;
+	const connLabel = clean(conn.label);
+	const loopText =
+		loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName)
+			? `${loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}${screen === 'pools' ? ` ${clean(loop.pool)}` : ''}`
+			: '';
+	const placeWidth = Math.max(
+		8,
+		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
+	);
 	const c = pool?.counts;
 	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
@@ -63,19 +77,14 @@ export function Header() {
 				</Text>
 				<Text>
 					{'  '}
-					{clean(where)} · ns {clean(session.namespace)} · ctx {clean(session.context || '-')}
+					{truncate(place, placeWidth)}
 					{'  '}
 				</Text>
 				<Text color={connColour} bold={conn.tone !== 'ok'}>
-					{clean(conn.label)}
+					{connLabel}
 				</Text>
-				{loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName) ? (
-					<Text color={theme.accent}>
-						{loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}
-						{screen === 'pools' ? ` ${clean(loop.pool)}` : ''}
-					</Text>
-				) : null}
-				{session.readOnly ? <Text color={theme.warn}>{'  read-only'}</Text> : null}
+				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
+				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
 			{screen !== 'pools' && !helpOpen ? (
 				<>
@@ -90,6 +99,11 @@ export function Header() {
 							</Text>
 						) : c ? (
 							<>
+								{c.exhausted ? (
+									<Text bold color={theme.error}>
+										EXHAUSTED{'  '}
+									</Text>
+								) : null}
 								<Text>
 									desired {knownSpec ? c.desired : UNKNOWN} observed {c.observed} ready {c.ready}{' '}
 									claimed {c.claimed} free{' '}
@@ -101,12 +115,6 @@ export function Header() {
 									{' '}
 									unschedulable {c.unschedulable} drifted {c.drifted}
 								</Text>
-								{c.exhausted ? (
-									<Text bold color={theme.error}>
-										{' '}
-										EXHAUSTED
-									</Text>
-								) : null}
 							</>
 						) : (
 							<Text color={theme.muted}>no members seen yet</Text>
