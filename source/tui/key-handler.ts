@@ -57,6 +57,18 @@ function quit(ctx: KeyContext): void {
 	requestQuit(ctx.store, ctx.exit);
 }
 
+/** The commands that leave the status-line message in place. */
+const KEEPS_STATUS: ReadonlySet<Command> = new Set([
+	Command.Up,
+	Command.Down,
+	Command.PageUp,
+	Command.PageDown,
+	Command.Top,
+	Command.Bottom,
+	Command.Log,
+	Command.Help,
+]);
+
 /** Handles one key press. */
 export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 	const s = ctx.store.getState();
@@ -118,9 +130,21 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 		else if (command === Command.Quit) quit(ctx);
 		return;
 	}
+	// the next action (Esc included) dismisses the message of the last one; moving, the log and
+	// help do not
+	if (!KEEPS_STATUS.has(command)) s.clearStatus();
 	const blocked = blockedReason(s, command);
 	if (blocked) {
-		s.setStatus(`${bindingOf(command).hint}: ${blocked}`, 'error');
+		const text = `${bindingOf(command).hint}: ${blocked}`;
+		s.setStatus(text, 'error');
+		s.logEvent({
+			time: s.now,
+			actor: s.session.actor,
+			pool: targetPool(s) ?? '',
+			action: bindingOf(command).hint,
+			outcome: 'error',
+			message: blocked,
+		});
 		return;
 	}
 	const row = selectedRow(s);

@@ -71,14 +71,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Back,
 		keys: 'Esc',
 		hint: 'back',
-		description: 'back, or cancel a prompt',
+		description: 'back (first clearing the filter), or cancel a prompt; dismisses the message',
 		mutating: false,
 	},
 	{
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description: 'filter rows by name, state or holder',
+		description: 'filter members: a regex on name, state, holder, node and message; ! inverts',
 		mutating: false,
 	},
 	{

@@ -1,20 +1,74 @@
-/** The `/` filter of the members table: a case-insensitive match on name, state and holder. */
+/**
+ * The `/` filter of the members table: a case-insensitive regular expression (a substring when
+ * the text is not a valid one) on name, state, holder, node and message; a leading `!` keeps
+ * the rows that do not match.
+ */
 
 import { sanitize } from '../text/sanitize.js';
 import type { MemberRow } from './member-row.js';
 
-/** True when the row matches the filter text (an empty filter matches everything). */
-export function matchesFilter(row: MemberRow, filter: string): boolean {
-	const f = filter.trim().toLowerCase();
+/** A filter text, parsed. */
+export interface MemberFilter {
+	/** The text as typed, trimmed. */
+	text: string;
+	/** `!`: keep the rows that do not match. */
+	inverse: boolean;
+	/** The expression, or null when the text is not a valid one (then a substring match). */
+	regex: RegExp | null;
+	/** The lower-cased pattern, for the substring fallback. */
+	substring: string;
+	/** Why the text is not a valid regular expression, else null. */
+	invalid: string | null;
+}
+
+let last: MemberFilter | null = null;
+
+/** Parses a filter text; null when it filters nothing (empty, or a lone `!`). */
+export function parseFilter(filter: string): MemberFilter | null {
+	const text = filter.trim();
+	if (last && last.text === text) return last;
+	const inverse = text.startsWith('!');
+	const pattern = (inverse ? text.slice(1) : text).trim();
+	if (!pattern) return null;
+	let regex: RegExp | null = null;
+	let invalid: string | null = null;
+	try {
+		regex = new RegExp(pattern, 'i');
+	} catch (err) {
+		invalid = err instanceof Error ? err.message : String(err);
+	}
+	last = { text, inverse, regex, substring: pattern.toLowerCase(), invalid };
+	return last;
+}
+
+function fieldMatches(f: MemberFilter, value: string): boolean {
+	if (!value) return false;
+	return f.regex ? f.regex.test(value) : value.toLowerCase().includes(f.substring);
+}
+
+/** True when the row passes the filter text (an empty filter passes everything). */
+export function matchesFilter(row: MemberRow, filter: string | MemberFilter | null): boolean {
+	const f = typeof filter === 'string' ? parseFilter(filter) : filter;
 	if (!f) return true;
-	return (
-		row.name.toLowerCase().includes(f) ||
-		row.state.toLowerCase().includes(f) ||
-		sanitize(row.holder).toLowerCase().includes(f)
-	);
+	const hit =
+		fieldMatches(f, row.name) ||
+		fieldMatches(f, row.state) ||
+		fieldMatches(f, sanitize(row.holder)) ||
+		fieldMatches(f, sanitize(row.node)) ||
+		fieldMatches(f, sanitize(row.message));
+	return hit !== f.inverse;
 }
 
 /** The rows the filter lets through, in their order. */
 export function filterRows(rows: readonly MemberRow[], filter: string): readonly MemberRow[] {
-	return filter.trim() ? rows.filter((r) => matchesFilter(r, filter)) : rows;
+	const f = parseFilter(filter);
+	return f ? rows.filter((r) => matchesFilter(r, f)) : rows;
+}
+
+/** The line that shows an active filter: `filter desk-[12]: 2 of 150`, and a fallback said. */
+export function filterSummary(filter: string, shown: number, total: number): string | null {
+	const f = parseFilter(filter);
+	if (!f) return null;
+	const fallback = f.invalid ? ' (not a valid regular expression: matched as text)' : '';
+	return `filter ${f.text}: ${shown} of ${total}${fallback} · Esc clears`;
 }

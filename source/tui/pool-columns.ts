@@ -4,6 +4,7 @@ import { toMillis } from '../pool/index.js';
 import { ageSince } from './age.js';
 import type { Cell } from './member-columns.js';
 import type { PoolDerivation } from './pool-derivation.js';
+import type { KnownFigures } from './store.js';
 import type { ColumnSpec } from './table-layout.js';
 
 /** The pool columns. */
@@ -60,9 +61,34 @@ export function lastReconcile(p: PoolDerivation, now: number): Cell {
 	return { text: `${when}: ok`, tone: undefined };
 }
 
-/** What a pool shows in a column (not yet sanitised or fitted). */
-export function poolCell(column: PoolColumn, p: PoolDerivation, now: number): Cell {
+/** What stands for a figure not known yet (its list has not arrived). */
+export const UNKNOWN = '…';
+
+/**
+ * What a pool shows in a column (not yet sanitised or fitted); a figure whose list has not
+ * arrived yet shows UNKNOWN, never a zero.
+ */
+export function poolCell(
+	column: PoolColumn,
+	p: PoolDerivation,
+	now: number,
+	known: KnownFigures = { spec: true, counts: true },
+): Cell {
 	const c = p.counts;
+	const unknown: Cell = { text: UNKNOWN, tone: 'muted' };
+	if (!known.spec && (column === 'image' || column === 'reconcile')) return unknown;
+	if (
+		!known.counts &&
+		column !== 'name' &&
+		column !== 'image' &&
+		column !== 'size' &&
+		column !== 'reconcile'
+	)
+		return unknown;
+	if (column === 'size' && (!known.spec || !known.counts))
+		return {
+			text: `${known.spec ? (p.spec ? p.spec.size : '?') : UNKNOWN}/${known.counts ? c.observed : UNKNOWN}`,
+		};
 	switch (column) {
 		case 'name':
 			return { text: p.pool };

@@ -56,14 +56,14 @@ export function createReconcileLoop(opts: ReconcileLoopOptions): ReconcileLoop {
 		void controller?.stop();
 		controller = null;
 		pool = null;
-		store.getState().setLoop({ on: false, running: false });
+		store.getState().setLoop({ on: false, pool: null, running: false });
 	};
 
 	return {
 		start(p) {
 			stop();
 			pool = p;
-			store.getState().setLoop({ on: true, running: false });
+			store.getState().setLoop({ on: true, pool: p, running: false });
 			const mine = new Controller({
 				resyncMs: intervalMs,
 				settleMs,

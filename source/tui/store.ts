@@ -6,7 +6,12 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
-import type { ConnectionState, WatchChange, WatchKind } from '../kube/pool-watch.js';
+import {
+	type ConnectionState,
+	WATCH_KINDS,
+	type WatchChange,
+	type WatchKind,
+} from '../kube/pool-watch.js';
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
@@ -51,8 +56,12 @@ export interface Busy {
 export interface StatusMessage {
 	text: string;
 	level: 'info' | 'ok' | 'error';
+	/** When it was set, on the store's clock. */
 	time: number;
 }
+
+/** How long a message that is not an error stays in the status line (ms). */
+export const STATUS_TTL_MS = 5000;
 
 /** One recent Event of a member, for the details screen. */
 export interface EventLine {
@@ -98,6 +107,8 @@ export type ConsoleRequest =
 /** The live reconcile loop. */
 export interface LoopState {
 	on: boolean;
+	/** The pool it reconciles (null when off). */
+	pool: string | null;
 	running: boolean;
 	intervalMs: number;
 	lastRun: number | null;
@@ -109,6 +120,8 @@ export interface ConsoleState {
 	now: number;
 	connection: ConnectionState;
 	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
+	/** The kinds whose first list has arrived: until then their figures are not known. */
+	listed: Partial<Record<WatchKind, true>>;
 	/** What the API said when it last refused the credentials (401/403) to an operation or a reconcile; null once one succeeds. */
 	authProblem: string | null;
 	/** Increases with every applied batch. */
@@ -154,8 +167,13 @@ export interface ConsoleActions {
 	tick(now: number): void;
 	/** Appends an engine event (or a console note) to the activity log. */
 	logEvent(e: EngineEvent): void;
-	/** Shows a message in the status line. */
+	/**
+	 * Shows a message in the status line. It goes on navigation and on the next action; one
+	 * that is not an error also goes after STATUS_TTL_MS.
+	 */
 	setStatus(text: string, level?: StatusMessage['level']): void;
+	/** Dismisses the status-line message. */
+	clearStatus(): void;
 	/** Starts or ends a long action. */
 	setBusy(busy: { label: string; detail?: string } | null): void;
 	/** Updates the progress of the long action. */
@@ -224,6 +242,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		connection: { phase: 'connecting', since: now0 },
 		authProblem: null,
 		connectionByKind: {},
+		listed: {},
 		revision: 0,
 		poolNames: [],
 		pools: {},
@@ -237,7 +256,13 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		prompt: null,
 		showLog: false,
 		log: [],
-		loop: { on: false, running: false, intervalMs: opts.loopIntervalMs ?? 15_000, lastRun: null },
+		loop: {
+			on: false,
+			pool: null,
+			running: false,
+			intervalMs: opts.loopIntervalMs ?? 15_000,
+			lastRun: null,
+		},
 		busy: null,
 		status: null,
 		denied: {},
@@ -271,7 +296,17 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setConnection(overall, byKind) {
-			set({ connection: overall, ...(byKind ? { connectionByKind: byKind } : {}) });
+			const listed = get().listed;
+			const now = WATCH_KINDS.filter(
+				(k) => !listed[k] && (overall.phase === 'synced' || byKind?.[k]?.phase === 'synced'),
+			);
+			set({
+				connection: overall,
+				...(byKind ? { connectionByKind: byKind } : {}),
+				...(now.length > 0
+					? { listed: { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } }
+					: {}),
+			});
 		},
 
 		tick(now) {
@@ -283,7 +318,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				pools ??= { ...state.pools };
 				pools[name] = rederiveMembers(index, p, expired, now);
 			}
-			set(pools ? { now, pools } : { now });
+			const status =
+				state.status && state.status.level !== 'error' && now - state.status.time >= STATUS_TTL_MS
+					? { status: null }
+					: {};
+			set(pools ? { now, pools, ...status } : { now, ...status });
 		},
 
 		logEvent(e) {
@@ -298,7 +337,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setStatus(text, level = 'info') {
-			set({ status: { text, level, time: Date.now() } });
+			set({ status: { text, level, time: get().now } });
+		},
+
+		clearStatus() {
+			if (get().status) set({ status: null });
 		},
 
 		setBusy(busy) {
@@ -345,6 +388,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				pool,
 				selectedPool: pool,
 				screen: 'members',
+				status: null,
 				...(same ? {} : { selected: null, selectedIndex: 0, filter: '' }),
 			});
 		},
@@ -353,7 +397,9 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const state = get();
 			if (screen === 'help')
 				set({ screen, helpReturn: state.screen === 'help' ? state.helpReturn : state.screen });
-			else set({ screen });
+			else if (state.screen === 'help' || screen === state.screen) set({ screen });
+			// navigation: the message belonged to the screen left
+			else set({ screen, status: null });
 		},
 
 		setPrompt(prompt) {
@@ -392,6 +438,21 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			return index.memberObjects(member);
 		},
 	}));
+}
+
+/** Which figures are known: the definition's (configmaps listed) and the member counts (pods, PVCs and Leases listed). */
+export interface KnownFigures {
+	spec: boolean;
+	counts: boolean;
+}
+
+/** Which figures are known yet (while connecting, some are not). */
+export function knownFigures(state: Pick<ConsoleState, 'listed'>): KnownFigures {
+	const l = state.listed;
+	return {
+		spec: Boolean(l.configmaps),
+		counts: Boolean(l.pods && l.persistentvolumeclaims && l.leases),
+	};
 }
 
 /** The pool open on the members screen, derived. */

@@ -7,6 +7,7 @@ import { targetPool } from '../availability.js';
 import { guardInputEvents } from '../input-guard.js';
 import { handleKey, requestQuit } from '../key-handler.js';
 import { keyPresses } from '../keys.js';
+import { parseFilter } from '../member-filter.js';
 import type { ConsoleOperations } from '../operations.js';
 import { connectionView } from '../staleness.js';
 import { type ConsoleStore, visibleRows } from '../store.js';
@@ -87,6 +88,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const pool = useConsole((s) => targetPool(s));
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const visibleCount = useConsole((s) => visibleRows(s).length);
+	const filtering = useConsole((s) => parseFilter(s.filter) !== null);
 	const poolCount = useConsole((s) => s.poolNames.length);
 	const page = useRef(10);
 	const finished = useConsole((s) => s.request?.kind === 'finish' && s.busy === null);
@@ -119,7 +121,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 		showLog,
 		footer,
 		...(screen === 'members'
-			? { bodyWants: Math.max(2, visibleCount + 1) }
+			? { bodyWants: Math.max(2, visibleCount + 1) + (filtering ? 1 : 0) }
 			: screen === 'pools'
 				? { bodyWants: Math.max(2, poolCount + 1) }
 				: {}),

@@ -1,12 +1,15 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
-import type { Screen } from '../store.js';
-import { clean } from '../text-fit.js';
+import { knownFigures, type Screen } from '../store.js';
+import { clean, displayWidth, truncate } from '../text-fit.js';
 import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { useConsole, useTerminalSize } from '../use-console.js';
+
+const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
@@ -14,7 +17,8 @@ export function headerHeight(screen: Screen, note: string): number {
 	return base + (note ? 1 : 0);
 }
 
-function specLine(p: PoolDerivation | null, pool: string): string {
+function specLine(p: PoolDerivation | null, pool: string, known: boolean): string {
+	if (!p?.defined && !known) return `pool ${pool}: ${UNKNOWN} reading its definition`;
 	if (!p?.defined) return `pool ${pool}: no definition ConfigMap in this namespace`;
 	if (!p.spec) return `definition unreadable: ${p.specError ?? ''}`;
 	const s = p.spec;
@@ -48,8 +52,23 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${poolName ?? ''}`;
+	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
+	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const { columns } = useTerminalSize();
+	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
+	const place = `${where} · ns ${clean(session.namespace)} · ctx ${clean(session.context || '-')}`;
+	const connLabel = clean(conn.label);
+	const loopText =
+		loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName)
+			? `${loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}${screen === 'pools' ? ` ${clean(loop.pool)}` : ''}`
+			: '';
+	const placeWidth = Math.max(
+		8,
+		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
+	);
 	const c = pool?.counts;
+	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
 		<Box flexDirection="column">
 			<Text wrap="truncate">
@@ -58,27 +77,36 @@ export function Header() {
 				</Text>
 				<Text>
 					{'  '}
-					{clean(where)} · ns {clean(session.namespace)} · ctx {clean(session.context || '-')}
+					{truncate(place, placeWidth)}
 					{'  '}
 				</Text>
 				<Text color={connColour} bold={conn.tone !== 'ok'}>
-					{clean(conn.label)}
+					{connLabel}
 				</Text>
-				{loop.on ? (
-					<Text color={theme.accent}>{loop.running ? '  ⟳ loop: reconciling' : '  ⟳ loop on'}</Text>
-				) : null}
-				{session.readOnly ? <Text color={theme.warn}>{'  read-only'}</Text> : null}
+				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
+				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
 			{screen !== 'pools' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
-						{clean(specLine(pool, poolName ?? ''))}
+						{clean(specLine(pool, poolName ?? '', knownSpec))}
 					</Text>
 					<Text wrap="truncate">
-						{c ? (
+						{!knownCounts ? (
+							<Text color={theme.muted}>
+								desired {desired} observed {UNKNOWN} ready {UNKNOWN} claimed {UNKNOWN} free{' '}
+								{UNKNOWN} unschedulable {UNKNOWN} drifted {UNKNOWN}
+							</Text>
+						) : c ? (
 							<>
+								{c.exhausted ? (
+									<Text bold color={theme.error}>
+										EXHAUSTED{'  '}
+									</Text>
+								) : null}
 								<Text>
-									desired {c.desired} observed {c.observed} ready {c.ready} claimed {c.claimed} free{' '}
+									desired {knownSpec ? c.desired : UNKNOWN} observed {c.observed} ready {c.ready}{' '}
+									claimed {c.claimed} free{' '}
 								</Text>
 								<Text bold color={c.free === 0 && c.observed > 0 ? theme.error : theme.ok}>
 									{c.free}
@@ -87,12 +115,6 @@ export function Header() {
 									{' '}
 									unschedulable {c.unschedulable} drifted {c.drifted}
 								</Text>
-								{c.exhausted ? (
-									<Text bold color={theme.error}>
-										{' '}
-										EXHAUSTED
-									</Text>
-								) : null}
 							</>
 						) : (
 							<Text color={theme.muted}>no members seen yet</Text>

@@ -4,8 +4,9 @@ import { Text } from 'ink';
 import { staticBlock } from '../availability.js';
 import { Command, KEY_BINDINGS } from '../keys.js';
 import type { ConsoleState } from '../store.js';
+import { displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore } from '../use-console.js';
+import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 
 const SHOWN: readonly Command[] = [
 	Command.Open,
@@ -44,13 +45,51 @@ export function keyHints(
 	return out;
 }
 
+/** The hints that give way first when the line is too narrow, first to go first. */
+const GIVE_WAY: readonly string[] = [
+	'log',
+	'console',
+	'maint',
+	'loop',
+	'reconcile',
+	'release',
+	'claim',
+	'filter',
+	'back',
+	'open',
+];
+
+/** A hint's width on the line: its keys, a space, its label and a space. */
+function hintWidth(h: { keys: string; hint: string }): number {
+	return displayWidth(h.keys === 'Enter' ? '⏎' : h.keys) + displayWidth(h.hint) + 2;
+}
+
+/**
+ * The hints that fit in width columns: the others give way in GIVE_WAY order, so `? help`
+ * and `q quit` always stay.
+ */
+export function fitHints<T extends { keys: string; hint: string }>(
+	hints: readonly T[],
+	width: number,
+): T[] {
+	let out = [...hints];
+	const used = () => out.reduce((w, h) => w + hintWidth(h), 0);
+	for (const name of GIVE_WAY) {
+		// the trailing space of the last hint may fall off the edge
+		if (used() - 1 <= width) break;
+		out = out.filter((h) => h.hint !== name);
+	}
+	return out;
+}
+
 /** The key hint line. */
 export function KeyHints() {
 	const theme = useTheme();
 	const store = useConsoleStore();
 	useConsole((s) => s.screen);
 	useConsole((s) => s.denied);
-	const hints = keyHints(store.getState());
+	const { columns } = useTerminalSize();
+	const hints = fitHints(keyHints(store.getState()), columns);
 	return (
 		<Text wrap="truncate">
 			{hints.map((h) => (

@@ -10,13 +10,14 @@ import {
 	memberColumns,
 	messageCell,
 } from '../member-columns.js';
-import { filterRows } from '../member-filter.js';
+import { filterRows, filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
+import { UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
-import { selectedPosition } from '../store.js';
+import { knownFigures, selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
-import { displayWidth } from '../text-fit.js';
+import { clean, displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
 import { TableLine } from './table-line.js';
@@ -43,6 +44,10 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const pool = useConsole((s) => s.pool);
 	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
+	const listed = useConsole((s) => {
+		const k = knownFigures(s);
+		return k.spec && k.counts;
+	});
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
@@ -55,7 +60,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 		return new Set(wanted.map((c) => c.key).filter((k) => !shownKeys.has(k)));
 	}, [columns, wanted]);
 
-	const bodyHeight = Math.max(0, height - 1);
+	const summary = filterSummary(filter, visible.length, rows.length);
+	const bodyHeight = Math.max(0, height - 1 - (summary ? 1 : 0));
 	const at = selectedPosition({ selected, selectedIndex }, visible);
 	start.current = windowStart(visible.length, at, bodyHeight, start.current);
 	const shown = visible.slice(start.current, start.current + bodyHeight);
@@ -65,12 +71,19 @@ export function MembersView({ width, height }: MembersViewProps) {
 		empty =
 			rows.length > 0
 				? `no member matches the filter "${filter}" (Esc clears it)`
-				: !defined && pool
-					? `pool ${pool} has no definition and no members in this namespace`
-					: 'no members yet';
+				: !listed
+					? `${UNKNOWN} reading the members of pool ${pool ?? ''}`
+					: !defined && pool
+						? `pool ${pool} has no definition and no members in this namespace`
+						: 'no members yet';
 
 	return (
 		<Box flexDirection="column" height={height}>
+			{summary ? (
+				<Text wrap="truncate" color={theme.accent} bold>
+					{clean(summary)}
+				</Text>
+			) : null}
 			<TableLine
 				columns={columns}
 				gutter={gutter > 0}

@@ -2,8 +2,9 @@
 
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
-import { poolCell, poolColumns } from '../pool-columns.js';
+import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
+import { knownFigures } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { useTheme } from '../theme.js';
@@ -25,6 +26,9 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const now = useConsole((s) => s.now);
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const namespace = useConsole((s) => s.session.namespace);
+	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
@@ -48,7 +52,9 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 			/>
 			{names.length === 0 ? (
 				<Text color={theme.muted} wrap="truncate">
-					no CT pools in namespace {namespace}
+					{knownSpec
+						? `no CT pools in namespace ${namespace}`
+						: `${UNKNOWN} reading the pools of namespace ${namespace}`}
 				</Text>
 			) : (
 				shown.map((name, i) => {
@@ -59,7 +65,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 							key={name}
 							columns={columns}
 							gutter={gutter > 0}
-							cells={columns.map((c) => poolCell(c.key, p, now))}
+							cells={columns.map((c) => poolCell(c.key, p, now, known))}
 							selected={start.current + i === at}
 							dim={stale}
 						/>

@@ -10,7 +10,9 @@ import { useTheme } from '../theme.js';
 export function promptLines(prompt: Prompt, width: number, pool: string): string[] {
 	switch (prompt.kind) {
 		case 'filter':
-			return [`/ ${prompt.value}▏ (name, state or holder · Enter keeps · Esc clears)`];
+			return [
+				`/ ${prompt.value}▏ (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
+			];
 		case 'claim':
 			return [
 				...wrapText(
