@@ -324,6 +324,14 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 	expect([held1, held2, free].sort()).toEqual([`${p}-1`, `${p}-2`, `${p}-3`]);
 	c.sim.store.delete('pods', NS, `${r}-1`, { who: 'test-admin', gracePeriodSeconds: 0 });
 	await waitFor(() => podUid(`${r}-1`) === undefined, `${r}-1 gone`);
+	// The recorded status is set aside, so that the reconcile below surely has a new one to
+	// record (an unchanged status is not written, and its denial would go unseen).
+	const cm = c.sim.store.get('configmaps', NS, `corral-vdi-ctpool-${r}`)!;
+	c.sim.store.update(
+		'configmaps',
+		{ ...cm, data: { ...(cm.data as Record<string, string>), status: '{}' } },
+		{ who: 'test-admin' },
+	);
 
 	const as = (argv: string[]) => ctpool([...argv, '--kubeconfig', kc]);
 	const out = {} as Outcomes;
