@@ -3,6 +3,7 @@
  * cell rules of Kubernetes 1.32's printers.
  */
 
+import { formatAge } from '../text/age.js';
 import { deploymentCells } from './deployments.js';
 import type { SimObject } from './store-api.js';
 
@@ -56,39 +57,8 @@ const AGE_COL = col(
 	'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
 );
 
-/**
- * A duration the way kubectl prints ages (k8s.io/apimachinery duration.HumanDuration):
- * `45s`, `3m20s`, `15m`, `5h10m`, `20h`, `3d4h`, `12d`, `2y30d`.
- */
-export function humanDuration(ms: number): string {
-	const seconds = Math.floor(ms / 1000);
-	if (seconds < -1) return '<invalid>';
-	if (seconds < 0) return '0s';
-	if (seconds < 120) return `${seconds}s`;
-	const minutes = Math.floor(seconds / 60);
-	if (minutes < 10) {
-		const s = seconds % 60;
-		return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-	}
-	if (minutes < 180) return `${minutes}m`;
-	const hours = Math.floor(seconds / 3600);
-	if (hours < 8) {
-		const m = minutes % 60;
-		return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-	}
-	if (hours < 48) return `${hours}h`;
-	if (hours < 24 * 8) {
-		const h = hours % 24;
-		return h === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${h}h`;
-	}
-	if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
-	if (hours < 24 * 365 * 8) {
-		const dy = Math.floor(hours / 24) % 365;
-		const y = Math.floor(hours / 24 / 365);
-		return dy === 0 ? `${y}y` : `${y}y${dy}d`;
-	}
-	return `${Math.floor(hours / 24 / 365)}y`;
-}
+/** A duration the way kubectl prints ages: the one rule ctpool's CLI and console use too. */
+export const humanDuration = formatAge;
 
 /** The age cell of a timestamp: `<unknown>` when absent. */
 export function since(ts: unknown, now: number): string {

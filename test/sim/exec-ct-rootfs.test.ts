@@ -91,7 +91,7 @@ describeKubectl('a CT root file system on the simulated cluster', () => {
 		try {
 			await first.waitFor('priv-1:/# ', 15_000);
 			first.write(
-				'ls -a / | grep seeded; echo kept-$((1)) > /root/notes.txt; cat /root/notes.txt\r',
+				'ls -a / | grep seeded; echo kept-$((1)) > /etc/notes.txt; cat /etc/notes.txt\r',
 			);
 			await first.waitFor(/\.corral-seeded[\s\S]*kept-/);
 			first.write('exit\r');
@@ -100,14 +100,14 @@ describeKubectl('a CT root file system on the simulated cluster', () => {
 			first.dispose();
 		}
 		// Written inside the chroot, it is on the PVC: the outer view sees it too.
-		expect((await exec('priv-1', ['cat', '/corral-rootfs/root/notes.txt'])).stdout).toMatch(
+		expect((await exec('priv-1', ['cat', '/corral-rootfs/etc/notes.txt'])).stdout).toMatch(
 			/^kept-/,
 		);
 		await restart('priv', 'priv-1');
 		const again = startTerminal(bin, handOver, { env });
 		try {
 			await again.waitFor('priv-1:/# ');
-			again.write('cat /root/notes.txt; ls -a / | grep -c corral-seeded\r');
+			again.write('cat /etc/notes.txt; ls -a / | grep -c corral-seeded\r');
 			await again.waitFor(/kept-\S*\s+1/);
 			again.write('exit\r');
 			expect(await again.exited).toBe(0);
