@@ -90,9 +90,7 @@ describeKubectl('a CT root file system on the simulated cluster', () => {
 		const first = startTerminal(bin, handOver, { env });
 		try {
 			await first.waitFor('priv-1:/# ', 15_000);
-			first.write(
-				'ls -a / | grep seeded; echo kept-$((1)) > /etc/notes.txt; cat /etc/notes.txt\r',
-			);
+			first.write('ls -a / | grep seeded; echo kept-$((1)) > /etc/notes.txt; cat /etc/notes.txt\r');
 			await first.waitFor(/\.corral-seeded[\s\S]*kept-/);
 			first.write('exit\r');
 			expect(await first.exited).toBe(0);
@@ -117,11 +115,11 @@ describeKubectl('a CT root file system on the simulated cluster', () => {
 	});
 
 	it('an unprivileged member keeps /data only', async () => {
-		const wrote = await exec('plain-1', ['sh', '-c', 'echo data > /data/a; echo root > /root/b']);
+		const wrote = await exec('plain-1', ['sh', '-c', 'echo data > /data/a; echo root > /etc/b']);
 		expect(wrote).toMatchObject({ code: 0, stderr: '' });
 		await restart('plain', 'plain-1');
 		expect((await exec('plain-1', ['cat', '/data/a'])).stdout).toBe('data\n');
-		const lost = await exec('plain-1', ['cat', '/root/b']);
+		const lost = await exec('plain-1', ['cat', '/etc/b']);
 		expect(lost.code).not.toBe(0);
 		expect(lost.stderr).toContain('No such file or directory');
 		// No root file system of its own: nothing was seeded.
