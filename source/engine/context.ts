@@ -1,5 +1,6 @@
 /** The context every engine operation runs in: clients, namespace, actor, clock, event sink. */
 
+import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
@@ -45,6 +46,37 @@ export const DEFAULT_DELETE_TIMEOUT_MS = 120_000;
 export const DEFAULT_CONCURRENCY = 8;
 /** The actor when none is given. */
 export const DEFAULT_ACTOR = 'ctpool';
+
+/** The environment variable that names the acting identity when --identity is not given. */
+export const IDENTITY_ENV = 'CTPOOL_IDENTITY';
+
+/**
+ * The acting identity, the same on the CLI and in the console: the one given (--identity),
+ * else $CTPOOL_IDENTITY, else `<os user>@<host>` (`ctpool` stands in for a part not known).
+ */
+export function actingIdentity(
+	given: string | undefined,
+	env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+	if (given) return given;
+	const fromEnv = env[IDENTITY_ENV];
+	if (fromEnv) return fromEnv;
+	let user = '';
+	try {
+		user = userInfo().username;
+	} catch {
+		// no passwd entry
+	}
+	user ||= env.USER || env.USERNAME || '';
+	let host = '';
+	try {
+		host = hostname();
+	} catch {
+		// no host name
+	}
+	const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '');
+	return `${clean(user) || DEFAULT_ACTOR}@${clean(host) || DEFAULT_ACTOR}`;
+}
 
 /** The clock when none is given: one function, so contexts without an injected clock share reads. */
 export const systemNow = (): number => Date.now();

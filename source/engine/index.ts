@@ -2,16 +2,18 @@
 export { apply, writeDefinition } from './apply.js';
 export { type ClaimResult, checkIdentity, claim } from './claim.js';
 export {
+	actingIdentity,
 	createEngineContext,
 	DEFAULT_ACTOR,
 	DEFAULT_CONCURRENCY,
 	DEFAULT_DELETE_TIMEOUT_MS,
 	type EngineContext,
 	type EngineEvent,
+	IDENTITY_ENV,
 } from './context.js';
 export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
 export { deletePool } from './delete-pool.js';
-export { EVENTS_DENIED_ACTION, resetEventsDenied } from './kube-event.js';
+export { EVENTS_DENIED_ACTION, recordAudit, resetEventsDenied } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
