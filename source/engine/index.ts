@@ -1,5 +1,6 @@
 /** The pool engine: every operation the CLI, the TUI and the tests run against a cluster. */
 export { apply, writeDefinition } from './apply.js';
+export { type AuditQuery, type AuditTrail, auditSelector, readAudit } from './audit.js';
 export { type ClaimResult, checkIdentity, claim } from './claim.js';
 export {
 	actingIdentity,

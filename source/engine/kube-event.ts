@@ -204,7 +204,6 @@ export function recordRefusal(
 	const write = (count: number, text: string) =>
 		recordAudit(ctx, pool, {
 			action: 'claim-refused',
-			target: `pool ${pool}`,
 			holder: identity,
 			count,
 			detail: text,
