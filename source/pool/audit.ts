@@ -176,6 +176,10 @@ export interface AuditEntry {
 	force: boolean;
 	/** How many acts this line stands for (a rate-limited refusal, an Event counted again). */
 	count: number;
+	/** What was acted on when not one member (many members, the pool), else ''. */
+	target: string;
+	/** The rest of the record: a reason, an error, what drifted; or ''. */
+	detail: string;
 	/** The Event's note, as written. */
 	message: string;
 	/** The Event's name (stable: a key for the line). */
@@ -255,6 +259,8 @@ export function auditEntry(e: RawAuditEvent): AuditEntry | null {
 		actor: str(r.actor),
 		force: r.force === true,
 		count: Math.max(counted, e.series?.count ?? 0, 1),
+		target: str(r.target),
+		detail: str(r.detail),
 		message: str(e.message),
 		name: str(e.metadata?.name),
 		instance: str(e.reportingInstance),
