@@ -4,6 +4,8 @@ import {
 	AUDIT_ACTIONS,
 	type AuditEntry,
 	auditActionProblem,
+	auditActionText,
+	auditActorText,
 	DEFAULT_EVENT_TTL_MS,
 	FORCE_RELEASE_FILTER,
 } from '../pool/audit.js';
@@ -99,16 +101,6 @@ export function auditItem(e: AuditEntry): AuditItem {
 		message: e.message,
 		event: e.name,
 	};
-}
-
-/** The action as a person reads it: `release --force`, `claim-refused x3`. */
-export function auditActionText(e: AuditEntry): string {
-	return `${e.action}${e.force ? ' --force' : ''}${e.count > 1 ? ` x${e.count}` : ''}`;
-}
-
-/** Who acted, with the identity named when it was another: `root@host (as nightshift)`. */
-export function auditActorText(e: AuditEntry): string {
-	return e.identity ? `${e.actor} (as ${e.identity})` : e.actor;
 }
 
 /** Runs `ctpool audit`. */

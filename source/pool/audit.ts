@@ -334,3 +334,13 @@ export function refusedClaims(
 			n += e.count;
 	return n;
 }
+
+/** The action as a person reads it: `release --force`, `claim-refused x3`. */
+export function auditActionText(e: AuditEntry): string {
+	return `${e.action}${e.force ? ' --force' : ''}${e.count > 1 ? ` x${e.count}` : ''}`;
+}
+
+/** Who acted, with the identity named when it was another: `root@host (as nightshift)`. */
+export function auditActorText(e: AuditEntry): string {
+	return e.identity ? `${e.actor} (as ${e.identity})` : e.actor;
+}

@@ -20,6 +20,7 @@ export const Command = {
 	Maintenance: 'maintenance',
 	Console: 'console',
 	Log: 'log',
+	Audit: 'audit',
 	Help: 'help',
 	Quit: 'quit',
 } as const;
@@ -130,6 +131,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		description: 'show or hide the activity log',
 		mutating: false,
 	},
+	{
+		command: Command.Audit,
+		keys: 'e',
+		hint: 'audit',
+		description:
+			'audit: who did what (from the cluster Events) to the shown pools, this pool or this member',
+		mutating: false,
+	},
 	{ command: Command.Help, keys: '?', hint: 'help', description: 'this help', mutating: false },
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
@@ -184,6 +193,8 @@ export function commandOf(input: string, key: Key): Command | null {
 			return Command.Console;
 		case 'l':
 			return Command.Log;
+		case 'e':
+			return Command.Audit;
 		case '?':
 			return Command.Help;
 		case 'q':

@@ -1,6 +1,7 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { refusedIn } from '../audit-filter.js';
 import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
@@ -13,7 +14,7 @@ const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
-	const base = screen === 'pools' || screen === 'help' ? 1 : 3;
+	const base = screen === 'pools' || screen === 'help' || screen === 'audit' ? 1 : 3;
 	return base + (note ? 1 : 0);
 }
 
@@ -52,7 +53,12 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
+	const where =
+		screen === 'pools'
+			? `pools (${poolCount})`
+			: screen === 'audit'
+				? 'audit'
+				: `pool ${clean(poolName ?? '')}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const { columns } = useTerminalSize();
@@ -68,6 +74,7 @@ export function Header() {
 		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
 	);
 	const c = pool?.counts;
+	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
 	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
 		<Box flexDirection="column">
@@ -86,7 +93,7 @@ export function Header() {
 				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
 				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
-			{screen !== 'pools' && !helpOpen ? (
+			{screen !== 'pools' && screen !== 'audit' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
 						{clean(specLine(pool, poolName ?? '', knownSpec))}
@@ -94,8 +101,8 @@ export function Header() {
 					<Text wrap="truncate">
 						{!knownCounts ? (
 							<Text color={theme.muted}>
-								desired {desired} observed {UNKNOWN} ready {UNKNOWN} claimed {UNKNOWN} free{' '}
-								{UNKNOWN} unschedulable {UNKNOWN} drifted {UNKNOWN}
+								desired {desired} observed {UNKNOWN} ready {UNKNOWN} claimed {UNKNOWN} claimable now{' '}
+								{UNKNOWN} soon {UNKNOWN} unschedulable {UNKNOWN} drifted {UNKNOWN}
 							</Text>
 						) : c ? (
 							<>
@@ -106,10 +113,14 @@ export function Header() {
 								) : null}
 								<Text>
 									desired {knownSpec ? c.desired : UNKNOWN} observed {c.observed} ready {c.ready}{' '}
-									claimed {c.claimed} free{' '}
+									claimed {c.claimed} claimable now{' '}
 								</Text>
 								<Text bold color={c.free === 0 && c.observed > 0 ? theme.error : theme.ok}>
-									{c.free}
+									{c.claimableNow}
+								</Text>
+								<Text> soon {c.claimableSoon} refused/1h </Text>
+								<Text color={refused ? theme.warn : undefined} bold={Boolean(refused)}>
+									{refused === undefined ? UNKNOWN : refused === null ? '?' : refused}
 								</Text>
 								<Text>
 									{' '}
