@@ -79,7 +79,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description: 'filter members: a regex on name, state, holder, node and message; ! inverts',
+		description:
+			'filter members: a regex on name, state, holder, node and message; ! inverts (audit: pool: member: identity: action: since:)',
 		mutating: false,
 	},
 	{
