@@ -128,7 +128,7 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 		const all = args.flags.allNamespaces === true;
 		const { ctx, engine } = await connect(args.flags, io);
 		const now = ctx.now();
-		const trail = await engine.readAudit(ctx, {
+		const trail = await engine.readAudit({
 			...(all ? { allNamespaces: true } : {}),
 			...(pool !== undefined ? { pool } : {}),
 			...(member !== undefined && member !== '' ? { member } : {}),

@@ -26,8 +26,6 @@ import { type EngineContext, emitEvent } from './context.js';
 /** The component name Events carry. */
 export const EVENT_COMPONENT = 'ctpool';
 
-const pending = new WeakMap<EngineContext, Set<Promise<unknown>>>();
-
 /** An act to record: the audit record, its actor defaulting to the context's. */
 export type AuditAct = Omit<AuditRecord, 'actor' | 'pool'> & { actor?: string };
 
@@ -120,6 +118,7 @@ function writeEvent(
 			name: leaseName(record.member),
 			namespace: ctx.namespace,
 		};
+	const pending = ctx.caches.pendingEvents;
 	let set = pending.get(ctx);
 	if (!set) {
 		set = new Set();
@@ -135,16 +134,14 @@ function writeEvent(
 /** The action of the engine event that says Event writes are denied. */
 export const EVENTS_DENIED_ACTION = 'events';
 
-let deniedReported = false;
-
 /**
- * A denied Event write (403) is said once per process through the context's sink, as an
+ * A denied Event write (403) is said once per engine through the context's sink, as an
  * `info` event of action `events`; Events are optional (the seed's permissions have none), so
  * it never fails an operation. Other failures of an Event write are dropped.
  */
 function reportDenied(ctx: EngineContext, err: unknown): void {
-	if (deniedReported || apiFailure(err)?.code !== 403) return;
-	deniedReported = true;
+	if (ctx.caches.eventsDeniedReported || apiFailure(err)?.code !== 403) return;
+	ctx.caches.eventsDeniedReported = true;
 	emitEvent(ctx, {
 		pool: '',
 		action: EVENTS_DENIED_ACTION,
@@ -153,20 +150,15 @@ function reportDenied(ctx: EngineContext, err: unknown): void {
 	});
 }
 
-/** Forgets that a denied Event write was reported (for tests). */
-export function resetEventsDenied(): void {
-	deniedReported = false;
-}
-
 /** Waits until every Event recorded so far under this context has been written or has failed. */
 export async function flushKubeEvents(ctx: EngineContext): Promise<void> {
-	const set = pending.get(ctx);
+	const set = ctx.caches.pendingEvents.get(ctx);
 	if (!set || set.size === 0) return;
 	await Promise.allSettled([...set]);
 }
 
 /**
- * Refused claims are rate-limited per process, pool and identity: the first refusal writes
+ * Refused claims are rate-limited per engine, pool and identity: the first refusal writes
  * its Event at once; the ones within the next REFUSAL_WINDOW_MS are tallied, and written as
  * one Event whose count (and audit record's count) says how many it stands for: at the next
  * refusal after the window, or when the window ends (a timer that does not keep the process
@@ -177,14 +169,13 @@ export const REFUSAL_WINDOW_MS = 60_000;
 /** The most (pool, identity) pairs whose refusals are tallied at once; the oldest are dropped. */
 const REFUSAL_KEYS_MAX = 1000;
 
-interface RefusalTally {
+/** The refusals of one identity in one pool since its last ClaimRefused Event. */
+export interface RefusalTally {
 	last: number;
 	suppressed: number;
 	detail: string;
 	timer: NodeJS.Timeout | null;
 }
-
-const refusals = new WeakMap<object, Map<string, RefusalTally>>();
 
 /** Records a claim refused for want of free members (a ClaimRefused Warning on the pool's ConfigMap). */
 export function recordRefusal(
@@ -193,11 +184,7 @@ export function recordRefusal(
 	identity: string,
 	detail: string,
 ): void {
-	let byKey = refusals.get(ctx.kube);
-	if (!byKey) {
-		byKey = new Map();
-		refusals.set(ctx.kube, byKey);
-	}
+	const byKey = ctx.caches.refusals;
 	const key = JSON.stringify([ctx.namespace, pool, identity]);
 	const now = ctx.now();
 	const tally = byKey.get(key);
