@@ -108,7 +108,9 @@ describe('one Event format', () => {
 		await waitReady(ops, pool, 2);
 
 		// a claim made by a broker acting for the user
-		const broker = c.context({ actor: 'broker@example.com' });
+		// a fresh engine per act, as separate processes would be (no cached read of the pool)
+		const brokerCtx = () => c.context({ actor: 'broker@example.com' });
+		const broker = brokerCtx();
 		let member = '';
 		expect(
 			await recordsOf(pool, async () => {
@@ -170,7 +172,7 @@ describe('one Event format', () => {
 		await waitReady(ops, pool, 2);
 
 		// the console's forced release: the acting identity is the identity named
-		await claim(broker, pool, 'bob@example.com');
+		await claim(brokerCtx(), pool, 'bob@example.com');
 		const root = c.context({ actor: 'root@admin-host' });
 		const forced = await recordsOf(pool, () =>
 			release(root, pool, 'aud-1', 'root@admin-host', { force: true }),
@@ -189,7 +191,7 @@ describe('one Event format', () => {
 		await waitReady(ops, pool, 2);
 
 		// the CLI's forced release naming a third identity: both are recorded
-		await claim(broker, pool, 'carol@example.com');
+		await claim(brokerCtx(), pool, 'carol@example.com');
 		const named = await recordsOf(pool, () =>
 			release(root, pool, 'aud-1', 'nightshift@example.com', { force: true }),
 		);
@@ -208,7 +210,7 @@ describe('one Event format', () => {
 		await waitReady(ops, pool, 2);
 
 		// someone naming the holder (no --force needed): the acting identity is still recorded
-		await claim(broker, pool, 'u6@example.com');
+		await claim(brokerCtx(), pool, 'u6@example.com');
 		const mallory = c.context({ actor: 'mallory@example.com' });
 		const asHolder = await recordsOf(pool, () =>
 			release(mallory, pool, 'aud-1', 'u6@example.com', {}),
@@ -238,9 +240,9 @@ describe('one Event format', () => {
 			},
 		]);
 		// nothing free: aud-1 claimed, aud-2 in maintenance: a refusal on the pool's ConfigMap
-		await claim(broker, pool, 'dan@example.com');
+		await claim(brokerCtx(), pool, 'dan@example.com');
 		const refused = await recordsOf(pool, async () => {
-			const err = await poolError(claim(broker, pool, 'erin@example.com'));
+			const err = await poolError(claim(brokerCtx(), pool, 'erin@example.com'));
 			expect(err.message).toBe(
 				'pool has no free members (desired 2, claimed 1, unschedulable 0, in maintenance 1)',
 			);
