@@ -15,7 +15,7 @@ import type { Cell } from '../member-columns.js';
 import { type AuditFeed, type AuditScope, selectedAuditPosition } from '../store.js';
 import { type ColumnSpec, layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
-import { clean, truncate } from '../text-fit.js';
+import { displayWidth, truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
@@ -108,23 +108,26 @@ export function AuditView({ width, height }: AuditViewProps) {
 	const bodyHeight = Math.max(1, height - 2 - (whole.length > 0 ? whole.length + 1 : 0));
 	start.current = windowStart(lines.length, at, bodyHeight, start.current);
 	const shown = lines.slice(start.current, start.current + bodyHeight);
-	const status =
-		feed.status === 'denied'
+	const status = problem
+		? problem
+		: feed.status === 'denied'
 			? `cannot read Events: ${feed.message}`
 			: feed.status === 'error'
 				? `Events: ${feed.message}`
 				: feed.status === 'loading' || feed.status === 'off'
 					? 'reading Events…'
 					: keptText(feed, now);
-	const title = `audit · ${scopeText(view.scope)} · ${lines.length} line${lines.length === 1 ? '' : 's'}${view.filter ? ` matching ${view.filter}` : ''} · `;
+	const bad = Boolean(problem) || feed.status === 'denied' || feed.status === 'error';
+	const title = truncate(
+		`audit · ${scopeText(view.scope)} · ${lines.length} line${lines.length === 1 ? '' : 's'}${view.filter && !problem ? ` matching ${view.filter}` : ''} · `,
+		width,
+	);
 	return (
 		<Box flexDirection="column" height={height}>
 			<Text wrap="truncate">
-				<Text bold>{truncate(title, Math.max(10, width - Math.min(status.length, 60)))}</Text>
-				<Text
-					color={feed.status === 'denied' || feed.status === 'error' ? theme.error : theme.muted}
-				>
-					{clean(status)}
+				<Text bold>{title}</Text>
+				<Text color={bad ? theme.error : theme.muted}>
+					{truncate(status, Math.max(0, width - displayWidth(title)))}
 				</Text>
 			</Text>
 			<TableLine
