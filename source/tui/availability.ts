@@ -33,7 +33,7 @@ export function blockedReason(
 		case Command.Filter:
 			return screen === 'members' || screen === 'audit'
 				? null
-				: 'the filter works on the members and audit screens';
+				: 'the filter works on the members screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;
