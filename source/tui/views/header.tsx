@@ -1,8 +1,9 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { rolloutText } from '../../pool/rollout.js';
 import { UNKNOWN } from '../pool-columns.js';
-import type { PoolDerivation } from '../pool-derivation.js';
+import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
@@ -68,6 +69,8 @@ export function Header() {
 		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
 	);
 	const c = pool?.counts;
+	// a rollout leads the spec line (the new source's spec): the figures below stay in place
+	const rollout = knownCounts && pool ? poolRollout(pool) : null;
 	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
 		<Box flexDirection="column">
@@ -89,6 +92,11 @@ export function Header() {
 			{screen !== 'pools' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
+						{rollout ? (
+							<Text bold color={theme.accent}>
+								{clean(rolloutText(rollout))} ·{' '}
+							</Text>
+						) : null}
 						{clean(specLine(pool, poolName ?? '', knownSpec))}
 					</Text>
 					<Text wrap="truncate">
