@@ -37,6 +37,11 @@ export interface KubeOptions {
 	kubeconfig?: string;
 	context?: string;
 	namespace?: string;
+	/**
+	 * The namespace above is only the fallback ($CORRAL_NAMESPACE, else corral-vms), not -n:
+	 * in a pod the service account's namespace wins over it.
+	 */
+	namespaceIsFallback?: boolean;
 	requestTimeoutMs?: number;
 	/** The environment (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); default process.env. */
 	env?: Record<string, string | undefined>;
@@ -540,7 +545,11 @@ export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 		config: kc,
 		contextName: ctx.name,
 		server: cluster.server,
-		namespace: opts.namespace || inCluster?.namespace || defaultNamespace(opts.env ?? process.env),
+		namespace:
+			(opts.namespaceIsFallback ? undefined : opts.namespace) ||
+			inCluster?.namespace ||
+			opts.namespace ||
+			defaultNamespace(opts.env ?? process.env),
 		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
 		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
 		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),
