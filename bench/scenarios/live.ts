@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { POOL_LABEL } from '../../source/pool/names.js';
+import { type PtyProcess, startPty } from '../../test/support/terminal.js';
 import type { ChurnOptions, ChurnResult } from '../churn.js';
 import { sleep, wallMs } from '../clock.js';
 import { startConsole } from '../console-process.js';
@@ -22,7 +23,7 @@ import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { readyPods } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { percentile, spread } from '../stats.js';
-import { type PtyProcess, startPty, TokenScanner } from '../terminal.js';
+import { TokenScanner } from '../token-scanner.js';
 import { rowsToCheck } from './startup.js';
 
 /**

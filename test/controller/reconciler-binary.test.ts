@@ -12,7 +12,7 @@ import { createEngineContext } from '../../source/engine/context.js';
 import { requireBuild } from '../e2e/ctpool-console.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { poolSpec } from '../engine/fixtures.js';
-import { waitFor } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 

@@ -16,9 +16,10 @@ import {
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { leaseName, type PoolSpec } from '../../source/pool/index.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import type { TestTerminal } from '../support/terminal.js';
+import { waitFor } from '../support/wait.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
-import type { TestTerminal } from './terminal.js';
 
 const spec = (size: number): PoolSpec => ({
 	image: 'ghcr.io/example/desktop:1',

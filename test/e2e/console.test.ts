@@ -10,8 +10,8 @@ import { type Kube, loadKube } from '../../source/kube/config.js';
 import type { PoolSpec } from '../../source/pool/index.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
+import type { TestTerminal } from '../support/terminal.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
-import type { TestTerminal } from './terminal.js';
 
 const spec = (size: number): PoolSpec => ({
 	image: 'ghcr.io/example/desktop:1',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, deletePool, release, setMaintenance } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
-import { waitFor } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
 import { objects, poolSpec, waitReady } from './fixtures.js';
 

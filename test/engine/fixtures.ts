@@ -6,8 +6,8 @@ import { readPool } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
 import type { PoolSpec } from '../../source/pool/spec.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { waitFor } from '../support/wait.js';
 import type { TestCluster } from './cluster.js';
-import { waitFor } from './cluster.js';
 
 /** A small valid pool definition (small requests so that 50 members fit the simulated nodes). */
 export function poolSpec(over: Partial<PoolSpec> = {}): PoolSpec {

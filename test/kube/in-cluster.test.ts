@@ -12,7 +12,8 @@ import { loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { selfSignedCertificate } from '../../source/sim/cert.js';
 import { poolSpec } from '../engine/fixtures.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let dir: string;

@@ -15,8 +15,9 @@ import {
 } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName, RECONCILER_IDENTITY } from '../../source/pool/index.js';
 import type { SimObject } from '../../source/sim/store-api.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { poolError, poolSpec, waitReady } from '../engine/fixtures.js';
+import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -11,7 +11,8 @@ import {
 } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { spec } from './fixtures.js';
 
 let sim: TestSim;

@@ -14,7 +14,8 @@ import { startPoolWatch } from '../../source/kube/pool-watch.js';
 import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { connectionView, headerConnection } from '../../source/tui/staleness.js';
 import { createConsoleStore } from '../../source/tui/store.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { spec } from './fixtures.js';
 
 let sim: TestSim;
