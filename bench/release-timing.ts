@@ -9,6 +9,8 @@
 import { apply, claim, createEngineContext, readPool, release } from '../source/engine/index.js';
 import { loadKube } from '../source/kube/config.js';
 import { startSimCluster } from '../source/sim/index.js';
+import { waitFor } from '../test/support/wait.js';
+import { benchSpec } from './pool-setup.js';
 
 const POOL = 'timing';
 
@@ -19,22 +21,13 @@ async function main(): Promise<void> {
 	try {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 		const ctx = createEngineContext(kube, { actor: 'release-timing' });
-		await apply(ctx, POOL, {
-			image: 'ghcr.io/example/desktop:1',
-			cpu: '1',
-			memory: '512Mi',
-			disk: '5Gi',
-			storageClass: '',
-			privileged: false,
-			init: false,
-			mode: 'ephemeral',
-			size,
-		});
-		for (;;) {
-			const snap = await readPool(ctx, POOL);
-			if (snap.members.filter((m) => m.state === 'Ready').length === size) break;
-			await new Promise((r) => setTimeout(r, 200));
-		}
+		await apply(ctx, POOL, benchSpec(size));
+
+		await waitFor(
+			async () =>
+				(await readPool(ctx, POOL)).members.filter((m) => m.state === 'Ready').length === size,
+			{ what: `${size} Ready members`, timeoutMs: 600_000, intervalMs: 200 },
+		);
 		const members: string[] = [];
 		for (let i = 1; i <= size; i++)
 			members.push((await claim(ctx, POOL, `u${i}@example.com`)).member);

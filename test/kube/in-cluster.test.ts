@@ -11,7 +11,7 @@ import { listPoolRefs } from '../../source/engine/list-definitions.js';
 import { loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { selfSignedCertificate } from '../../source/sim/cert.js';
-import { poolSpec } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { waitFor } from '../support/wait.js';
 

@@ -16,7 +16,8 @@ import {
 import { formatMicroTime, leaseName, RECONCILER_IDENTITY } from '../../source/pool/index.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolError, poolSpec, waitReady } from '../engine/fixtures.js';
+import { poolError, waitReady } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
