@@ -11,8 +11,10 @@ import { writeDefinition } from '../../source/engine/apply.js';
 import { createEngineContext } from '../../source/engine/context.js';
 import type { ReconcileResult } from '../../source/engine/reconcile.js';
 import { ctpool } from '../commands/capture.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
-import { poolSpec, putDefinition } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { putDefinition } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
 const running: PoolController[] = [];

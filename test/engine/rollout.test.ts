@@ -18,8 +18,10 @@ import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
-import { startTestCluster, type TestCluster, waitFor } from './cluster.js';
-import { poolSpec, waitReady } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -99,8 +101,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 						(m) =>
 							ready(pod(m)) && pod(m)?.metadata.labels?.['corral.dev/vdi-ct-source'] === target,
 					) || undefined,
-				'every unclaimed member on the new image and Ready',
-				90_000,
+				{ what: 'every unclaimed member on the new image and Ready', timeoutMs: 90_000 },
 			);
 			await waitFor(async () => {
 				const status = parseStatus((await readDefinition(ctx, 'roll')).configMap.data?.status);

@@ -14,8 +14,9 @@ import { PoolError } from '../../source/pool/errors.js';
 import { selfSignedCertificate } from '../../source/sim/cert.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
-import { poolSpec } from '../engine/fixtures.js';
-import { simFetch, startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { simFetch, startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let dir: string;

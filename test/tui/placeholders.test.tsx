@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionState, WatchKind } from '../../source/kube/pool-watch.js';
 import { createConsoleStore } from '../../source/tui/store.js';
-import { configMap, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lineWith } from './helpers.js';
 import { flush, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -16,7 +17,7 @@ afterEach(() => {
 	r = null;
 });
 
-const s = spec({ size: 6 });
+const s = poolSpec({ size: 6 });
 
 /** A store still connecting, on the pools screen or pool desk. */
 function connecting(pool: string | null) {

@@ -7,7 +7,8 @@
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sourceFields, sourceHash } from '../../source/pool/index.js';
-import { member, spec } from './fixtures.js';
+import { poolSpec as spec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';
 import { type RenderedConsole, renderConsole } from './render-console.js';
 
