@@ -9,6 +9,7 @@ export * from './objects.js';
 export * from './ownership.js';
 export * from './permissions.js';
 export * from './quantity.js';
+export * from './replace-backoff.js';
 export * from './source-hash.js';
 export * from './spec.js';
 export * from './status.js';
