@@ -13,6 +13,7 @@ export { type Definition, readDefinition, readDefinitionMap } from './definition
 export { deletePool } from './delete-pool.js';
 export { EVENTS_DENIED_ACTION, resetEventsDenied } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
+export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
 export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';

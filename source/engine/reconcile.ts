@@ -220,7 +220,11 @@ export async function reconcileDefinition(
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
 	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
 	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
-	errors.push(...backoffErrors(ctx, pool, views, storm, recorded, endNow));
+	// the storm first: the pools screen shows the first error of a pool
+	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);
+	if (storm && first) errors.unshift(first);
+	else if (first) errors.push(first);
+	errors.push(...held);
 	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
 	const rollout = rolloutProgress(views, facts.sourceHash);

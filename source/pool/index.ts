@@ -5,6 +5,7 @@ export * from './image-ref.js';
 export * from './lease.js';
 export * from './member-state.js';
 export * from './names.js';
+export * from './node-room.js';
 export * from './objects.js';
 export * from './ownership.js';
 export * from './permissions.js';

@@ -140,3 +140,11 @@ export function heldText(v: BackoffView, until: number): string {
 	const at = new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z');
 	return `${v.name}: failed again after ${v.replaces} replace${v.replaces === 1 ? '' : 's'} (${failureKind(v.message)}); the next replace waits until ${at}`;
 }
+
+/** The storm line of a recorded status's errors (replacing is stopped), or null. */
+export function recordedStorm(errors: readonly string[] | undefined, pool: string): string | null {
+	return (
+		errors?.find((e) => e.startsWith(`pool ${pool}: `) && e.includes('replacing is stopped')) ??
+		null
+	);
+}
