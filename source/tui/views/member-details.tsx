@@ -100,7 +100,12 @@ export function detailLines(
 		});
 		lines.push({ label: 'Container', text: container });
 		const image = imageLine(pod);
-		if (image) lines.push(image);
+		if (image)
+			for (const [i, text] of (hint?.width
+				? wrapText(image.text, hint.width)
+				: [image.text]
+			).entries())
+				lines.push({ label: i === 0 ? image.label : '', text });
 	} else lines.push({ label: 'Pod', text: 'none', tone: 'muted' });
 	const pvc = objects.pvc;
 	if (pvc) {

@@ -52,7 +52,8 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 		}
 		return out;
 	}, [names, pools, knownCounts]);
-	const selectedHint = hints.get(selectedPool ?? '');
+	// the row shown selected (the first when none is chosen yet)
+	const selectedHint = hints.get(names[Math.max(0, names.indexOf(selectedPool ?? ''))] ?? '');
 	const hintText =
 		selectedHint ??
 		(hints.size > 0
