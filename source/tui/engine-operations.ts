@@ -3,9 +3,11 @@
 import { userInfo } from 'node:os';
 import {
 	claim,
-	createEngineContext,
+	createEngine,
 	type EngineContext,
+	type EngineContextOptions,
 	type EngineEvent,
+	memberEvents,
 	readLastLogLines,
 	readNodeRooms,
 	reconcile,
@@ -15,7 +17,6 @@ import {
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { failureKind } from '../pool/index.js';
-import { memberEvents } from './member-events.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
@@ -39,8 +40,8 @@ export interface EngineOperationsOptions {
 	namespace: string;
 	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
 	actor: string;
-	/** Overrides of the engine context (tests shorten the delete wait). */
-	engine?: Partial<Omit<EngineContext, 'kube'>>;
+	/** Overrides of the engine's settings (tests shorten the delete wait). */
+	engine?: EngineContextOptions;
 	loopIntervalMs?: number;
 }
 
@@ -60,6 +61,13 @@ export interface EngineOperations extends ConsoleOperations {
 export function createEngineOperations(opts: EngineOperationsOptions): EngineOperations {
 	const { store, kube, namespace, actor } = opts;
 	const abort = new AbortController();
+	// One engine for the console's connection: its operations and its loop share its caches.
+	const engine = createEngine(kube, {
+		namespace,
+		actor,
+		signal: abort.signal,
+		...opts.engine,
+	});
 
 	/**
 	 * Reads what the hint of the member needs (its state decides): the nodes' room for an
@@ -71,7 +79,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		state.setHintFacts(member);
 		const row = state.pool ? state.pools[state.pool]?.rows.find((r) => r.name === member) : null;
 		if (!row) return;
-		const ctx = createEngineContext(kube, { namespace, actor, signal: abort.signal });
+		const ctx = engine.ctx;
 		const keep = <T>(key: keyof HintFacts, read: Promise<T>) =>
 			void read.then(
 				(value) => {
@@ -93,11 +101,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	/** A context whose events go to the log, remembering whether one was an error. */
 	const context = () => {
 		const seen = { error: false };
-		const ctx = createEngineContext(kube, {
-			namespace,
-			actor,
-			signal: abort.signal,
-			...opts.engine,
+		const ctx = engine.context({
 			emit: (e: EngineEvent) => {
 				if (e.outcome === 'error') seen.error = true;
 				store.getState().logEvent(e);
@@ -175,11 +179,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				for (const e of held) store.getState().logEvent(e);
 				held = [];
 			};
-			const ctx = createEngineContext(kube, {
-				namespace,
-				actor,
-				signal: abort.signal,
-				...opts.engine,
+			const ctx = engine.context({
 				emit: (e: EngineEvent) => {
 					if (e.outcome === 'error') sawError = true;
 					if (live) store.getState().logEvent(e);
@@ -267,7 +267,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			loadHintFacts(member);
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
-			void memberEvents(kube, namespace, member).then(
+			void memberEvents(engine.ctx, member).then(
 				(events) => {
 					if (store.getState().details?.member === member)
 						set({ member, loading: false, events, error: null });
