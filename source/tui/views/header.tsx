@@ -1,6 +1,7 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { recordedStorm } from '../../pool/index.js';
 import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
@@ -102,6 +103,11 @@ export function Header() {
 								{c.exhausted ? (
 									<Text bold color={theme.error}>
 										EXHAUSTED{'  '}
+									</Text>
+								) : null}
+								{pool && recordedStorm(pool.recorded?.errors, pool.pool) ? (
+									<Text bold color={theme.error}>
+										REPLACING STOPPED{'  '}
 									</Text>
 								) : null}
 								<Text>
