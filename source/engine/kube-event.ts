@@ -24,6 +24,7 @@ export type KubeEventReason =
 	| 'TakenOver'
 	| 'Maintenance'
 	| 'ReconcileFailed'
+	| 'ReplaceStopped'
 	| 'ReleaseFailed'
 	| 'ClaimFailed';
 
@@ -53,8 +54,9 @@ export function recordPoolEvent(
 	pool: string,
 	reason: KubeEventReason,
 	message: string,
+	type: 'Normal' | 'Warning' = 'Normal',
 ): void {
-	writeEvent(ctx, 'ConfigMap', configMapName(pool), reason, message, 'Normal');
+	writeEvent(ctx, 'ConfigMap', configMapName(pool), reason, message, type);
 }
 
 /** How long the member list of a pool Event may get (an Event message is cut at 1,000). */

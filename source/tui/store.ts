@@ -16,6 +16,7 @@ import {
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
+import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import { ObjectIndex } from './object-index.js';
 import {
@@ -143,6 +144,8 @@ export interface ConsoleState {
 	/** Commands the identity lacks RBAC rights for, with the reason. */
 	denied: Partial<Record<Command, string>>;
 	details: DetailsEvents | null;
+	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
+	hintFacts: { member: string; facts: HintFacts } | null;
 	request: ConsoleRequest | null;
 }
 
@@ -194,6 +197,8 @@ export interface ConsoleActions {
 	setDenied(denied: Partial<Record<Command, string>>): void;
 	/** Records the events of the member on the details screen. */
 	setDetails(details: DetailsEvents | null): void;
+	/** Records facts read for the hint of a member (a new member starts afresh; null clears). */
+	setHintFacts(member: string | null, facts?: HintFacts): void;
 	/** Asks the runner to quit or to hand the terminal to a console. */
 	setRequest(request: ConsoleRequest | null): void;
 	/** The objects of a member, for the details screen. */
@@ -261,6 +266,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		status: null,
 		denied: {},
 		details: null,
+		hintFacts: null,
 		request: null,
 
 		applyBatch(changes) {
@@ -422,6 +428,17 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		setDetails(details) {
 			set({ details });
+		},
+
+		setHintFacts(member, facts = {}) {
+			if (member === null) return set({ hintFacts: null });
+			const had = get().hintFacts;
+			set({
+				hintFacts: {
+					member,
+					facts: had?.member === member ? { ...had.facts, ...facts } : { ...facts },
+				},
+			});
 		},
 
 		setRequest(request) {

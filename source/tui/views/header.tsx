@@ -1,6 +1,7 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { recordedStorm } from '../../pool/index.js';
 import { rolloutText } from '../../pool/rollout.js';
 import { UNKNOWN } from '../pool-columns.js';
 import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
@@ -110,6 +111,11 @@ export function Header() {
 								{c.exhausted ? (
 									<Text bold color={theme.error}>
 										EXHAUSTED{'  '}
+									</Text>
+								) : null}
+								{pool && recordedStorm(pool.recorded?.errors, pool.pool) ? (
+									<Text bold color={theme.error}>
+										REPLACING STOPPED{'  '}
 									</Text>
 								) : null}
 								<Text>
