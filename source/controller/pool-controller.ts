@@ -10,24 +10,11 @@ import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
 import type { Kube } from '../kube/config.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { type PoolWatch, startPoolWatch, type WatchKind } from '../kube/pool-watch.js';
-import { PoolError, type PoolErrorKind } from '../pool/errors.js';
+import { isTerminalPoolError } from '../pool/errors.js';
 import type { Clock } from './clock.js';
 import { Controller, type Disposition, StepsFailed } from './controller.js';
 import { createReconcilerMetrics, type ReconcilerMetrics } from './metrics.js';
 import { PoolCache, poolKey, splitPoolKey } from './pool-cache.js';
-
-/** Kinds of PoolError that retrying cannot cure: only a change of the definition can. */
-const TERMINAL_KINDS: ReadonlySet<PoolErrorKind> = new Set([
-	'invalid-spec',
-	'persistent',
-	'not-found',
-	'usage',
-]);
-
-/** Whether an error of a reconcile is terminal (a corrupt or persistent definition, no pool). */
-export function isTerminalPoolError(err: unknown): boolean {
-	return err instanceof PoolError && TERMINAL_KINDS.has(err.kind);
-}
 
 /** How soon a pool with members still Starting or Terminating is looked at again (ms). */
 export const BUSY_REQUEUE_MS = 10_000;

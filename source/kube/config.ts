@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import tls from 'node:tls';
 import {
 	AuthorizationV1Api,
 	type Cluster,
@@ -319,6 +320,14 @@ export type ConnectionUse = 'request' | 'stream';
 
 const sharedAgents = new WeakMap<KubeConfig, SharedAgent>();
 
+/** The options of a request's TLS context (what tls.createSecureContext reads of them). */
+function secureContextOptions(options: Record<string, unknown>): tls.SecureContextOptions {
+	const out: tls.SecureContextOptions = {};
+	for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase'] as const)
+		if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
+	return out;
+}
+
 function sameOption(a: unknown, b: unknown): boolean {
 	if (a === b) return true;
 	if (a == null || b == null) return (a ?? null) === (b ?? null);
@@ -350,8 +359,20 @@ function sharedAgent(kc: KubeConfig, opts: HttpsOptions, use: ConnectionUse): ht
 	// The agent it replaces keeps its requests in flight; its idle connections time out.
 	const make = (kc as unknown as { createAgent?: (c: unknown, o: unknown) => http.Agent })
 		.createAgent;
+	// One TLS context for every connection of both agents: Node makes a new one (parsing the
+	// CA, certificate and key again) for each connection otherwise, and the console opens a
+	// dozen at start-up.
+	const secure = cluster?.server.startsWith('http:')
+		? {}
+		: { secureContext: tls.createSecureContext(secureContextOptions(options)) };
 	const build = (extra: Record<string, unknown>): http.Agent => {
-		const agentOptions = { ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS, ...extra };
+		const agentOptions = {
+			...options,
+			...secure,
+			keepAlive: true,
+			timeout: IDLE_CONNECTION_MS,
+			...extra,
+		};
 		if (typeof make === 'function') return make.call(kc, cluster, agentOptions);
 		return cluster?.server.startsWith('http:')
 			? new http.Agent(agentOptions)
