@@ -3,8 +3,11 @@
  * imported once a command really talks to a cluster, so `ctpool --help` stays fast.
  */
 
-import { userInfo } from 'node:os';
-import type { EngineContext, EngineContextOptions } from '../engine/context.js';
+import {
+	actingIdentity,
+	type EngineContext,
+	type EngineContextOptions,
+} from '../engine/context.js';
 import type { Engine } from '../engine/engine.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
@@ -27,16 +30,9 @@ export interface ConnectionFlags {
 	identity?: string | boolean | undefined;
 }
 
-/** Who is acting: --identity, else the user name of the process. */
+/** Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the console). */
 export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
-	if (typeof flags.identity === 'string' && flags.identity !== '') return flags.identity;
-	try {
-		const name = userInfo().username;
-		if (name) return name;
-	} catch {
-		// no passwd entry
-	}
-	return env.USER || env.USERNAME || 'ctpool';
+	return actingIdentity(typeof flags.identity === 'string' ? flags.identity : undefined, env);
 }
 
 /**

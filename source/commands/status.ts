@@ -7,7 +7,7 @@ import { sourceHash } from '../pool/source-hash.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus } from '../pool/status.js';
 import { formatAge } from '../text/age.js';
-import { bounded, sanitize } from '../text/sanitize.js';
+import { bounded, sanitize, sanitizeDeep } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
@@ -121,17 +121,6 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		println(io.stdout, 'errors of the last reconcile:');
 		for (const e of errors) println(io.stdout, `  ${bounded(e, 400)}`);
 	}
-}
-
-/** Strings made inert for the terminal, everywhere in a JSON value. */
-function sanitizeDeep(value: unknown): unknown {
-	if (typeof value === 'string') return sanitize(value);
-	if (Array.isArray(value)) return value.map(sanitizeDeep);
-	if (value && typeof value === 'object')
-		return Object.fromEntries(
-			Object.entries(value).map(([k, v]) => [sanitize(k), sanitizeDeep(v)]),
-		);
-	return value;
 }
 
 /** Runs `ctpool status`. */

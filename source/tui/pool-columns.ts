@@ -16,6 +16,8 @@ export type PoolColumn =
 	| 'ready'
 	| 'claimed'
 	| 'free'
+	| 'soon'
+	| 'refused'
 	| 'unschedulable'
 	| 'drifted'
 	| 'exhausted'
@@ -30,7 +32,9 @@ export function poolColumns(nameWidth: number): ColumnSpec<PoolColumn>[] {
 		{ key: 'size', title: 'SIZE/OBS', min: 8, max: 9, priority: 0, align: 'right' },
 		{ key: 'ready', title: 'READY', min: 5, max: 5, priority: 1, align: 'right' },
 		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 7, priority: 1, align: 'right' },
-		{ key: 'free', title: 'FREE', min: 5, max: 5, priority: 0, align: 'right' },
+		{ key: 'free', title: 'FREE NOW', min: 8, max: 8, priority: 0, align: 'right' },
+		{ key: 'soon', title: 'SOON', min: 4, max: 4, priority: 1, align: 'right' },
+		{ key: 'refused', title: 'REFUSED/1H', min: 10, max: 10, priority: 1, align: 'right' },
 		{ key: 'unschedulable', title: 'UNSCHED', min: 7, max: 7, priority: 2, align: 'right' },
 		{ key: 'drifted', title: 'DRIFTED', min: 7, max: 7, priority: 2, align: 'right' },
 		{ key: 'exhausted', title: 'EXHAUSTED', min: 9, max: 9, priority: 1 },
@@ -67,14 +71,22 @@ export const UNKNOWN = '…';
 
 /**
  * What a pool shows in a column (not yet sanitised or fitted); a figure whose list has not
- * arrived yet shows UNKNOWN, never a zero.
+ * arrived yet shows UNKNOWN, never a zero. `refused` is the claims refused over the last
+ * hour (null: Events cannot be read; undefined: not read yet).
  */
 export function poolCell(
 	column: PoolColumn,
 	p: PoolDerivation,
 	now: number,
 	known: KnownFigures = { spec: true, counts: true },
+	refused?: number | null,
 ): Cell {
+	if (column === 'refused')
+		return refused === undefined
+			? { text: UNKNOWN, tone: 'muted' }
+			: refused === null
+				? { text: '?', tone: 'muted' }
+				: { text: String(refused), tone: refused > 0 ? 'warn' : undefined };
 	const c = p.counts;
 	const unknown: Cell = { text: UNKNOWN, tone: 'muted' };
 	if (!known.spec && (column === 'image' || column === 'reconcile')) return unknown;
@@ -102,7 +114,12 @@ export function poolCell(
 		case 'claimed':
 			return { text: String(c.claimed) };
 		case 'free':
-			return { text: String(c.free), tone: c.free === 0 && c.observed > 0 ? 'error' : undefined };
+			return {
+				text: String(c.claimableNow),
+				tone: c.free === 0 && c.observed > 0 ? 'error' : c.claimableNow === 0 ? 'warn' : undefined,
+			};
+		case 'soon':
+			return { text: String(c.claimableSoon), tone: c.claimableSoon > 0 ? undefined : 'muted' };
 		case 'unschedulable':
 			return { text: String(c.unschedulable), tone: c.unschedulable > 0 ? 'warn' : undefined };
 		case 'drifted':
