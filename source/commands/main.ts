@@ -132,7 +132,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
 		const { loadKube } = await import('../kube/config.js');
-		const kube = await loadKube(kubeOptions(args.flags, io.env));
+		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
 		const { runTui } = await import('../tui/run.js');
 		const opts: Parameters<typeof runTui>[0] = {
 			kube,
