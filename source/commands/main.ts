@@ -137,7 +137,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		const tui = import('../tui/run.js');
 		tui.catch(() => {});
 		const { loadKube } = await import('../kube/config.js');
-		const kube = await loadKube(kubeOptions(args.flags, io.env));
+		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
 		const { runTui } = await tui;
 		const opts: Parameters<typeof runTui>[0] = {
 			kube,

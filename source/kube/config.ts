@@ -28,6 +28,7 @@ import {
 import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
+import { getJson, type Query } from './api-request.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
@@ -72,6 +73,11 @@ export interface PoolClient {
 	coordination: CoordinationV1Api;
 	/** SelfSubjectAccessReview. */
 	authorization: AuthorizationV1Api;
+	/**
+	 * A raw GET answered with plain JSON (big lists without client-node's model classes),
+	 * with the deadline of every call and the retry policy of every read (retry.ts).
+	 */
+	readJson<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T>;
 	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
 	requestTimeoutMs?: number;
 }
@@ -574,6 +580,8 @@ export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
 		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
 		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),
+		readJson: (path, query = {}, signal) =>
+			getJson(kc, path, query, requestTimeoutMs, signal, { retry: true }),
 		requestTimeoutMs,
 	};
 }

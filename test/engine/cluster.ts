@@ -15,7 +15,7 @@ import { startTestSim } from '../support/sim.js';
 export interface TestCluster {
 	sim: SimCluster;
 	kube: Kube;
-	/** A fresh engine context (each with its own event list). */
+	/** A fresh engine context: a new engine (its own caches), with its own event list. */
 	context(opts?: Partial<Omit<EngineContext, 'kube'>>): EngineContext & { events: EngineEvent[] };
 	/** ctpool's mutations (attempted or done) after a mark. */
 	ctpoolMutations(mark: number): AuditMutation[];

@@ -88,7 +88,7 @@ describe('in-cluster configuration', () => {
 			kube,
 			namespace: kube.namespace,
 			resyncMs: 60_000,
-			context: (namespace) => createEngineContext(kube, { namespace, actor: 'in-cluster' }),
+			engine: createEngine(kube, { actor: 'in-cluster' }),
 		});
 		try {
 			await waitFor(() => pools.notReady() === null, { what: 'the watches in sync over TLS' });
