@@ -133,9 +133,12 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				'usage',
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
+		// The console's modules load while the kubeconfig is read (both wait on the disk).
+		const tui = import('../tui/run.js');
+		tui.catch(() => {});
 		const { loadKube } = await import('../kube/config.js');
-		const kube = await loadKube(kubeOptions(args.flags, io.env));
-		const { runTui } = await import('../tui/run.js');
+		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
+		const { runTui } = await tui;
 		const opts: Parameters<typeof runTui>[0] = {
 			kube,
 			noColor,

@@ -36,8 +36,8 @@ export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
 }
 
 /**
- * The kube options of the global flags. The namespace is Corral's rule: -n, else
- * $CORRAL_NAMESPACE (from env), else corral-vms; an invalid one is a PoolError('usage').
+ * The kube options of the global flags. The namespace is Corral's rule: -n, else (in a pod)
+ * the service account's, else $CORRAL_NAMESPACE (from env), else corral-vms; an invalid one is a PoolError('usage').
  */
 export function kubeOptions(
 	flags: ConnectionFlags,
@@ -61,7 +61,11 @@ export function kubeOptions(
 				`${NAMESPACE_ENV}=${JSON.stringify(sanitize(fromEnv).slice(0, 70))} is not a valid namespace; set it to a DNS-1123 label of at most 63 characters, such as ${DEFAULT_NAMESPACE}, or unset it`,
 			);
 		opts.namespace = fromEnv;
-	} else opts.namespace = defaultNamespace(env);
+		opts.namespaceIsFallback = true;
+	} else {
+		opts.namespace = defaultNamespace(env);
+		opts.namespaceIsFallback = true;
+	}
 	return opts;
 }
 
@@ -76,7 +80,7 @@ export async function connect(
 		import('../engine/engine.js'),
 		import('../engine/kube-event.js'),
 	]);
-	const kube = await loadKube(kubeOptions(flags, io.env));
+	const kube = await loadKube({ ...kubeOptions(flags, io.env), ...io.connection });
 	const ctxOpts: EngineContextOptions = {
 		actor: actorOf(flags, io.env),
 		// The engine events a command prints: Event writes denied (said once, never fatal), and

@@ -3,8 +3,6 @@
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
  */
 
-import { getJson } from '../kube/api-request.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
 import { CLAIM_SECONDS } from '../pool/lease.js';
 import {
@@ -294,13 +292,9 @@ function nextCandidate(
 
 async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
 	try {
-		const list = await getJson<{ items?: LeaseObject[] }>(
-			ctx.kube.config,
+		const list = await ctx.kube.readJson<{ items?: LeaseObject[] }>(
 			`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ctx.namespace)}/leases`,
 			{ labelSelector: poolSelector(pool) },
-			ctx.kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-			undefined,
-			{ retry: true },
 		);
 		return list.items ?? [];
 	} catch (err) {

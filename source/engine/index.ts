@@ -22,6 +22,7 @@ export { createEngine, type Engine, engineOf } from './engine.js';
 export { EVENTS_DENIED_ACTION, recordAudit } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { type EventLine, memberEvents } from './member-events.js';
+export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
 export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';

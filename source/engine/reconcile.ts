@@ -15,8 +15,17 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, STATUS_KEY } from '../pool/names.js';
+import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
+import {
+	heldText,
+	REPLACE_BACKOFF_MAX_MS,
+	type ReplaceStorm,
+	replaceHeldUntil,
+	replaceRecordJson,
+	replaceStorm,
+	stormText,
+} from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
 import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
@@ -167,9 +176,16 @@ async function reconcileSteps(
 		const step = planStep(view, startNow);
 		if (step) planned.push({ objects: m, view, step });
 	}
+	// no replace storm: when most of the pool fails the same way after replaces, stop
+	// replacing the members that fail with the current source (a drift is still replaced)
+	const storm = replaceStorm(
+		startViews.filter((v) => !v.aboveSize),
+		spec.size,
+	);
+	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
 	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
 	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } = limitRollout(planned, startViews, limit);
+	const { plans, heldBack } = limitRollout(unstormed, startViews, limit);
 	if (heldBack > 0)
 		emitEvent(ctx, {
 			pool,
@@ -202,10 +218,16 @@ async function reconcileSteps(
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
 	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
+	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
+	// the storm first: the pools screen shows the first error of a pool
+	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);
+	if (storm && first) errors.unshift(first);
+	else if (first) errors.push(first);
+	errors.push(...held);
+	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
 	const rollout = rolloutProgress(views, facts.sourceHash);
 	if (rollout) status.rollout = rollout;
-	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
 		statusWritten = await writeStatus(ctx, pool, status);
@@ -220,6 +242,89 @@ async function reconcileSteps(
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
 	return { pool, status, actions, errors, statusWritten };
+}
+
+/** True when a planned step is a replace the storm stops: a Failed member with the current source. */
+function stormHeld(plan: Plan, storm: ReplaceStorm): boolean {
+	const v = plan.view;
+	return plan.step === 'replace' && !v.reconciling && !v.drifted && storm.members.includes(v.name);
+}
+
+/**
+ * The status errors of the replace backoff: the storm (its Warning Event written once, when
+ * the recorded status does not say it yet), and each member whose next replace waits.
+ */
+function backoffErrors(
+	ctx: EngineContext,
+	pool: string,
+	views: readonly MemberView[],
+	storm: ReplaceStorm | null,
+	recorded: PoolStatus | null,
+	now: number,
+): string[] {
+	const out: string[] = [];
+	if (storm) {
+		const text = stormText(pool, storm);
+		out.push(text);
+		if (!recorded?.errors.includes(text)) {
+			recordAudit(ctx, pool, { action: 'replace-stopped', detail: text });
+			emitEvent(ctx, { pool, action: 'replace', outcome: 'error', message: text });
+		}
+	}
+	for (const v of views) {
+		if (storm?.members.includes(v.name) || v.hasLease || v.maintenance || v.aboveSize) continue;
+		const until = replaceHeldUntil(v, now);
+		if (until !== null) out.push(heldText(v, until));
+	}
+	return out;
+}
+
+/**
+ * The replace record the new PVC of a replaced member carries: one more replace after a
+ * failure, now. A replace for drift (the definition changed) or of a member left mid-step
+ * starts the count afresh.
+ */
+function replaceRecord(ctx: EngineContext, v: MemberView): Record<string, string> {
+	if (v.state !== 'Failed' || v.drifted) return {};
+	return { [REPLACED_ANNOTATION]: replaceRecordJson({ count: v.replaces + 1, at: ctx.now() }) };
+}
+
+/**
+ * Forgets the replace record of members that recovered: Ready, and the last replace longer
+ * ago than the longest backoff (a container that is Ready for a moment between crashes keeps
+ * its count). A failed write is only reported: the next reconcile tries again.
+ */
+async function settleReplaceRecords(
+	ctx: EngineContext,
+	pool: string,
+	views: readonly MemberView[],
+	now: number,
+): Promise<void> {
+	const settled = views.filter(
+		(v) =>
+			v.state === 'Ready' && v.replacedAt !== null && now - v.replacedAt >= REPLACE_BACKOFF_MAX_MS,
+	);
+	await mapLimit(settled, ctx.concurrency, async (v) => {
+		try {
+			await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+				{
+					name: pvcName(v.name),
+					namespace: ctx.namespace,
+					body: { metadata: { annotations: { [REPLACED_ANNOTATION]: null } } },
+				},
+				mergePatchOptions(),
+			);
+		} catch (err) {
+			if (isNotFound(err)) return;
+			emitEvent(ctx, {
+				pool,
+				member: v.name,
+				action: 'replace',
+				outcome: 'info',
+				message: `${v.name} recovered, but its replace count was not cleared: ${failureText(err)}`,
+			});
+		}
+	});
 }
 
 function indexOf(plans: Plan[], member: string): number {
@@ -506,7 +611,8 @@ async function decideAndAct(
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
 				await destroyMember(ctx, pool, member, opts);
-				if (step === 'replace') await createMember(ctx, pool, member, src);
+				if (step === 'replace')
+					await createMember(ctx, pool, member, src, replaceRecord(ctx, fresh));
 			}
 			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')

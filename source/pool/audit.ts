@@ -23,7 +23,8 @@ export type AuditAction =
 	| 'replace'
 	| 'delete'
 	| 'takeover'
-	| 'reconcile-failed';
+	| 'reconcile-failed'
+	| 'replace-stopped';
 
 /** Every audit action, in the order help lists them. */
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -40,6 +41,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
 	'delete',
 	'takeover',
 	'reconcile-failed',
+	'replace-stopped',
 ];
 
 /** A filter word that is not an action of its own: a release done with --force. */
@@ -60,6 +62,7 @@ export const AUDIT_REASON: Readonly<Record<AuditAction, string>> = {
 	delete: 'Deleted',
 	takeover: 'TakenOver',
 	'reconcile-failed': 'ReconcileFailed',
+	'replace-stopped': 'ReplaceStopped',
 };
 
 /** The actions whose Events are Warnings. */
@@ -67,6 +70,7 @@ const WARNINGS: ReadonlySet<AuditAction> = new Set([
 	'release-failed',
 	'claim-refused',
 	'reconcile-failed',
+	'replace-stopped',
 ]);
 
 /** The Event type of an action. */
@@ -117,6 +121,7 @@ const VERB: Readonly<Record<AuditAction, string>> = {
 	delete: 'deleted',
 	takeover: 'took over',
 	'reconcile-failed': 'failed to reconcile',
+	'replace-stopped': 'stopped replacing the failed members of pool',
 };
 
 /** Whether the holder is the one the act is for (claim) or from (release). */

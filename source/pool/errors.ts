@@ -23,6 +23,22 @@ export class PoolError extends Error {
 	}
 }
 
+/** Kinds of PoolError that retrying cannot cure: only a change of the definition can. */
+const TERMINAL_KINDS: ReadonlySet<PoolErrorKind> = new Set([
+	'invalid-spec',
+	'persistent',
+	'not-found',
+	'usage',
+]);
+
+/**
+ * Whether an error of a reconcile is terminal (a corrupt or persistent definition, no pool).
+ * Here, not in the controller, so the console's loop needs no metrics library to ask.
+ */
+export function isTerminalPoolError(err: unknown): boolean {
+	return err instanceof PoolError && TERMINAL_KINDS.has(err.kind);
+}
+
 /** The identity reserved for the reconciler. */
 export const RECONCILER_IDENTITY = 'corral-vdi/reconciler';
 

@@ -13,7 +13,7 @@ export interface PolicyRule {
 }
 
 /** Which part of ctpool a set of rules serves. */
-export type RulePurpose = 'commands' | 'watch' | 'events' | 'services';
+export type RulePurpose = 'commands' | 'watch' | 'events' | 'services' | 'nodes';
 
 /** Rules with the reason they are there. */
 export interface PurposeRules {
@@ -74,6 +74,16 @@ export const EVENT_RULES: readonly PolicyRule[] = [
  */
 export const SERVICE_READ_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [CORE], resources: ['services'], verbs: ['get'] },
+];
+
+/**
+ * list on Nodes and on Pods in all namespaces: optional and cluster-wide (a ClusterRole, not
+ * part of the namespace's Role). With them the console's details of an Unschedulable member
+ * say what it requests against the roomiest node's free room; without them the hint says
+ * what it cannot show and why, and the scheduler's message still says why the pod waits.
+ */
+export const NODE_ROOM_RULES: readonly PolicyRule[] = [
+	{ apiGroups: [CORE], resources: ['nodes', 'pods'], verbs: ['list'] },
 ];
 
 /** Read-only: get, list and watch on what ctpool reads, nothing that changes the cluster. */

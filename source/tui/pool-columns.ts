@@ -1,9 +1,10 @@
 /** The columns of the pools table and what each shows of a pool. */
 
 import { toMillis } from '../pool/index.js';
+import { rolloutText } from '../pool/rollout.js';
 import { ageSince } from './age.js';
 import type { Cell } from './member-columns.js';
-import type { PoolDerivation } from './pool-derivation.js';
+import { type PoolDerivation, poolRollout } from './pool-derivation.js';
 import type { KnownFigures } from './store.js';
 import type { ColumnSpec } from './table-layout.js';
 
@@ -125,7 +126,11 @@ export function poolCell(
 			return { text: String(c.drifted), tone: c.drifted > 0 ? 'warn' : undefined };
 		case 'exhausted':
 			return c.exhausted ? { text: 'EXHAUSTED', tone: 'error' } : { text: 'no', tone: 'muted' };
-		case 'reconcile':
-			return lastReconcile(p, now);
+		case 'reconcile': {
+			const last = lastReconcile(p, now);
+			const rollout = poolRollout(p);
+			// a rollout under way leads the column (an error keeps its tone)
+			return rollout ? { ...last, text: `${rolloutText(rollout)} · ${last.text}` } : last;
+		}
 	}
 }

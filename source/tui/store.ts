@@ -18,6 +18,7 @@ import { auditLines } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
+import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import { ObjectIndex } from './object-index.js';
 import {
@@ -178,6 +179,8 @@ export interface ConsoleState {
 	/** Commands the identity lacks RBAC rights for, with the reason. */
 	denied: Partial<Record<Command, string>>;
 	details: DetailsEvents | null;
+	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
+	hintFacts: { member: string; facts: HintFacts } | null;
 	request: ConsoleRequest | null;
 	audit: AuditFeed;
 	auditView: AuditView;
@@ -231,6 +234,8 @@ export interface ConsoleActions {
 	setDenied(denied: Partial<Record<Command, string>>): void;
 	/** Records the events of the member on the details screen. */
 	setDetails(details: DetailsEvents | null): void;
+	/** Records facts read for the hint of a member (a new member starts afresh; null clears). */
+	setHintFacts(member: string | null, facts?: HintFacts): void;
 	/** Asks the runner to quit or to hand the terminal to a console. */
 	setRequest(request: ConsoleRequest | null): void;
 	/** Replaces every audit line (a full list), or adds or removes one (a watch change). */
@@ -309,6 +314,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		status: null,
 		denied: {},
 		details: null,
+		hintFacts: null,
 		request: null,
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
@@ -486,6 +492,17 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		setDetails(details) {
 			set({ details });
+		},
+
+		setHintFacts(member, facts = {}) {
+			if (member === null) return set({ hintFacts: null });
+			const had = get().hintFacts;
+			set({
+				hintFacts: {
+					member,
+					facts: had?.member === member ? { ...had.facts, ...facts } : { ...facts },
+				},
+			});
 		},
 
 		setRequest(request) {

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
+import { terminalEnv } from '../support/terminal.js';
 import { CLI, quit, requireBuild, startCtpool } from './ctpool-console.js';
-import { terminalEnv } from './terminal.js';
 
 const run = promisify(execFile);
 const SLOW = 45_000;
