@@ -17,9 +17,10 @@
  * a pool too big for its nodes. A scene whose feature this build does not have fails
  * saying so, and the other scenes still run; the exit code is 1 when any scene failed.
  *
- * Nothing machine-specific may reach a frame: the consoles act as admin@example.com, the
- * demo's kubeconfig lives under /tmp, and a frame that shows this checkout's path or the
- * home directory is refused. With rsvg-convert on the PATH a PNG is written beside each SVG.
+ * Nothing machine-specific may reach a frame: the consoles act as admin@example.com, every
+ * ctpool reports host jumphost in its Events, the demo's kubeconfig lives under /tmp, and a
+ * frame that shows this checkout's path, the home directory or this host is refused. With
+ * rsvg-convert on the PATH a PNG is written beside each SVG.
  */
 
 import { spawn as spawnChild, spawnSync } from 'node:child_process';
@@ -198,12 +199,25 @@ Object.assign(env, {
 	FORCE_COLOR: '3',
 	TMPDIR: tmp,
 	CTPOOL_IDENTITY: 'admin@example.com',
+	// ctpool's Events name the host they came from (the audit shows it): a neutral one
+	NODE_OPTIONS: [
+		process.env.NODE_OPTIONS ?? '',
+		`--import=data:text/javascript,${encodeURIComponent(
+			"import os from 'node:os'; import m from 'node:module'; os.hostname = () => 'jumphost'; m.syncBuiltinESMExports();",
+		)}`,
+	]
+		.join(' ')
+		.trim(),
 });
 
-/** Strings that must never be in a frame: this checkout, the home directory, the default identity. */
-const FORBIDDEN = [root, process.cwd(), homedir(), `${userInfo().username}@${hostname()}`].filter(
-	(s) => s.length > 1 && s !== '/' && s !== tmp,
-);
+/** Strings that must never be in a frame: this checkout, the home directory, this host. */
+const FORBIDDEN = [
+	root,
+	process.cwd(),
+	homedir(),
+	`${userInfo().username}@${hostname()}`,
+	`from ${hostname()}`,
+].filter((s) => s.length > 1 && s !== '/' && s !== tmp);
 
 /** What this build can do: `ctpool --help` and the bundle's text, read once. */
 let built = null;
