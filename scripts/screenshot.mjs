@@ -468,7 +468,8 @@ const SCENES = [
 	{
 		name: 'members',
 		title: 'ctpool --demo',
-		shows: 'the demo pool live: users holding desktops, a member being made again, the activity log',
+		shows:
+			'the demo pool live: users holding desktops, a member being made again, the activity log',
 		args: ['--demo'],
 		async run(s) {
 			await s.wait((t) => /desk-6\s+\S/.test(t) && t.includes('● live'), 'the demo pool');
