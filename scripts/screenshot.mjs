@@ -487,7 +487,7 @@ const SCENES = [
 	{
 		name: 'pools-all-namespaces',
 		title: 'ctpool -A',
-		shows: 'ctpool -A: the pools of every namespace, with their NAMESPACE',
+		shows: 'the pools of every namespace, with their NAMESPACE',
 		args: ['-A'],
 		sim: true,
 		needs: { what: 'ctpool -A', test: ({ help }) => hasAll(help) },
@@ -498,7 +498,7 @@ const SCENES = [
 	{
 		name: 'find',
 		title: 'ctpool -A, then /bob',
-		shows: "/bob on the pools screen: bob's desktops in every pool",
+		shows: "bob's desktops in every pool",
 		args: ['-A'],
 		sim: true,
 		needs: { what: 'ctpool -A and find on the pools screen', test: ({ help }) => hasAll(help) },
@@ -511,7 +511,7 @@ const SCENES = [
 	{
 		name: 'audit',
 		title: 'ctpool, then e',
-		shows: "e: who did what, from the cluster's Events (a forced release by the CLI)",
+		shows: "who did what, from the cluster's Events (a forced release by the CLI)",
 		args: [],
 		sim: true,
 		needs: { what: 'the audit view (e)', test: ({ bundle }) => bundle.includes('Events kept') },
