@@ -6,7 +6,7 @@
  * Run: npx vite-node bench/release-timing.ts [members, default 3]
  */
 
-import { apply, claim, createEngineContext, readPool, release } from '../source/engine/index.js';
+import { createEngine } from '../source/engine/index.js';
 import { loadKube } from '../source/kube/config.js';
 import { startSimCluster } from '../source/sim/index.js';
 import { waitFor } from '../test/support/wait.js';
@@ -20,21 +20,20 @@ async function main(): Promise<void> {
 	const sim = await startSimCluster();
 	try {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-		const ctx = createEngineContext(kube, { actor: 'release-timing' });
-		await apply(ctx, POOL, benchSpec(size));
-
+		const engine = createEngine(kube, { actor: 'release-timing' });
+		await engine.apply(POOL, benchSpec(size));
 		await waitFor(
 			async () =>
-				(await readPool(ctx, POOL)).members.filter((m) => m.state === 'Ready').length === size,
+				(await engine.readPool(POOL)).members.filter((m) => m.state === 'Ready').length === size,
 			{ what: `${size} Ready members`, timeoutMs: 600_000, intervalMs: 200 },
 		);
 		const members: string[] = [];
 		for (let i = 1; i <= size; i++)
-			members.push((await claim(ctx, POOL, `u${i}@example.com`)).member);
+			members.push((await engine.claim(POOL, `u${i}@example.com`)).member);
 		const times: number[] = [];
 		for (const [i, member] of members.entries()) {
 			const t0 = performance.now();
-			await release(ctx, POOL, member, `u${i + 1}@example.com`);
+			await engine.release(POOL, member, `u${i + 1}@example.com`);
 			const ms = performance.now() - t0;
 			times.push(ms);
 			process.stdout.write(`release ${member}: ${(ms / 1000).toFixed(2)} s\n`);
