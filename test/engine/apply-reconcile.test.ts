@@ -151,7 +151,9 @@ describe('apply then reconcile', () => {
 		expect(bulk.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['ConfigMap', 'corral-vdi-ctpool-evt', 'Created'],
 		]);
-		expect(bulk[0]?.message).toContain('ops@example.com: created evt-1..evt-3 (3 members)');
+		expect(bulk[0]?.message).toBe(
+			'created evt-1..evt-3 (3 members) by ops@example.com: from ghcr.io/example/desktop:1',
+		);
 		expect(ctpoolEvents('evt-')).toEqual([]);
 
 		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 4 }));
@@ -159,6 +161,8 @@ describe('apply then reconcile', () => {
 		expect(single.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['PersistentVolumeClaim', 'evt-4-data', 'Created'],
 		]);
-		expect(single[0]?.message).toContain('ops@example.com: create evt-4');
+		expect(single[0]?.message).toBe(
+			'created evt-4 by ops@example.com: from ghcr.io/example/desktop:1',
+		);
 	});
 });

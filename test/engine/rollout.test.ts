@@ -6,13 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPoolController } from '../../source/controller/pool-controller.js';
-import {
-	apply,
-	claim,
-	createEngineContext,
-	readDefinition,
-	release,
-} from '../../source/engine/index.js';
+import { apply, claim, createEngine, readDefinition, release } from '../../source/engine/index.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
@@ -66,8 +60,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			pool: 'roll',
 			resyncMs: 60_000,
 			settleMs: 50,
-			context: (namespace) =>
-				createEngineContext(c.kube, { namespace, actor: 'reconciler', deleteTimeoutMs: 20_000 }),
+			engine: createEngine(c.kube, { actor: 'reconciler', deleteTimeoutMs: 20_000 }),
 		});
 		try {
 			const r = await ctpool([

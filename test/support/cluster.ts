@@ -47,7 +47,7 @@ export interface TestCluster {
 	kubeconfigPath: string;
 	/** `--kubeconfig <file>`, for commands. */
 	kc: string[];
-	/** A fresh engine context (each with its own event list). */
+	/** A fresh engine context: a new engine (its own caches), with its own event list. */
 	context(opts?: TestContextOptions): TestContext;
 	/** ctpool's mutations (attempted or done) after a mark. */
 	ctpoolMutations(mark: number): AuditMutation[];

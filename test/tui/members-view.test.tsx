@@ -29,7 +29,9 @@ describe('members screen', () => {
 		expect(frame).toContain(
 			'image ghcr.io/example/desktop:1 · size 4 · ephemeral · cpu 1 · mem 2Gi',
 		);
-		expect(frame).toContain('desired 4 observed 3 ready 2 claimed 1 free 1 unschedulable 1');
+		expect(frame).toContain(
+			'desired 4 observed 3 ready 2 claimed 1 claimable now 1 soon 0 refused/1h … unschedulable 1',
+		);
 		const rows = lines(frame).filter((l) => /^desk-\d/.test(l));
 		expect(rows.map((l) => l.split(' ')[0])).toEqual(['desk-1', 'desk-2', 'desk-3', 'desk-4']);
 		expect(lineWith(frame, 'desk-2')).toMatch(/desk-2\s+Ready\s+alice@example\.com\s+60s 59m left/);
