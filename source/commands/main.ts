@@ -61,6 +61,9 @@ ${Object.entries(COMMANDS)
 Run ctpool <command> --help for the command's arguments and flags.
 
 Flags
+  -A, --all-namespaces   the console on every pool in every namespace the identity can
+                         list (a NAMESPACE column; one watch per kind for the cluster)
+  --bell                 ring the terminal bell each time a watched pool becomes exhausted
   --demo                 open the console on an embedded simulated cluster with a demo pool
   --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
   --size N               with --demo: the size of the demo pool (default 6)
@@ -75,6 +78,8 @@ const topCommand: CommandSpec = {
 	summary: 'the live console',
 	mutates: false,
 	flags: {
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+		bell: { type: 'boolean' },
 		demo: { type: 'boolean' },
 		kubeconfigOut: { type: 'string' },
 		size: { type: 'string' },
@@ -106,6 +111,13 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				);
 		}
 		const noColor = args.flags.color === false;
+		const allNamespaces = args.flags.allNamespaces === true;
+		const bell = args.flags.bell === true;
+		if (allNamespaces && pool !== undefined)
+			throw usageError(
+				'',
+				`-A/--all-namespaces opens every pool; to open ${sanitize(pool).slice(0, 40)} name its namespace with -n instead`,
+			);
 		if (args.flags.demo === true) {
 			const out = stringFlag(args, 'kubeconfigOut');
 			const sizeText = stringFlag(args, 'size');
@@ -115,7 +127,9 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				size?: number;
 				noColor?: boolean;
 				namespace?: string;
-			} = { noColor };
+				allNamespaces?: boolean;
+				bell?: boolean;
+			} = { noColor, allNamespaces, bell };
 			const namespace = kubeOptions(args.flags, io.env).namespace;
 			if (namespace !== undefined) opts.namespace = namespace;
 			if (out !== undefined) opts.kubeconfigOut = out;
@@ -138,6 +152,8 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			kube,
 			noColor,
 			readOnly: args.flags.readOnly === true,
+			allNamespaces,
+			bell,
 		};
 		if (pool !== undefined) opts.pool = pool;
 		const identity = stringFlag(args, 'identity');

@@ -29,7 +29,9 @@ export function blockedReason(
 	const row = onMembers ? selectedRow(state) : null;
 	switch (command) {
 		case Command.Filter:
-			return screen === 'members' ? null : 'the filter works on the members screen';
+			return screen === 'members' || screen === 'pools'
+				? null
+				: 'the filter works on the members screen, the find on the pools screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

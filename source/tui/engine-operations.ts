@@ -14,6 +14,7 @@ import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { memberEvents } from './member-events.js';
 import type { ConsoleOperations } from './operations.js';
+import { poolName, poolNamespace } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
 import type { ConsoleStore } from './store.js';
@@ -32,6 +33,7 @@ export function defaultActor(): string {
 export interface EngineOperationsOptions {
 	store: ConsoleStore;
 	kube: Kube;
+	/** The console's namespace; a pool keyed `namespace/pool` (-A) is acted on in its own. */
 	namespace: string;
 	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
 	actor: string;
@@ -57,11 +59,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	const { store, kube, namespace, actor } = opts;
 	const abort = new AbortController();
 
-	/** A context whose events go to the log, remembering whether one was an error. */
-	const context = () => {
+	/** A context in the pool's namespace whose events go to the log, remembering whether one was an error. */
+	const context = (key: string) => {
 		const seen = { error: false };
 		const ctx = createEngineContext(kube, {
-			namespace,
+			namespace: poolNamespace(key, namespace),
 			actor,
 			signal: abort.signal,
 			...opts.engine,
@@ -90,7 +92,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			return;
 		}
 		s.setBusy({ label });
-		const { ctx, seen } = context();
+		const { ctx, seen } = context(where.pool);
 		running = (async () => {
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
@@ -131,7 +133,8 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	const loop = createReconcileLoop({
 		store,
 		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
-		reconcileOnce: async (pool) => {
+		reconcileOnce: async (key) => {
+			const pool = poolName(key);
 			// a pass that changes nothing stays out of the log: its pass-level events are held
 			// back until a step (or an error) shows the pass did something, then go in live
 			let held: EngineEvent[] = [];
@@ -143,7 +146,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				held = [];
 			};
 			const ctx = createEngineContext(kube, {
-				namespace,
+				namespace: poolNamespace(key, namespace),
 				actor,
 				signal: abort.signal,
 				...opts.engine,
@@ -170,7 +173,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					store.getState().logEvent({
 						time: Date.now(),
 						actor,
-						pool,
+						pool: key,
 						action: 'reconcile',
 						outcome: 'error',
 						message,
@@ -183,23 +186,32 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 
 	return {
 		loop,
-		claim(pool, identity) {
-			act(`claiming in ${pool} for ${identity}`, { pool, action: 'claim' }, async (ctx) => {
-				const r = await claim(ctx, pool, identity);
+		claim(key, identity) {
+			act(`claiming in ${key} for ${identity}`, { pool: key, action: 'claim' }, async (ctx) => {
+				const r = await claim(ctx, poolName(key), identity);
 				store.getState().selectMember(r.member);
 				return r.existing
 					? `${identity} already holds ${r.member}${r.renewed ? ' (expired claim renewed)' : ''}`
 					: `${r.member} claimed by ${identity}${r.started ? ' (starting it)' : ''}`;
 			});
 		},
-		release(pool, member) {
-			act(`releasing ${member}`, { pool, member, action: 'release' }, async (ctx, progress) => {
-				const r = await release(ctx, pool, member, actor, { force: true, onProgress: progress });
-				return r.message;
-			});
+		release(key, member) {
+			act(
+				`releasing ${member}`,
+				{ pool: key, member, action: 'release' },
+				async (ctx, progress) => {
+					const r = await release(ctx, poolName(key), member, actor, {
+						force: true,
+						onProgress: progress,
+					});
+					return r.message;
+				},
+			);
 		},
-		reconcile(pool) {
-			act(`reconciling ${pool}`, { pool, action: 'reconcile' }, (ctx) => reconcileWith(ctx, pool));
+		reconcile(key) {
+			act(`reconciling ${key}`, { pool: key, action: 'reconcile' }, (ctx) =>
+				reconcileWith(ctx, poolName(key)),
+			);
 		},
 		toggleLoop(pool) {
 			if (loop.pool()) {
@@ -214,14 +226,14 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					);
 			}
 		},
-		maintenance(pool, member, on) {
+		maintenance(key, member, on) {
 			act(
 				`${on ? 'setting' : 'clearing'} maintenance on ${member}`,
-				{ pool, member, action: 'maintenance' },
+				{ pool: key, member, action: 'maintenance' },
 				async (ctx) => {
 					await setMaintenance(
 						ctx,
-						pool,
+						poolName(key),
 						member,
 						on,
 						on ? `set by ${actor} in the console` : undefined,
@@ -233,7 +245,8 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		loadEvents(member) {
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
-			void memberEvents(kube, namespace, member).then(
+			const open = store.getState().pool;
+			void memberEvents(kube, open ? poolNamespace(open, namespace) : namespace, member).then(
 				(events) => {
 					if (store.getState().details?.member === member)
 						set({ member, loading: false, events, error: null });

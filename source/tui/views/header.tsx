@@ -3,17 +3,20 @@
 import { Box, Text } from 'ink';
 import { UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
+import { poolName as nameOfPool, poolNamespace } from '../pool-key.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole, useTerminalSize } from '../use-console.js';
+import { PoolPicture } from './pool-picture.js';
 
 const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
-	const base = screen === 'pools' || screen === 'help' ? 1 : 3;
+	// members and details: the spec, the counts and the picture (sparklines, exhaustion)
+	const base = screen === 'pools' || screen === 'help' ? 1 : 4;
 	return base + (note ? 1 : 0);
 }
 
@@ -52,12 +55,19 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
+	const where =
+		screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(nameOfPool(poolName ?? ''))}`;
+	const namespace =
+		screen === 'pools' || !poolName
+			? session.allNamespaces
+				? 'all namespaces'
+				: `ns ${clean(session.namespace)}`
+			: `ns ${clean(poolNamespace(poolName, session.namespace))}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const { columns } = useTerminalSize();
 	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
-	const place = `${where} · ns ${clean(session.namespace)} · ctx ${clean(session.context || '-')}`;
+	const place = `${where} · ${namespace} · ctx ${clean(session.context || '-')}`;
 	const connLabel = clean(conn.label);
 	const loopText =
 		loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName)
@@ -89,7 +99,7 @@ export function Header() {
 			{screen !== 'pools' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
-						{clean(specLine(pool, poolName ?? '', knownSpec))}
+						{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec))}
 					</Text>
 					<Text wrap="truncate">
 						{!knownCounts ? (
@@ -120,6 +130,7 @@ export function Header() {
 							<Text color={theme.muted}>no members seen yet</Text>
 						)}
 					</Text>
+					<PoolPicture width={columns} />
 				</>
 			) : null}
 			{session.note ? (

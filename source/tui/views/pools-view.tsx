@@ -3,12 +3,14 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
+import { splitPoolKey } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
 import { knownFigures } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
+import { FindView } from './find-view.js';
 import { TableLine } from './table-line.js';
 
 /** Props of the pools table. */
@@ -17,8 +19,18 @@ export interface PoolsViewProps {
 	height: number;
 }
 
-/** The pools table. */
+/** The pools table, or the hits of the find while one is typed or kept. */
 export function PoolsView({ width, height }: PoolsViewProps) {
+	const finding = useConsole((s) => s.find.trim() !== '');
+	return finding ? (
+		<FindView width={width} height={height} />
+	) : (
+		<PoolsTable width={width} height={height} />
+	);
+}
+
+/** The pools table. */
+function PoolsTable({ width, height }: PoolsViewProps) {
 	const theme = useTheme();
 	const names = useConsole((s) => s.poolNames);
 	const pools = useConsole((s) => s.pools);
@@ -26,16 +38,26 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const now = useConsole((s) => s.now);
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const namespace = useConsole((s) => s.session.namespace);
+	const allNamespaces = useConsole((s) => s.session.allNamespaces);
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
-	const nameWidth = useMemo(() => names.reduce((w, n) => Math.max(w, n.length), 4), [names]);
+	const [nameWidth, namespaceWidth] = useMemo(() => {
+		let pool = 4;
+		let ns = 0;
+		for (const key of names) {
+			const k = splitPoolKey(key);
+			pool = Math.max(pool, k.pool.length);
+			ns = Math.max(ns, k.namespace?.length ?? 0);
+		}
+		return [pool, allNamespaces ? Math.max(ns, 1) : 0];
+	}, [names, allNamespaces]);
 	const columns = useMemo(
-		() => layoutColumns(poolColumns(nameWidth), width - gutter),
-		[nameWidth, width, gutter],
+		() => layoutColumns(poolColumns(nameWidth, namespaceWidth), width - gutter),
+		[nameWidth, namespaceWidth, width, gutter],
 	);
 	const bodyHeight = Math.max(0, height - 1);
 	const at = Math.max(0, names.indexOf(selectedPool ?? ''));
@@ -52,9 +74,13 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 			/>
 			{names.length === 0 ? (
 				<Text color={theme.muted} wrap="truncate">
-					{knownSpec
-						? `no CT pools in namespace ${namespace}`
-						: `${UNKNOWN} reading the pools of namespace ${namespace}`}
+					{allNamespaces
+						? knownSpec
+							? 'no CT pools in any namespace'
+							: `${UNKNOWN} reading the pools of every namespace`
+						: knownSpec
+							? `no CT pools in namespace ${namespace}`
+							: `${UNKNOWN} reading the pools of namespace ${namespace}`}
 				</Text>
 			) : (
 				shown.map((name, i) => {
@@ -65,7 +91,9 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 							key={name}
 							columns={columns}
 							gutter={gutter > 0}
-							cells={columns.map((c) => poolCell(c.key, p, now, known))}
+							cells={columns.map((c) =>
+								poolCell(c.key, p, now, known, splitPoolKey(name).namespace ?? namespace),
+							)}
 							selected={start.current + i === at}
 							dim={stale}
 						/>
