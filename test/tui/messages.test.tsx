@@ -108,7 +108,9 @@ describe.each([
 		expect(frame).toContain('1 error');
 		expect(lineWith(frame, 'select a member first')).not.toBe('');
 		expect(
-			store.getState().log.some((e) => e.outcome === 'error' && e.message.includes('select a member first')),
+			store
+				.getState()
+				.log.some((e) => e.outcome === 'error' && e.message.includes('select a member first')),
 		).toBe(true);
 	});
 
