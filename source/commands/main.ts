@@ -9,6 +9,7 @@ import { claimCommand, runClaim } from './claim.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { deleteCommand, runDelete } from './delete.js';
 import { EXIT_OK, usageError } from './failure.js';
+import { findCommand, runFind } from './find.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
@@ -31,6 +32,7 @@ export const COMMANDS: Record<string, Entry> = {
 	apply: { spec: applyCommand, run: runApply },
 	reconcile: { spec: reconcileCommand, run: runReconcile },
 	status: { spec: statusCommand, run: runStatus },
+	find: { spec: findCommand, run: runFind },
 	claim: { spec: claimCommand, run: runClaim },
 	release: { spec: releaseCommand, run: runRelease },
 	delete: { spec: deleteCommand, run: runDelete },

@@ -15,7 +15,14 @@ export { EVENTS_DENIED_ACTION, resetEventsDenied } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
-export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';
+export {
+	listPools,
+	listPoolsAcross,
+	type PlacedSnapshot,
+	type PoolSnapshot,
+	readPool,
+	snapshotOf,
+} from './read-pool.js';
 export {
 	type ReconcileAction,
 	type ReconcileResult,

@@ -28,6 +28,11 @@ export async function listPoolRefs(kube: Kube, namespace: string | null): Promis
 				: await kube.core.listNamespacedConfigMap({ namespace, labelSelector });
 		items = list.items;
 	} catch (err) {
+		if (namespace === null && isForbidden(err))
+			throw new PoolError(
+				'failed',
+				`cannot list configmaps in all namespaces: ${ALL_NAMESPACES_FIX}`,
+			);
 		throw clusterError(err, {
 			verb: 'list',
 			resource: 'configmaps',
