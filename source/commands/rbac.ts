@@ -22,6 +22,7 @@ export const rbacCommand: CommandSpec = {
 		watch: { type: 'boolean' },
 		events: { type: 'boolean' },
 		services: { type: 'boolean' },
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 	},
 	help: `
 Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
@@ -48,6 +49,8 @@ Flags
   --no-watch              leave out watch (commands only: no console, no --watch)
   --no-events             leave out the optional Events create
   --no-services           leave out the optional get on Services
+  -A, --all-namespaces    a ClusterRole and ClusterRoleBinding instead: the same rights in
+                          every namespace (ctpool -A, status -A, find -A, reconcile --all -A)
 
 ${GLOBAL_HELP}
 
@@ -100,15 +103,21 @@ export function rbacYaml(opts: {
 	watch: boolean;
 	events: boolean;
 	services?: boolean;
+	/** A ClusterRole and ClusterRoleBinding: the rights in every namespace. */
+	clusterWide?: boolean;
 }): string {
-	const role = opts.readOnly ? 'ctpool-read-only' : 'ctpool';
+	const cluster = opts.clusterWide === true;
+	const role = `${opts.readOnly ? 'ctpool-read-only' : 'ctpool'}${cluster ? '-all-namespaces' : ''}`;
+	const inNamespace = cluster ? [] : [`  namespace: ${opts.namespace}`];
 	const lines = [
-		`# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
+		cluster
+			? "# ctpool's permissions in every namespace: apply with kubectl apply -f -"
+			: `# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
 		'apiVersion: rbac.authorization.k8s.io/v1',
-		'kind: Role',
+		`kind: ${cluster ? 'ClusterRole' : 'Role'}`,
 		'metadata:',
 		`  name: ${role}`,
-		`  namespace: ${opts.namespace}`,
+		...inNamespace,
 		'rules:',
 	];
 	for (const group of roleRules({
@@ -126,13 +135,13 @@ export function rbacYaml(opts: {
 	lines.push(
 		'---',
 		'apiVersion: rbac.authorization.k8s.io/v1',
-		'kind: RoleBinding',
+		`kind: ${cluster ? 'ClusterRoleBinding' : 'RoleBinding'}`,
 		'metadata:',
 		`  name: ${bindingName(role, opts.subject)}`,
-		`  namespace: ${opts.namespace}`,
+		...inNamespace,
 		'roleRef:',
 		'  apiGroup: rbac.authorization.k8s.io',
-		'  kind: Role',
+		`  kind: ${cluster ? 'ClusterRole' : 'Role'}`,
 		`  name: ${role}`,
 		'subjects:',
 		...subject,
@@ -172,6 +181,7 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 				watch: args.flags.watch !== false,
 				events: args.flags.events !== false,
 				services: args.flags.services !== false,
+				clusterWide: args.flags.allNamespaces === true,
 			}),
 		);
 		return EXIT_OK;
