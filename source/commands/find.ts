@@ -77,7 +77,7 @@ export function runFind(argv: readonly string[], io: CommandIo): Promise<number>
 			);
 		const allNamespaces = args.flags.allNamespaces === true;
 		const { ctx, engine } = await connect(args.flags, io);
-		const placed = await engine.listPoolsAcross(ctx, allNamespaces);
+		const placed = await engine.listPoolsAcross(allNamespaces);
 		const now = ctx.now();
 		const hits = findMembers(
 			query,

@@ -223,7 +223,7 @@ export function runStatus(argv: readonly string[], io: CommandIo): Promise<numbe
 			);
 		const { ctx, engine } = await connect(args.flags, io);
 		if (pool === undefined) {
-			const placed = await engine.listPoolsAcross(ctx, allNamespaces);
+			const placed = await engine.listPoolsAcross(allNamespaces);
 			return printPools(io, placed, {
 				format,
 				allNamespaces,
@@ -232,7 +232,7 @@ export function runStatus(argv: readonly string[], io: CommandIo): Promise<numbe
 				color: colorEnabled(io.stdout, io.env, args.flags.color !== false),
 			});
 		}
-		const snap = await engine.readPool(ctx, pool);
+		const snap = await engine.readPool(pool);
 		const now = ctx.now();
 		// An unreadable definition is shown, and also fails the command so that scripts notice.
 		const exit = snap.specError ? EXIT_FAILED : EXIT_OK;

@@ -15,7 +15,7 @@ import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import type { EngineContext } from './context.js';
+import { deriveContext, type EngineContext } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
 import { probeForeign } from './foreign-objects.js';
 import { listPoolRefs } from './list-definitions.js';
@@ -115,7 +115,7 @@ export async function listPoolsAcross(
 		: [ctx.namespace];
 	const out: PlacedSnapshot[] = [];
 	for (const namespace of namespaces)
-		for (const snapshot of await listPools({ ...ctx, namespace }))
+		for (const snapshot of await listPools(deriveContext(ctx, { namespace })))
 			out.push({ namespace, snapshot });
 	return out;
 }
