@@ -19,9 +19,9 @@ export type FindColumn = 'namespace' | 'pool' | 'member' | 'state' | 'holder' | 
 /** The find columns (NAMESPACE only across namespaces). */
 export function findColumns(allNamespaces: boolean): ColumnSpec<FindColumn>[] {
 	const all: ColumnSpec<FindColumn>[] = [
-		{ key: 'namespace', title: 'NAMESPACE', min: 9, want: 14, max: 30, priority: 1 },
-		{ key: 'pool', title: 'POOL', min: 6, want: 12, max: 30, priority: 0 },
-		{ key: 'member', title: 'MEMBER', min: 8, want: 14, max: 40, priority: 0 },
+		{ key: 'namespace', title: 'NAMESPACE', min: 9, want: 12, max: 30, priority: 0 },
+		{ key: 'pool', title: 'POOL', min: 6, want: 10, max: 30, priority: 0 },
+		{ key: 'member', title: 'MEMBER', min: 8, want: 10, max: 40, priority: 0 },
 		{ key: 'state', title: 'STATE', min: 13, max: 13, priority: 0 },
 		{
 			key: 'holder',
@@ -31,7 +31,7 @@ export function findColumns(allNamespaces: boolean): ColumnSpec<FindColumn>[] {
 			max: Number.POSITIVE_INFINITY,
 			priority: 0,
 		},
-		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 9, priority: 1, align: 'right' },
+		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 9, priority: 0, align: 'right' },
 	];
 	return allNamespaces ? all : all.filter((c) => c.key !== 'namespace');
 }
