@@ -78,8 +78,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description:
-			'filter members: a regex on name, state, holder, node and message; ! inverts. On the pools screen: find members by pool, member or holder across the pools shown',
+		description: 'filter members (regex; ! inverts) · on pools: find pool/member/holder',
 		mutating: false,
 	},
 	{
