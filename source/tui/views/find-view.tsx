@@ -16,12 +16,57 @@ import { TableLine } from './table-line.js';
 /** The columns of the find hits. */
 export type FindColumn = 'namespace' | 'pool' | 'member' | 'state' | 'holder' | 'claimed';
 
-/** The find columns (NAMESPACE only across namespaces). */
-export function findColumns(allNamespaces: boolean): ColumnSpec<FindColumn>[] {
+/** The widest namespace, pool and member names among the hits. */
+export function hitWidths(hits: readonly FindHit[]): {
+	namespace: number;
+	pool: number;
+	member: number;
+} {
+	const w = { namespace: 0, pool: 0, member: 0 };
+	for (const h of hits) {
+		w.namespace = Math.max(w.namespace, h.namespace.length);
+		w.pool = Math.max(w.pool, h.pool.length);
+		w.member = Math.max(w.member, h.member.length || 12);
+	}
+	return w;
+}
+
+/** The find columns (NAMESPACE only across namespaces), no wider than the names they show. */
+export function findColumns(
+	allNamespaces: boolean,
+	widths: { namespace: number; pool: number; member: number } = {
+		namespace: 30,
+		pool: 30,
+		member: 40,
+	},
+): ColumnSpec<FindColumn>[] {
+	const clampWidth = (min: number, widest: number, max: number) =>
+		Math.max(min, Math.min(widest, max));
 	const all: ColumnSpec<FindColumn>[] = [
-		{ key: 'namespace', title: 'NAMESPACE', min: 9, want: 12, max: 30, priority: 0 },
-		{ key: 'pool', title: 'POOL', min: 6, want: 10, max: 30, priority: 0 },
-		{ key: 'member', title: 'MEMBER', min: 8, want: 10, max: 40, priority: 0 },
+		{
+			key: 'namespace',
+			title: 'NAMESPACE',
+			min: 9,
+			want: 12,
+			max: clampWidth(9, widths.namespace, 30),
+			priority: 0,
+		},
+		{
+			key: 'pool',
+			title: 'POOL',
+			min: 6,
+			want: 10,
+			max: clampWidth(6, widths.pool, 30),
+			priority: 0,
+		},
+		{
+			key: 'member',
+			title: 'MEMBER',
+			min: 8,
+			want: 10,
+			max: clampWidth(8, widths.member, 40),
+			priority: 0,
+		},
 		{ key: 'state', title: 'STATE', min: 13, max: 13, priority: 0 },
 		{
 			key: 'holder',
@@ -74,8 +119,8 @@ export function FindView({ width, height }: FindViewProps) {
 	const start = useRef(0);
 	const gutter = theme.color ? 0 : 2;
 	const columns = useMemo(
-		() => layoutColumns(findColumns(allNamespaces), width - gutter),
-		[allNamespaces, width, gutter],
+		() => layoutColumns(findColumns(allNamespaces, hitWidths(hits)), width - gutter),
+		[allNamespaces, hits, width, gutter],
 	);
 	const at = Math.max(0, Math.min(selected, hits.length - 1));
 	const bodyHeight = Math.max(0, height - 2);
