@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../../source/demo/actors.js';
 import { apply, claim, createEngineContext, reconcile } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
+import { poolSpec } from '../engine/fixtures.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 
@@ -25,24 +26,13 @@ beforeAll(async () => {
 	requireBuild();
 	expect(DEMO_USERS).toContain(BOB);
 	sim = await startTestSim({ namespaces: ['team-a', 'team-b'] });
-	const spec = (size: number) => ({
-		image: 'ghcr.io/example/desktop:1',
-		cpu: '1',
-		memory: '64Mi',
-		disk: '1Gi',
-		storageClass: '',
-		privileged: false,
-		init: false,
-		mode: 'ephemeral' as const,
-		size,
-	});
 	for (const [namespace, pool, size] of [
 		['team-a', 'desk', 2],
 		['team-a', 'lab', 1],
 		['team-b', 'desk', 2],
 	] as const) {
 		const ctx = await inNamespace(namespace);
-		await apply(ctx, pool, spec(size));
+		await apply(ctx, pool, poolSpec({ size }));
 		await reconcile(ctx, pool);
 	}
 	// demo users hold claims: one in each desk pool, bob in team-b
