@@ -2,14 +2,13 @@
 
 import { type FindHit, findMembers } from '../pool/find.js';
 import { formatAge } from '../text/age.js';
-import { sanitize } from '../text/sanitize.js';
+import { sanitize, sanitizeDeep } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
 import { connect } from './session.js';
-import { sanitizeDeep } from './status.js';
 import { checkArgs } from './values.js';
 
 const FORMATS = ['table', 'json'] as const;

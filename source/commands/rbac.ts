@@ -1,7 +1,7 @@
 /** ctpool rbac: print the Role and RoleBinding ctpool needs, as YAML for `kubectl apply -f -`. */
 
 import { isDnsSubdomain } from '../pool/names.js';
-import { type PolicyRule, roleRules } from '../pool/permissions.js';
+import { NODE_ROOM_RULES, type PolicyRule, roleRules } from '../pool/permissions.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_OK, usageError } from './failure.js';
@@ -23,6 +23,7 @@ export const rbacCommand: CommandSpec = {
 		events: { type: 'boolean' },
 		services: { type: 'boolean' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+		nodes: { type: 'boolean' },
 	},
 	help: `
 Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
@@ -51,6 +52,9 @@ Flags
   --no-services           leave out the optional get on Services
   -A, --all-namespaces    a ClusterRole and ClusterRoleBinding instead: the same rights in
                           every namespace (ctpool -A, status -A, find -A, reconcile --all -A)
+  --nodes                 add a ClusterRole (and its binding) with list on nodes and
+                          on pods in all namespaces: optional; with it the console says
+                          what an Unschedulable member needs against the nodes' free room
 
 ${GLOBAL_HELP}
 
@@ -105,6 +109,8 @@ export function rbacYaml(opts: {
 	services?: boolean;
 	/** A ClusterRole and ClusterRoleBinding: the rights in every namespace. */
 	clusterWide?: boolean;
+	/** Add the optional cluster-wide node room reads (a ClusterRole and ClusterRoleBinding). */
+	nodes?: boolean;
 }): string {
 	const cluster = opts.clusterWide === true;
 	const role = `${opts.readOnly ? 'ctpool-read-only' : 'ctpool'}${cluster ? '-all-namespaces' : ''}`;
@@ -146,6 +152,30 @@ export function rbacYaml(opts: {
 		'subjects:',
 		...subject,
 	);
+	if (opts.nodes) {
+		const nodeRole = 'ctpool-node-room';
+		lines.push(
+			'---',
+			"# optional, cluster-wide: the nodes' free room for the console's hints on Unschedulable members",
+			'apiVersion: rbac.authorization.k8s.io/v1',
+			'kind: ClusterRole',
+			'metadata:',
+			`  name: ${nodeRole}`,
+			'rules:',
+			...NODE_ROOM_RULES.flatMap(ruleYaml),
+			'---',
+			'apiVersion: rbac.authorization.k8s.io/v1',
+			'kind: ClusterRoleBinding',
+			'metadata:',
+			`  name: ${bindingName(`${nodeRole}-${opts.namespace}`, opts.subject)}`,
+			'roleRef:',
+			'  apiGroup: rbac.authorization.k8s.io',
+			'  kind: ClusterRole',
+			`  name: ${nodeRole}`,
+			'subjects:',
+			...subject,
+		);
+	}
 	return `${lines.join('\n')}\n`;
 }
 
@@ -182,6 +212,7 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 				events: args.flags.events !== false,
 				services: args.flags.services !== false,
 				clusterWide: args.flags.allNamespaces === true,
+				nodes: args.flags.nodes === true,
 			}),
 		);
 		return EXIT_OK;

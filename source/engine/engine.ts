@@ -7,6 +7,7 @@
 
 import type { Kube } from '../kube/config.js';
 import { apply, writeDefinition } from './apply.js';
+import { readAudit } from './audit.js';
 import { claim } from './claim.js';
 import {
 	createEngineContext,
@@ -52,6 +53,7 @@ export interface Engine {
 	listPoolsAcross: Bound<typeof listPoolsAcross>;
 	readDefinition: Bound<typeof readDefinition>;
 	memberEvents: Bound<typeof memberEvents>;
+	readAudit: Bound<typeof readAudit>;
 }
 
 /** Binds an operation to a context. */
@@ -82,6 +84,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		listPoolsAcross: bind(ctx, listPoolsAcross),
 		readDefinition: bind(ctx, readDefinition),
 		memberEvents: bind(ctx, memberEvents),
+		readAudit: bind(ctx, readAudit),
 	};
 }
 

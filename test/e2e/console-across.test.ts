@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../../source/demo/actors.js';
 import { apply, claim, createEngineContext, reconcile } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
-import { poolSpec } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 

@@ -18,7 +18,8 @@ import {
 } from '../../source/tui/pool-history.js';
 import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
 import { createConsoleStore } from '../../source/tui/store.js';
-import { configMap, deletes, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec as spec } from '../support/pool-spec.js';
+import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
