@@ -374,16 +374,23 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setConnection(overall, byKind) {
-			const listed = get().listed;
+			const state = get();
+			const listed = state.listed;
 			const now = WATCH_KINDS.filter(
 				(k) => !listed[k] && (overall.phase === 'synced' || byKind?.[k]?.phase === 'synced'),
 			);
+			const nextListed =
+				now.length > 0 ? { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } : listed;
+			// the first sight of every pool is when its counts become known, not its next change
+			const history =
+				!knownFigures(state).counts && knownFigures({ listed: nextListed }).counts
+					? recordHistory(state.history, state.pools, state.now, true)
+					: state.history;
 			set({
 				connection: overall,
 				...(byKind ? { connectionByKind: byKind } : {}),
-				...(now.length > 0
-					? { listed: { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } }
-					: {}),
+				...(now.length > 0 ? { listed: nextListed } : {}),
+				...(history !== state.history ? { history } : {}),
 			});
 		},
 
