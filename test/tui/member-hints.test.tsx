@@ -4,6 +4,7 @@ import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { nodeRooms, type PoolSpec, REPLACED_ANNOTATION } from '../../source/pool/index.js';
+import { CONSOLE_STRING_BOUND } from '../../source/tui/bounded-object.js';
 import type { HintFacts } from '../../source/tui/member-hint.js';
 import { member, NOW, spec } from './fixtures.js';
 import { lines, storeWith } from './helpers.js';
@@ -239,9 +240,23 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 			free: 0,
 			unschedulable: 0,
 			exhausted: true,
-			members: [],
+			// rows as reconcile records them: the status is longer than the console's string
+			// bound, and must still be read whole
+			members: [1, 2, 3].map((i) => ({
+				name: `desk-${i}`,
+				index: i,
+				state: 'Failed',
+				holder: '',
+				claimExpired: false,
+				maintenance: false,
+				drifted: false,
+				aboveSize: false,
+				node: 'node-a',
+				message: `ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "registry.invalid/desktop:1": not found`,
+			})),
 			errors: [storm],
 		};
+		expect(JSON.stringify(status).length).toBeGreaterThan(CONSOLE_STRING_BOUND);
 		const store = storeWith(objects, { spec: s, status, pool: null });
 		r = await renderConsole(store, { columns, rows });
 		const frame = r.lastFrame();
