@@ -101,4 +101,30 @@ describe('replace backoff', () => {
 			expect(pvc?.metadata.annotations?.[REPLACED_ANNOTATION]).toBeUndefined();
 		}
 	});
+
+	it('a crashing image: CrashLoopBackOff on every member stops the replacing the same way', async () => {
+		let offset = 0;
+		const ctx = c.context({ now: () => Date.now() + offset });
+		const looping = async () =>
+			waitFor(async () => {
+				const snap = await readPool(ctx, 'crash');
+				return snap.members.every(
+					(m) => m.state === 'Failed' && m.message.startsWith('CrashLoopBackOff'),
+				);
+			}, 'every member in CrashLoopBackOff');
+		await apply(ctx, 'crash', poolSpec({ size: 2, image: 'ghcr.io/example/desktop:crashing' }));
+		await looping();
+		for (const wait of [0, 10_000]) {
+			offset += wait;
+			const r = await reconcile(ctx, 'crash');
+			expect(r.actions.filter((a) => a.step === 'replace' && a.ok)).toHaveLength(2);
+			await looping();
+		}
+		offset += 20_000;
+		const stopped = await reconcile(ctx, 'crash');
+		expect(stopped.actions).toEqual([]);
+		expect(stopped.errors).toEqual([
+			'pool crash: 2 of 2 members failed the same way (CrashLoopBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: fix the cause, or change the definition with ctpool apply crash',
+		]);
+	});
 });
