@@ -191,6 +191,18 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 		expect(at).toEqual([...at].sort((a, b) => a - b));
 	});
 
+	it('a huge or hostile log line is cleaned and cut: the member fields stay on the screen', async () => {
+		const s = spec({ size: 1 });
+		const crash = { reason: 'CrashLoopBackOff', message: 'back-off 10s' };
+		const objects = withContainer(member('desk', 1, s, { state: 'Failed' }), s, { waiting: crash });
+		const huge = `\u001b[2J\u001b]0;owned\u0007${'word '.repeat(13_000)}`;
+		const frame = await details(objects, s, columns, rows, { log: { value: [huge] } });
+		expect(frame).not.toContain('\u001b]0;');
+		expect(frame).not.toContain('\u0007');
+		expect(frame).toMatch(/^Free /m);
+		expect(frame).toMatch(/^Pod /m);
+	});
+
 	it('drifted: what differs; an expired claim: who, since when, and the release key', async () => {
 		const s = spec({ size: 1 });
 		const old = spec({ size: 1, image: 'ghcr.io/example/desktop:0' });
