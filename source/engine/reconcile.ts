@@ -38,13 +38,7 @@ import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
 import { ForeignObjectError } from './foreign-objects.js';
-import {
-	flushKubeEvents,
-	type KubeEventReason,
-	memberRanges,
-	recordKubeEvent,
-	recordPoolEvent,
-} from './kube-event.js';
+import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
@@ -94,14 +88,6 @@ const STEP_ORDER: Record<ReconcileStep, number> = {
 	takeover: 4,
 };
 
-const EVENT_REASON: Record<ReconcileStep, KubeEventReason> = {
-	create: 'Created',
-	start: 'Started',
-	replace: 'Replaced',
-	delete: 'Deleted',
-	takeover: 'TakenOver',
-};
-
 /** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
 export async function reconcile(ctx: EngineContext, pool: string): Promise<ReconcileResult> {
 	checkPoolName(pool);
@@ -119,14 +105,14 @@ interface Plan {
 interface BulkDone {
 	name: string;
 	index: number;
-	/** The member's own Event message, used when it is the only one of its kind. */
-	message: string;
+	/** The member's own Event detail, used when it is the only one of its kind. */
+	detail: string;
+	/** Who holds the member's claim (a claimed member started), when anyone does. */
+	holder?: string;
 }
 
 /** Creates and starts done by one reconcile, for one Event per kind instead of one per member. */
 type BulkEvents = Record<'create' | 'start', BulkDone[]>;
-
-const BULK_VERB: Record<keyof BulkEvents, string> = { create: 'created', start: 'started' };
 
 /**
  * Records the Events of the creates and starts: one on the member's PVC when a kind has a
@@ -142,14 +128,19 @@ function recordBulkEvents(
 		const done = bulk[kind];
 		const only = done[0];
 		if (!only) continue;
-		if (done.length === 1) recordKubeEvent(ctx, only.name, EVENT_REASON[kind], only.message);
+		if (done.length === 1)
+			recordAudit(ctx, pool, {
+				action: kind,
+				member: only.name,
+				...(only.detail ? { detail: only.detail } : {}),
+				...(only.holder ? { holder: only.holder } : {}),
+			});
 		else
-			recordPoolEvent(
-				ctx,
-				pool,
-				EVENT_REASON[kind],
-				`${ctx.actor}: ${BULK_VERB[kind]} ${memberRanges(done)}${kind === 'create' ? ` from ${spec.image}` : ''}`,
-			);
+			recordAudit(ctx, pool, {
+				action: kind,
+				target: memberRanges(done),
+				...(kind === 'create' ? { detail: `from ${spec.image}` } : {}),
+			});
 	}
 }
 
@@ -276,7 +267,7 @@ function backoffErrors(
 		const text = stormText(pool, storm);
 		out.push(text);
 		if (!recorded?.errors.includes(text)) {
-			recordPoolEvent(ctx, pool, 'ReplaceStopped', `${ctx.actor}: ${text}`, 'Warning');
+			recordAudit(ctx, pool, { action: 'replace-stopped', detail: text });
 			emitEvent(ctx, { pool, action: 'replace', outcome: 'error', message: text });
 		}
 	}
@@ -385,19 +376,36 @@ function runPlan(
 /** What a step does, for messages. */
 function describeStep(step: ReconcileStep, view: MemberView, spec: PoolSpec): string {
 	const member = view.name;
+	const detail = stepDetail(step, view, spec);
 	switch (step) {
 		case 'create':
-			return `create ${member} from ${spec.image}`;
+			return `create ${member} ${detail}`;
 		case 'start':
 			return `start ${member}`;
 		case 'replace':
 			return `replace ${member} (${replaceReason(view)}) from ${spec.image}`;
 		case 'delete':
-			return view.reconciling
-				? `delete ${member} (${replaceReason(view)}; index ${view.index} is above the pool size ${spec.size})`
-				: `delete ${member} (index ${view.index} is above the pool size ${spec.size})`;
+			return `delete ${member} (${detail})`;
 		case 'takeover':
-			return `take over the expired reconciler Lease of ${member} (${view.maintenance ? 'in maintenance: left to the administrator' : 'nothing left to make'})`;
+			return `take over the ${detail}`;
+	}
+}
+
+/** What a step's Event says beside its verb and member (`from <image>`, why). */
+function stepDetail(step: ReconcileStep, view: MemberView, spec: PoolSpec): string {
+	switch (step) {
+		case 'create':
+			return `from ${spec.image}`;
+		case 'start':
+			return '';
+		case 'replace':
+			return `${replaceReason(view)}; from ${spec.image}`;
+		case 'delete':
+			return view.reconciling
+				? `${replaceReason(view)}; index ${view.index} is above the pool size ${spec.size}`
+				: `index ${view.index} is above the pool size ${spec.size}`;
+		case 'takeover':
+			return `expired reconciler Lease of ${view.name} (${view.maintenance ? 'in maintenance: left to the administrator' : 'nothing left to make'})`;
 	}
 }
 
@@ -443,7 +451,8 @@ async function startClaimed(
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
-			message: `${ctx.actor} started ${member} (claimed by ${bounded(plan.view.holder)})`,
+			detail: '',
+			holder: plan.view.holder,
 		});
 		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
 		return { member, step: 'start', ok: true };
@@ -461,13 +470,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordKubeEvent(
-		ctx,
-		member,
-		'ReconcileFailed',
-		`${step} ${member} by ${ctx.actor} failed: ${error}`,
-		'Warning',
-	);
+	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -532,7 +535,7 @@ async function underLease(
 			bulk.create.push({
 				name: member,
 				index: plan.view.index,
-				message: `${ctx.actor}: ${describeStep(step, plan.view, spec)}`,
+				detail: stepDetail(step, plan.view, spec),
 			});
 			action = succeeded(ctx, pool, member, step);
 		}
@@ -599,7 +602,7 @@ async function decideAndAct(
 			});
 		} else {
 			step = again;
-			const what = describeStep(step, fresh, spec);
+			const what = stepDetail(step, fresh, spec);
 			const src = sourceFields(spec);
 			if (step === 'create') await createMember(ctx, pool, member, src);
 			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
@@ -611,10 +614,10 @@ async function decideAndAct(
 				if (step === 'replace')
 					await createMember(ctx, pool, member, src, replaceRecord(ctx, fresh));
 			}
-			const message = `${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`;
+			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')
-				bulk[step].push({ name: member, index: plan.view.index, message });
-			else recordKubeEvent(ctx, member, EVENT_REASON[step], message);
+				bulk[step].push({ name: member, index: plan.view.index, detail });
+			else recordAudit(ctx, pool, { action: step, member, detail });
 			action = succeeded(ctx, pool, member, step);
 		}
 	} catch (err) {

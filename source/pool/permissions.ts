@@ -57,9 +57,13 @@ export const WATCH_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['watch'] },
 ];
 
-/** Events create: optional; without it ctpool says once that it records no Events and goes on. */
+/**
+ * Events: optional. create records who did what (without it ctpool says once that it records
+ * no Events and goes on); list and watch read them back (`ctpool audit`, the console's audit
+ * screen and its refused-claims counts, which show that Events cannot be read without them).
+ */
 export const EVENT_RULES: readonly PolicyRule[] = [
-	{ apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
+	{ apiGroups: [CORE], resources: ['events'], verbs: ['create', 'list', 'watch'] },
 ];
 
 /**
@@ -90,6 +94,7 @@ export const READ_ONLY_RULES: readonly PolicyRule[] = [
 		verbs: ['get', 'list', 'watch'],
 	},
 	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+	{ apiGroups: [CORE], resources: ['events'], verbs: ['list', 'watch'] },
 ];
 
 /** Options of roleRules. */
@@ -136,7 +141,7 @@ export function roleRules(opts: RoleOptions = {}): PurposeRules[] {
 	if (opts.events !== false)
 		out.push({
 			purpose: 'events',
-			why: 'optional: Kubernetes Events of who did what; without it ctpool says so once and goes on',
+			why: 'optional: Kubernetes Events of who did what (create), read back by ctpool audit and the console (list, watch); without them ctpool says so and goes on',
 			rules: copy(EVENT_RULES),
 		});
 	if (opts.services !== false)

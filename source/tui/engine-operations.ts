@@ -1,7 +1,7 @@
 /** The console's operations over the engine: each runs in the background and reports into the store. */
 
-import { userInfo } from 'node:os';
 import {
+	actingIdentity,
 	claim,
 	createEngine,
 	type EngineContext,
@@ -23,14 +23,9 @@ import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
 import { type ConsoleStore, selectedRow } from './store.js';
 
-/** The identity the console acts as when none is given: `<user>@ctpool`. */
+/** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
-	try {
-		const name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '');
-		return name ? `${name}@ctpool` : 'ctpool';
-	} catch {
-		return 'ctpool';
-	}
+	return actingIdentity(undefined, process.env);
 }
 
 /** Options of the engine-backed operations. */

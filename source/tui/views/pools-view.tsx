@@ -2,6 +2,7 @@
 
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
+import { refusedByPool } from '../audit-filter.js';
 import { hintPool, poolHint } from '../member-hint.js';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
@@ -32,6 +33,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
+	const refused = useConsole((s) => refusedByPool(s));
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
@@ -92,7 +94,9 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 							key={name}
 							columns={columns}
 							gutter={gutter > 0}
-							cells={columns.map((c) => poolCell(c.key, p, now, known))}
+							cells={columns.map((c) =>
+								poolCell(c.key, p, now, known, refused ? (refused.get(name) ?? 0) : refused),
+							)}
 							selected={start.current + i === at}
 							dim={stale}
 						/>
