@@ -510,7 +510,7 @@ const SCENES = [
 	},
 	{
 		name: 'audit',
-		title: 'ctpool, then e',
+		title: 'ctpool, then e and /pool:lab',
 		shows: "who did what, from the cluster's Events (a forced release by the CLI)",
 		args: [],
 		sim: true,
