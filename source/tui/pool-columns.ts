@@ -112,3 +112,8 @@ export function poolCell(
 			return lastReconcile(p, now);
 	}
 }
+
+/** The title of a pool column. */
+export function poolColumnTitle(column: PoolColumn): string {
+	return poolColumns(4).find((c) => c.key === column)?.title ?? column.toUpperCase();
+}

@@ -1,8 +1,10 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
-import { UNKNOWN } from '../pool-columns.js';
+import { columnTitle } from '../member-columns.js';
+import { poolColumnTitle, UNKNOWN } from '../pool-columns.js';
 import type { PoolDerivation } from '../pool-derivation.js';
+import { sortLabel } from '../sorting.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
@@ -52,7 +54,21 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
+	const memberSort = useConsole((s) => s.memberSort);
+	const poolSort = useConsole((s) => s.poolSort);
+	const marked = useConsole((s) => s.marks.size);
+	const shownSort = screen === 'pools' ? poolSort : memberSort;
+	// the sort (when not the default, by name) comes before namespace and context, which give way first
+	const sort =
+		shownSort.column === 'name' && !shownSort.reverse
+			? ''
+			: screen === 'pools'
+				? ` · ${sortLabel(poolColumnTitle(poolSort.column), poolSort)}`
+				: screen === 'members'
+					? ` · ${sortLabel(columnTitle(memberSort.column), memberSort)}`
+					: '';
+	const where =
+		screen === 'pools' ? `pools (${poolCount})${sort}` : `pool ${clean(poolName ?? '')}${sort}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const { columns } = useTerminalSize();
@@ -99,6 +115,11 @@ export function Header() {
 							</Text>
 						) : c ? (
 							<>
+								{marked > 0 ? (
+									<Text bold color={theme.accent}>
+										{marked} marked{'  '}
+									</Text>
+								) : null}
 								{c.exhausted ? (
 									<Text bold color={theme.error}>
 										EXHAUSTED{'  '}

@@ -10,17 +10,17 @@ import {
 	memberColumns,
 	messageCell,
 } from '../member-columns.js';
-import { filterRows, filterSummary } from '../member-filter.js';
+import { filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
 import { UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
-import { knownFigures, selectedPosition } from '../store.js';
+import { filteredSorted, knownFigures, selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { clean, displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
-import { TableLine } from './table-line.js';
+import { sortedTitle, TableLine } from './table-line.js';
 
 const NO_ROWS: readonly MemberRow[] = [];
 const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);
@@ -48,11 +48,14 @@ export function MembersView({ width, height }: MembersViewProps) {
 		const k = knownFigures(s);
 		return k.spec && k.counts;
 	});
+	const sort = useConsole((s) => s.memberSort);
+	const marks = useConsole((s) => s.marks);
+	const markColumn = useConsole((s) => s.markColumn);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
-	const gutter = theme.color ? 0 : 2;
+	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0);
 
-	const visible = useMemo(() => filterRows(rows, filter), [rows, filter]);
+	const visible = useMemo(() => filteredSorted(rows, filter, sort), [rows, filter, sort]);
 	const wanted = useMemo(() => memberColumns(facts), [facts]);
 	const columns = useMemo(() => layoutColumns(wanted, width - gutter), [wanted, width, gutter]);
 	const hidden = useMemo(() => {
@@ -65,6 +68,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const at = selectedPosition({ selected, selectedIndex }, visible);
 	start.current = windowStart(visible.length, at, bodyHeight, start.current);
 	const shown = visible.slice(start.current, start.current + bodyHeight);
+	const sorted = sort.column !== 'name' || sort.reverse;
+	const gutterOn = !theme.color;
 
 	let empty: string | null = null;
 	if (visible.length === 0)
@@ -86,8 +91,12 @@ export function MembersView({ width, height }: MembersViewProps) {
 			) : null}
 			<TableLine
 				columns={columns}
-				gutter={gutter > 0}
-				cells={columns.map((c) => ({ text: c.title }))}
+				gutter={gutterOn}
+				mark={markColumn ? false : undefined}
+				cells={columns.map((c) => ({
+					text:
+						sorted && c.key === sort.column ? sortedTitle(c.title, c.width, sort.reverse) : c.title,
+				}))}
 				bold
 				dim={stale}
 			/>
@@ -100,7 +109,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 					<TableLine
 						key={row.name}
 						columns={columns}
-						gutter={gutter > 0}
+						gutter={gutterOn}
+						mark={markColumn ? marks.has(row.name) : undefined}
 						cells={columns.map((c) =>
 							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
 						)}

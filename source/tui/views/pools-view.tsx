@@ -4,12 +4,12 @@ import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
-import { knownFigures } from '../store.js';
+import { knownFigures, sortedPoolNames } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
-import { TableLine } from './table-line.js';
+import { sortedTitle, TableLine } from './table-line.js';
 
 /** Props of the pools table. */
 export interface PoolsViewProps {
@@ -20,7 +20,8 @@ export interface PoolsViewProps {
 /** The pools table. */
 export function PoolsView({ width, height }: PoolsViewProps) {
 	const theme = useTheme();
-	const names = useConsole((s) => s.poolNames);
+	const names = useConsole(sortedPoolNames);
+	const sort = useConsole((s) => s.poolSort);
 	const pools = useConsole((s) => s.pools);
 	const selectedPool = useConsole((s) => s.selectedPool);
 	const now = useConsole((s) => s.now);
@@ -46,7 +47,12 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 			<TableLine
 				columns={columns}
 				gutter={gutter > 0}
-				cells={columns.map((c) => ({ text: c.title }))}
+				cells={columns.map((c) => ({
+					text:
+						(sort.column !== 'name' || sort.reverse) && c.key === sort.column
+							? sortedTitle(c.title, c.width, sort.reverse)
+							: c.title,
+				}))}
 				bold
 				dim={stale}
 			/>
