@@ -195,8 +195,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Maintenance,
 		keys: 'm',
 		hint: 'maint',
-		description:
-			'maintenance on (asks a reason) or off: the selected or marked members',
+		description: 'maintenance on (asks a reason) or off: the selected or marked members',
 		mutating: true,
 	},
 	{
