@@ -122,6 +122,13 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		mutating: false,
 	},
 	{
+		command: Command.Filter,
+		keys: '/',
+		hint: 'filter',
+		description: 'filter members: regex on name, state, holder, node, message; ! inverts',
+		mutating: false,
+	},
+	{
 		command: Command.Sort,
 		keys: 'o',
 		hint: 'sort',
@@ -154,13 +161,6 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		keys: 'U',
 		hint: 'unmark',
 		description: 'unmark every member',
-		mutating: false,
-	},
-	{
-		command: Command.Filter,
-		keys: '/',
-		hint: 'filter',
-		description: 'filter members: regex on name, state, holder, node, message; ! inverts',
 		mutating: false,
 	},
 	{
