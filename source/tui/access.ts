@@ -3,17 +3,13 @@
  * identity lacks a right for is shown disabled with the missing permission.
  */
 
+import { type AccessNeed, mayI } from '../kube/access-review.js';
 import type { Kube } from '../kube/config.js';
 import { forbiddenText } from '../kube/errors.js';
 import { Command } from './keys.js';
 
 /** One right an operation needs. */
-export interface AccessNeed {
-	verb: string;
-	resource: string;
-	group?: string;
-	subresource?: string;
-}
+export type { AccessNeed };
 
 const LEASES = { resource: 'leases', group: 'coordination.k8s.io' };
 
@@ -76,34 +72,6 @@ COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
 
 function needKey(n: AccessNeed): string {
 	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;
-}
-
-/** Asks the cluster whether the identity may do one thing; null when the answer is unknown. */
-export async function mayI(
-	kube: Kube,
-	namespace: string,
-	need: AccessNeed,
-): Promise<boolean | null> {
-	try {
-		const review = await kube.authorization.createSelfSubjectAccessReview({
-			body: {
-				apiVersion: 'authorization.k8s.io/v1',
-				kind: 'SelfSubjectAccessReview',
-				spec: {
-					resourceAttributes: {
-						namespace,
-						verb: need.verb,
-						resource: need.resource,
-						...(need.group ? { group: need.group } : {}),
-						...(need.subresource ? { subresource: need.subresource } : {}),
-					},
-				},
-			},
-		});
-		return review.status?.allowed === true;
-	} catch {
-		return null;
-	}
 }
 
 /**
