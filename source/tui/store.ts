@@ -496,7 +496,9 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 					helpReturn: state.screen === 'help' ? state.helpReturn : state.screen,
 					...(state.screen === 'help' ? {} : { scroll: 0 }),
 				});
-			else if (state.screen === 'help' || screen === state.screen) set({ screen });
+			else if (state.screen === 'help' || screen === state.screen)
+				// back from help: the log view follows again
+				set(screen === 'logs' && state.screen === 'help' ? { screen, scroll: -1 } : { screen });
 			// navigation: the message belonged to the screen left
 			else
 				set({
