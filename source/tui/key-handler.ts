@@ -232,7 +232,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				if (pool) ctx.ops.bulk(pool, prompt.action, acting, prompt.value.trim());
 			} else if (cancel) {
 				s.setPrompt(null);
-				s.setStatus(`${bulkVerb(prompt.action)} of ${acting.length} marked cancelled`);
+				s.setStatus(`${bulkVerb(prompt.action)}: cancelled (${acting.length} marked)`);
 			} else if (prompt.action === 'maintenance-on') {
 				const value = editText(prompt.value, input, key);
 				if (value !== null) s.setPrompt({ ...prompt, value });

@@ -118,6 +118,8 @@ interface ScreenLine {
 	text: string;
 	tone?: DetailLine['tone'];
 	bold?: boolean;
+	/** Outside the label column (the Events). */
+	full?: boolean;
 }
 
 const LABEL = 10;
@@ -134,11 +136,11 @@ export function detailScreenLines(
 	for (const l of lines)
 		for (const [i, t] of wrapText(l.text, textWidth, { whole: true }).entries())
 			out.push({ label: i === 0 ? l.label : '', text: t, tone: l.tone });
-	out.push({ label: '', text: '', tone: undefined });
-	out.push({ label: '', text: 'Events (recent, listed when opened)', bold: true });
+	out.push({ label: '', text: '', full: true });
+	out.push({ label: '', text: 'Events (recent, listed when opened)', bold: true, full: true });
 	for (const e of events)
 		for (const t of wrapText(e, Math.max(10, width - 2), { whole: true }))
-			out.push({ label: '', text: `  ${t}`, tone: eventsError ? 'error' : undefined });
+			out.push({ label: '', text: `  ${t}`, tone: eventsError ? 'error' : undefined, full: true });
 	return out;
 }
 
@@ -213,7 +215,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 			</Text>
 			{shown.map((l, i) => (
 				<Text key={String(start + i)} wrap="truncate" color={colour(l.tone)} bold={l.bold}>
-					<Text bold>{l.label.padEnd(LABEL)}</Text>
+					{l.full ? null : <Text bold>{l.label.padEnd(LABEL)}</Text>}
 					{clean(l.text)}
 				</Text>
 			))}

@@ -10,9 +10,12 @@ import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 
 /** One member of a bulk confirmation's list. */
-function bulkLine(m: BulkMember, width: number): string {
+function bulkLine(m: BulkMember, nameWidth: number, width: number): string {
 	const who = m.holder ? `held by ${m.holder}` : 'no holder';
-	return truncate(`  ${m.name}  ${who}${m.skip ? ` · skipped: ${m.skip}` : ''}`, width);
+	return truncate(
+		`  ${m.name.padEnd(nameWidth)}  ${who}${m.skip ? ` · skipped: ${m.skip}` : ''}`,
+		width,
+	);
 }
 
 /** The most lines a prompt may take on a terminal of `rows` rows. */
@@ -75,7 +78,10 @@ export function promptLines(
 			// the whole list when it fits, else a window and a position line
 			const listRoom = total <= room ? total : Math.max(1, room - 1);
 			const start = Math.max(0, Math.min(prompt.scroll, total - listRoom));
-			const list = prompt.members.slice(start, start + listRoom).map((m) => bulkLine(m, width));
+			const nameWidth = prompt.members.reduce((w, m) => Math.max(w, m.name.length), 0);
+			const list = prompt.members
+				.slice(start, start + listRoom)
+				.map((m) => bulkLine(m, nameWidth, width));
 			const position =
 				total > listRoom
 					? [
