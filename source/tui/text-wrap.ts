@@ -10,6 +10,13 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 export function hardWrap(value: unknown, width: number): string[] {
 	const text = sanitize(value);
 	if (width <= 0) return [text];
+	// printable ASCII (most log lines): one column a character, cut by length
+	if (/^[\x20-\x7e]*$/.test(text)) {
+		if (text.length <= width) return [text];
+		const parts: string[] = [];
+		for (let i = 0; i < text.length; i += width) parts.push(text.slice(i, i + width));
+		return parts;
+	}
 	const out: string[] = [];
 	let line = '';
 	let used = 0;

@@ -11,7 +11,9 @@ import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { KEY_BINDINGS } from '../../source/tui/keys.js';
+import { sortRows } from '../../source/tui/sorting.js';
 import { currentPool } from '../../source/tui/store.js';
+import { hardWrap } from '../../source/tui/text-wrap.js';
 import { configMap, deletes, member, NOW, spec, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
@@ -364,5 +366,40 @@ describe('the README key table', () => {
 			expect(line).toContain(description.slice(0, 40));
 		}
 		expect(currentPool(store.getState())?.pool).toBe('desk');
+	});
+});
+
+describe('sortRows', () => {
+	it('is stable, breaks ties by index, and keeps empty cells last in either direction', () => {
+		const { store } = desk(8);
+		const rows = currentPool(store.getState())?.rows ?? [];
+		const names = (column: Parameters<typeof sortRows>[1]['column'], reverse: boolean) =>
+			sortRows(rows, { column, reverse }).map((r) => r.name);
+		// every Ready: index order both ways (ties by index, never reversed)
+		expect(names('state', false)).toEqual(rows.map((r) => r.name));
+		expect(names('state', true)).toEqual(rows.map((r) => r.name));
+		// zoe, mia, carl, eve hold 1, 3, 5, 7; the rest have none and stay last
+		expect(names('holder', false)).toEqual([
+			'desk-5',
+			'desk-7',
+			'desk-3',
+			'desk-1',
+			'desk-2',
+			'desk-4',
+			'desk-6',
+			'desk-8',
+		]);
+		expect(names('holder', true).slice(0, 4)).toEqual(['desk-1', 'desk-3', 'desk-7', 'desk-5']);
+		expect(names('holder', true).slice(4)).toEqual(['desk-2', 'desk-4', 'desk-6', 'desk-8']);
+		expect(names('name', true)[0]).toBe('desk-8');
+	});
+});
+
+describe('hardWrap', () => {
+	it('cuts a line into pieces of the width, never splitting a wide character', () => {
+		expect(hardWrap('abcdefgh', 3)).toEqual(['abc', 'def', 'gh']);
+		expect(hardWrap('', 3)).toEqual(['']);
+		expect(hardWrap('日本語です', 4)).toEqual(['日本', '語で', 'す']);
+		expect(hardWrap('a\u001b[31mb', 10).join('')).not.toContain('\u001b');
 	});
 });
