@@ -315,6 +315,20 @@ describe.each(SIZES)('console craft at %ix%i', (columns, rows) => {
 		expect(store.getState().podLog).toBeNull();
 	});
 
+	it('a long list shows where the selection is, at the right of the titles', async () => {
+		const { store } = desk(150);
+		r = await renderConsole(store, { columns, rows });
+		expect(lineWith(r.lastFrame(), 'STATE')).toMatch(/MESSAGE\s+1\/150$/);
+		await r.press('G');
+		expect(lineWith(r.lastFrame(), 'STATE')).toMatch(/\s150\/150$/);
+		await r.press('k', 'k');
+		expect(lineWith(r.lastFrame(), 'STATE')).toMatch(/\s148\/150$/);
+		await r.press('/', ...'desk-1[0-9]$'.split(''), KEY.enter);
+		// ten match: they fit, no position
+		expect(lineWith(r.lastFrame(), 'STATE')).not.toMatch(/\/\d+$/);
+		fits(r.lastFrame(), columns, rows);
+	});
+
 	it('help wraps every line to the width and scrolls to the last key', async () => {
 		const { store } = desk();
 		r = await renderConsole(store, { columns, rows });

@@ -25,6 +25,12 @@ import { sortedTitle, TableLine } from './table-line.js';
 const NO_ROWS: readonly MemberRow[] = [];
 const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);
 
+/** A title with the position right-aligned in width, when both fit (else the title alone). */
+export function withPosition(title: string, position: string, width: number): string {
+	if (!position || title.length + 1 + position.length > width) return title;
+	return title + position.padStart(width - title.length);
+}
+
 /** Props of the members table. */
 export interface MembersViewProps {
 	width: number;
@@ -69,6 +75,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 	start.current = windowStart(visible.length, at, bodyHeight, start.current);
 	const shown = visible.slice(start.current, start.current + bodyHeight);
 	const sorted = sort.column !== 'name' || sort.reverse;
+	const position = visible.length > bodyHeight ? `${at + 1}/${visible.length}` : '';
 	const gutterOn = !theme.color;
 
 	let empty: string | null = null;
@@ -93,10 +100,14 @@ export function MembersView({ width, height }: MembersViewProps) {
 				columns={columns}
 				gutter={gutterOn}
 				mark={markColumn ? false : undefined}
-				cells={columns.map((c) => ({
-					text:
-						sorted && c.key === sort.column ? sortedTitle(c.title, c.width, sort.reverse) : c.title,
-				}))}
+				cells={columns.map((c, i) => {
+					const title =
+						sorted && c.key === sort.column ? sortedTitle(c.title, c.width, sort.reverse) : c.title;
+					// a long list says where the selection is, at the right of the last title
+					return {
+						text: i === columns.length - 1 ? withPosition(title, position, c.width) : title,
+					};
+				})}
 				bold
 				dim={stale}
 			/>
