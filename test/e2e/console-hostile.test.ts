@@ -15,12 +15,22 @@ import {
 	reconcile,
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
-import { leaseName } from '../../source/pool/index.js';
+import { leaseName, type PoolSpec } from '../../source/pool/index.js';
 import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
-import { e2eSpec, quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 import type { TestTerminal } from './terminal.js';
 
-const spec = e2eSpec;
+const spec = (size: number): PoolSpec => ({
+	image: 'ghcr.io/example/desktop:1',
+	cpu: '1',
+	memory: '1Gi',
+	disk: '5Gi',
+	storageClass: '',
+	privileged: false,
+	init: false,
+	mode: 'ephemeral',
+	size,
+});
 
 const SLOW = 45_000;
 let sim: TestSim;

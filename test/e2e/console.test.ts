@@ -7,12 +7,23 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, writeDefinition } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
+import type { PoolSpec } from '../../source/pool/index.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
-import { e2eSpec, quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 import type { TestTerminal } from './terminal.js';
 
-const spec = e2eSpec;
+const spec = (size: number): PoolSpec => ({
+	image: 'ghcr.io/example/desktop:1',
+	cpu: '1',
+	memory: '1Gi',
+	disk: '5Gi',
+	storageClass: '',
+	privileged: false,
+	init: false,
+	mode: 'ephemeral',
+	size,
+});
 
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')

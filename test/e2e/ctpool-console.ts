@@ -2,7 +2,6 @@
 
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { PoolSpec } from '../../source/pool/index.js';
 import { startTerminal, type TestTerminal, terminalEnv } from './terminal.js';
 
 /** The repository root. */
@@ -47,19 +46,4 @@ export function startCtpool(run: CtpoolRun): TestTerminal {
 export async function quit(t: TestTerminal): Promise<number> {
 	t.write('q');
 	return t.exited;
-}
-
-/** The pool definition the end-to-end tests apply: one small desktop per member. */
-export function e2eSpec(size: number): PoolSpec {
-	return {
-		image: 'ghcr.io/example/desktop:1',
-		cpu: '1',
-		memory: '1Gi',
-		disk: '5Gi',
-		storageClass: '',
-		privileged: false,
-		init: false,
-		mode: 'ephemeral',
-		size,
-	};
 }
