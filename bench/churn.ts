@@ -25,6 +25,11 @@ export interface ChurnOptions {
 	visibleMembers: string[];
 	/** Members off screen whose pods change. */
 	offscreenMembers: string[];
+	/**
+	 * More pools whose every pod is off screen (the scale scenario: the churn spread over
+	 * many pools, in their own namespaces); their pods join the off-screen members.
+	 */
+	offscreenPools?: Array<{ namespace: string; pool: string }>;
 	/** Prefix of the tokens (tokens are the prefix and six digits). */
 	tokenPrefix: string;
 	/** Writes in flight at most; a slower server makes the generator fall behind, not pile up. */
@@ -86,14 +91,25 @@ export async function runChurn(
 		agentName: 'ctpool-bench-churn',
 		maxSockets: Math.min(64, opts.maxInFlight),
 	});
-	const ns = `/api/v1/namespaces/${opts.namespace}`;
-	const list = await api.json<PodList>(
-		'GET',
-		`${ns}/pods?labelSelector=${encodeURIComponent(`corral.dev/vdi-ct-pool=${opts.pool}`)}`,
-	);
+	// Off-screen pods by their path under /api/v1/namespaces/ (namespace/pods/name).
+	const podPath = (namespace: string, name: string) => `${namespace}/pods/${name}`;
 	const conditions = new Map<string, PodCondition[]>();
-	for (const p of list.items) conditions.set(p.metadata.name, p.status?.conditions ?? []);
-	const offscreen = opts.offscreenMembers.filter((m) => conditions.has(m));
+	const listPods = async (namespace: string, pool: string) => {
+		const list = await api.json<PodList>(
+			'GET',
+			`/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`corral.dev/vdi-ct-pool=${pool}`)}`,
+		);
+		for (const p of list.items)
+			conditions.set(podPath(namespace, p.metadata.name), p.status?.conditions ?? []);
+		return list.items.map((p) => podPath(namespace, p.metadata.name));
+	};
+	await listPods(opts.namespace, opts.pool);
+	const offscreen = opts.offscreenMembers
+		.map((m) => podPath(opts.namespace, m))
+		.filter((m) => conditions.has(m));
+	for (const extra of opts.offscreenPools ?? [])
+		if (extra.namespace !== opts.namespace || extra.pool !== opts.pool)
+			offscreen.push(...(await listPods(extra.namespace, extra.pool)));
 	if (offscreen.length === 0 && opts.visibleShare < 1)
 		throw new Error('churn: none of the off-screen members has a pod');
 	const every = opts.visibleShare > 0 ? Math.max(1, Math.round(1 / opts.visibleShare)) : 0;
@@ -164,7 +180,7 @@ export async function runChurn(
 			return { ...c, status: c.status === 'True' ? 'False' : 'True', lastTransitionTime: now };
 		});
 		conditions.set(member, next);
-		send('PATCH', `${ns}/pods/${member}/status`, { status: { conditions: next } }, () => {
+		send('PATCH', `/api/v1/namespaces/${member}/status`, { status: { conditions: next } }, () => {
 			offscreenWrites++;
 		});
 	};

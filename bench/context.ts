@@ -29,12 +29,20 @@ export interface BenchOptions {
 	rows: number;
 	/** Controller delay scale of the simulated cluster. */
 	timeScale: number;
+	/** Pools of the scale scenario. */
+	scalePools: number;
+	/** Members of each pool of the scale scenario. */
+	scaleMembers: number;
+	/** Namespaces the scale scenario's pools are dealt over (when the console watches across them). */
+	scaleNamespaces: number;
+	/** Run one busy process per core through every scenario (a loaded machine). */
+	hog: boolean;
 	/** When set, every ctpool process runs with --cpu-prof into <dir>/<scenario>. */
 	profileDir?: string;
 }
 
 /** The scenarios, in the order they run. */
-export const SCENARIOS = ['startup', 'live', 'reconcile', 'claims'] as const;
+export const SCENARIOS = ['startup', 'live', 'reconcile', 'claims', 'scale'] as const;
 
 /** A scenario's name. */
 export type ScenarioName = (typeof SCENARIOS)[number];

@@ -19,11 +19,14 @@ import {
 	type ScenarioName,
 	type ScenarioResult,
 } from './context.js';
+import { type CpuHog, startCpuHog } from './cpu-hog.js';
+import { deskPool } from './desk-pool.js';
 import { kubectlPath, kubectlVersion } from './kubectl.js';
 import { markdownTable, textTable } from './report.js';
 import { claimsScenario } from './scenarios/claims.js';
 import { liveScenario } from './scenarios/live.js';
 import { reconcileScenario } from './scenarios/reconcile.js';
+import { scaleScenario, scaleSetup } from './scenarios/scale.js';
 import { startupScenario } from './scenarios/startup.js';
 import { startSimProcess } from './sim-process.js';
 
@@ -43,6 +46,11 @@ Flags (defaults in brackets)
   --reconcile-members N    members of the reconcile-from-empty pool [500]
   --claims N               concurrent claims, and the claims pool's size [200]
   --releases N             concurrent releases after the claims [50]
+  --scale-pools N          pools of the scale scenario [20]
+  --scale-members N        members of each of them [500]
+  --scale-namespaces N     namespaces they are dealt over (console across namespaces) [4]
+  --hog                    a loaded machine: one busy process per core through every scenario
+                           (after the start-up and scale pools are made)
   --columns N --rows N     terminal size of the console [120x40]
   --time-scale F           controller delay scale of the simulated cluster [1]
   --cli FILE               the ctpool entry to measure [dist/cli.js]
@@ -63,6 +71,10 @@ export const DEFAULTS: BenchOptions = {
 	reconcileMembers: 500,
 	claims: 200,
 	releases: 50,
+	scalePools: 20,
+	scaleMembers: 500,
+	scaleNamespaces: 4,
+	hog: false,
 	columns: 120,
 	rows: 40,
 	timeScale: 1,
@@ -119,6 +131,10 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 			'reconcile-members': { type: 'string' },
 			claims: { type: 'string' },
 			releases: { type: 'string' },
+			'scale-pools': { type: 'string' },
+			'scale-members': { type: 'string' },
+			'scale-namespaces': { type: 'string' },
+			hog: { type: 'boolean' },
 			columns: { type: 'string' },
 			rows: { type: 'string' },
 			'time-scale': { type: 'string' },
@@ -159,6 +175,14 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 		),
 		claims: positiveInt('claims', values.claims, DEFAULTS.claims),
 		releases: positiveInt('releases', values.releases, DEFAULTS.releases, 0),
+		scalePools: positiveInt('scale-pools', values['scale-pools'], DEFAULTS.scalePools, 2),
+		scaleMembers: positiveInt('scale-members', values['scale-members'], DEFAULTS.scaleMembers),
+		scaleNamespaces: positiveInt(
+			'scale-namespaces',
+			values['scale-namespaces'],
+			DEFAULTS.scaleNamespaces,
+		),
+		hog: values.hog === true,
 		columns: positiveInt('columns', values.columns, DEFAULTS.columns, 80),
 		rows: positiveInt('rows', values.rows, DEFAULTS.rows, 24),
 		timeScale,
@@ -168,6 +192,14 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 	if (opts.scenarios.includes('live') && opts.members <= opts.rows)
 		throw new Error(
 			`--members must exceed --rows (${opts.rows}) for the live view: the churn changes members below the screen`,
+		);
+	if (opts.scenarios.includes('scale') && opts.scaleMembers <= opts.rows)
+		throw new Error(
+			`--scale-members must exceed --rows (${opts.rows}): the churn changes members below the screen`,
+		);
+	if (opts.scenarios.includes('scale') && opts.scalePools > opts.rows - 6)
+		throw new Error(
+			`--scale-pools ${opts.scalePools} do not fit the pools screen of ${opts.rows} rows`,
 		);
 	if (opts.visible > opts.rows - 10)
 		throw new Error(`--visible ${opts.visible} members do not fit a terminal of ${opts.rows} rows`);
@@ -189,6 +221,10 @@ export interface BenchResults {
 		kubectl: string | null;
 		/** 1-minute load average at the start and at the end (other work on the machine skews figures). */
 		loadAverage: { start: number; end: number };
+		/** The 1, 5 and 15-minute load averages at the start (as `uptime` prints them). */
+		loadAverages: number[];
+		/** Busy processes the bench itself ran (--hog), 0 on a quiet run. */
+		hogProcesses: number;
 	};
 	options: BenchOptions;
 	rows: ResultRow[];
@@ -203,13 +239,15 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
 	live: liveScenario,
 	reconcile: reconcileScenario,
 	claims: claimsScenario,
+	scale: scaleScenario,
 };
 
 /** Runs the benchmark; resolves with the results and the exit code. */
 export async function runBench(args: BenchArgs): Promise<{ code: number; results: BenchResults }> {
 	const t0 = wallMs();
 	const startedAt = new Date().toISOString();
-	const loadAtStart = loadavg()[0] ?? 0;
+	const loadsAtStart = loadavg().map((l) => Math.round(l * 100) / 100);
+	const loadAtStart = loadsAtStart[0] ?? 0;
 	const benchDir = dirname(fileURLToPath(import.meta.url));
 	const root = repoRoot(benchDir);
 	const cli = resolve(args.cli ?? join(root, 'dist', 'cli.js'));
@@ -228,7 +266,8 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 	);
 	const sim = await startSimProcess(join(benchDir, 'sim-child.js'), {
 		nodes: 10,
-		nodeCpu: '1000',
+		// room for the start-up pool, the scale pools (10,000 members) and the rest
+		nodeCpu: '3000',
 		nodeMemory: '4000Gi',
 		timeScale: args.opts.timeScale,
 		historySize: 100_000,
@@ -248,7 +287,19 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 	const scenarios: BenchResults['scenarios'] = {};
 	const rows: ResultRow[] = [];
 	let failed = false;
+	let hog: CpuHog | null = null;
 	try {
+		if (args.opts.hog) {
+			// the big pools are made on a quiet machine; the load is for the measured rounds
+			if (args.opts.scenarios.includes('startup') || args.opts.scenarios.includes('live'))
+				await deskPool(ctx);
+			if (args.opts.scenarios.includes('scale')) await scaleSetup(ctx);
+			hog = startCpuHog();
+			log(`a CPU hog runs on every core (${hog.processes} busy processes)`);
+			notes.push(
+				`loaded machine: ${hog.processes} busy processes (one per core) ran through every scenario`,
+			);
+		}
 		for (const name of args.opts.scenarios) {
 			log(`scenario ${name}`);
 			try {
@@ -265,6 +316,7 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 			}
 		}
 	} finally {
+		hog?.stop();
 		await sim.stop();
 		await rm(tmp, { recursive: true, force: true });
 	}
@@ -279,6 +331,8 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 			node: process.version,
 			kubectl: kver,
 			loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+			loadAverages: loadsAtStart,
+			hogProcesses: hog?.processes ?? 0,
 		},
 		options: args.opts,
 		rows,

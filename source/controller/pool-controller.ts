@@ -5,29 +5,16 @@
  * are dropped, and a change to a pool's objects reconciles it once things settle.
  */
 
-import type { EngineContext } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
 import type { Kube } from '../kube/config.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { type PoolWatch, startPoolWatch, type WatchKind } from '../kube/pool-watch.js';
-import { PoolError, type PoolErrorKind } from '../pool/errors.js';
+import { isTerminalPoolError } from '../pool/errors.js';
 import type { Clock } from './clock.js';
 import { Controller, type Disposition, StepsFailed } from './controller.js';
 import { createReconcilerMetrics, type ReconcilerMetrics } from './metrics.js';
 import { PoolCache, poolKey, splitPoolKey } from './pool-cache.js';
-
-/** Kinds of PoolError that retrying cannot cure: only a change of the definition can. */
-const TERMINAL_KINDS: ReadonlySet<PoolErrorKind> = new Set([
-	'invalid-spec',
-	'persistent',
-	'not-found',
-	'usage',
-]);
-
-/** Whether an error of a reconcile is terminal (a corrupt or persistent definition, no pool). */
-export function isTerminalPoolError(err: unknown): boolean {
-	return err instanceof PoolError && TERMINAL_KINDS.has(err.kind);
-}
 
 /** How soon a pool with members still Starting or Terminating is looked at again (ms). */
 export const BUSY_REQUEUE_MS = 10_000;
@@ -46,8 +33,8 @@ export interface PoolControllerOptions {
 	/** Pools reconciled at once (default 4). */
 	workers?: number;
 	clock?: Clock;
-	/** The engine context of a reconcile in a namespace. */
-	context(namespace: string): EngineContext;
+	/** The engine every reconcile runs through, in its pool's namespace (one for the controller). */
+	engine: Engine;
 	/** A reconcile that ran (its errors, if any, are failed steps; retried with backoff). */
 	onReconciled?(key: string, result: ReconcileResult): void;
 	/** A reconcile that threw: retried with backoff, or (terminal) not until the definition changes. */
@@ -85,7 +72,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		version: (key) => cache.version(key),
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
-			const result = await reconcile(opts.context(namespace), pool);
+			const result = await reconcile(opts.engine.context({ namespace }), pool);
 			opts.onReconciled?.(key, result);
 			const busy = result.status.members.some(
 				(m) => m.state === 'Starting' || m.state === 'Terminating',

@@ -5,10 +5,10 @@
  */
 
 import { Controller, StepsFailed } from '../controller/controller.js';
-import { isTerminalPoolError } from '../controller/pool-controller.js';
 import { createEngine, type EngineEvent } from '../engine/index.js';
 import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
+import { isTerminalPoolError } from '../pool/errors.js';
 import type { SimCluster } from '../sim/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { startDemoActors } from './actors.js';

@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import tls from 'node:tls';
 import {
 	AuthorizationV1Api,
 	type Cluster,
@@ -27,6 +28,7 @@ import {
 import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
+import { getJson, type Query } from './api-request.js';
 import { KubeTimeoutError, redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
@@ -37,6 +39,11 @@ export interface KubeOptions {
 	kubeconfig?: string;
 	context?: string;
 	namespace?: string;
+	/**
+	 * The namespace above is only the fallback ($CORRAL_NAMESPACE, else corral-vms), not -n:
+	 * in a pod the service account's namespace wins over it.
+	 */
+	namespaceIsFallback?: boolean;
 	requestTimeoutMs?: number;
 	/** The environment (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); default process.env. */
 	env?: Record<string, string | undefined>;
@@ -66,6 +73,11 @@ export interface PoolClient {
 	coordination: CoordinationV1Api;
 	/** SelfSubjectAccessReview. */
 	authorization: AuthorizationV1Api;
+	/**
+	 * A raw GET answered with plain JSON (big lists without client-node's model classes),
+	 * with the deadline of every call and the retry policy of every read (retry.ts).
+	 */
+	readJson<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T>;
 	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
 	requestTimeoutMs?: number;
 }
@@ -314,6 +326,14 @@ export type ConnectionUse = 'request' | 'stream';
 
 const sharedAgents = new WeakMap<KubeConfig, SharedAgent>();
 
+/** The options of a request's TLS context (what tls.createSecureContext reads of them). */
+function secureContextOptions(options: Record<string, unknown>): tls.SecureContextOptions {
+	const out: tls.SecureContextOptions = {};
+	for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase'] as const)
+		if (options[k] !== undefined) (out as Record<string, unknown>)[k] = options[k];
+	return out;
+}
+
 function sameOption(a: unknown, b: unknown): boolean {
 	if (a === b) return true;
 	if (a == null || b == null) return (a ?? null) === (b ?? null);
@@ -345,8 +365,20 @@ function sharedAgent(kc: KubeConfig, opts: HttpsOptions, use: ConnectionUse): ht
 	// The agent it replaces keeps its requests in flight; its idle connections time out.
 	const make = (kc as unknown as { createAgent?: (c: unknown, o: unknown) => http.Agent })
 		.createAgent;
+	// One TLS context for every connection of both agents: Node makes a new one (parsing the
+	// CA, certificate and key again) for each connection otherwise, and the console opens a
+	// dozen at start-up.
+	const secure = cluster?.server.startsWith('http:')
+		? {}
+		: { secureContext: tls.createSecureContext(secureContextOptions(options)) };
 	const build = (extra: Record<string, unknown>): http.Agent => {
-		const agentOptions = { ...options, keepAlive: true, timeout: IDLE_CONNECTION_MS, ...extra };
+		const agentOptions = {
+			...options,
+			...secure,
+			keepAlive: true,
+			timeout: IDLE_CONNECTION_MS,
+			...extra,
+		};
 		if (typeof make === 'function') return make.call(kc, cluster, agentOptions);
 		return cluster?.server.startsWith('http:')
 			? new http.Agent(agentOptions)
@@ -540,10 +572,16 @@ export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 		config: kc,
 		contextName: ctx.name,
 		server: cluster.server,
-		namespace: opts.namespace || inCluster?.namespace || defaultNamespace(opts.env ?? process.env),
+		namespace:
+			(opts.namespaceIsFallback ? undefined : opts.namespace) ||
+			inCluster?.namespace ||
+			opts.namespace ||
+			defaultNamespace(opts.env ?? process.env),
 		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
 		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
 		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),
+		readJson: (path, query = {}, signal) =>
+			getJson(kc, path, query, requestTimeoutMs, signal, { retry: true }),
 		requestTimeoutMs,
 	};
 }

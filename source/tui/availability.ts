@@ -27,6 +27,8 @@ export function blockedReason(
 ): string | null {
 	const fixed = staticBlock(state, command);
 	if (fixed) return fixed;
+	if (screen === 'audit' && bindingOf(command).mutating)
+		return 'not on the audit screen; go back with Esc first';
 	const onMembers = screen === 'members' || screen === 'details' || screen === 'logs';
 	const row = onMembers ? selectedRow(state) : null;
 	// with marks, x and m act on every marked member (one confirmation lists them)
@@ -53,7 +55,9 @@ export function blockedReason(
 			if (!row) return 'select a member first';
 			return row.podPhase === '' ? `${row.name} has no pod, so no container log` : null;
 		case Command.Filter:
-			return screen === 'members' ? null : 'the filter works on the members screen';
+			return screen === 'members' || screen === 'audit'
+				? null
+				: 'the filter works on the members screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

@@ -29,6 +29,7 @@ export const Command = {
 	Log: 'log',
 	ContainerLog: 'container-log',
 	Previous: 'previous',
+	Audit: 'audit',
 	Help: 'help',
 	Quit: 'quit',
 } as const;
@@ -125,7 +126,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description: 'filter members: regex on name, state, holder, node, message; ! inverts',
+		description:
+			'filter members: a regex on name, state, holder, node and message; ! inverts (audit: pool: member: identity: action: since:)',
 		mutating: false,
 	},
 	{
@@ -226,6 +228,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		description: "log view: the previous (crashed) container's log, or the current one",
 		mutating: false,
 	},
+	{
+		command: Command.Audit,
+		keys: 'e',
+		hint: 'audit',
+		description:
+			'audit: who did what (from the cluster Events) to the shown pools, this pool or this member',
+		mutating: false,
+	},
 	{ command: Command.Help, keys: '?', hint: 'help', description: 'this help', mutating: false },
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
@@ -298,6 +308,8 @@ export function commandOf(input: string, key: Key): Command | null {
 			return Command.MarkExpired;
 		case 'U':
 			return Command.Unmark;
+		case 'e':
+			return Command.Audit;
 		case '?':
 			return Command.Help;
 		case 'q':

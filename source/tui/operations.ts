@@ -17,7 +17,7 @@ export interface ConsoleOperations {
 	 * is reported member by member (a failure does not stop the others).
 	 */
 	bulk(pool: string, action: BulkAction, members: readonly string[], reason: string): void;
-	/** Lists the recent Events of a member for the details screen. */
+	/** Lists the recent Events of a member, and reads what its hint needs, for the details screen. */
 	loadEvents(member: string): void;
 	/** Follows a member's container log (the previous container's with previous) into the log view. */
 	followLog(member: string, previous: boolean): void;

@@ -7,7 +7,7 @@
 
 import type { Clock } from '../controller/clock.js';
 import { Controller, type ReconcileOutcome } from '../controller/controller.js';
-import { isTerminalPoolError } from '../controller/pool-controller.js';
+import { isTerminalPoolError } from '../pool/errors.js';
 import type { ConsoleStore } from './store.js';
 
 /** A live reconcile loop. */

@@ -37,6 +37,8 @@ export const POOL_SORT_COLUMNS: readonly PoolColumn[] = [
 	'ready',
 	'claimed',
 	'free',
+	'soon',
+	'refused',
 	'unschedulable',
 	'drifted',
 	'exhausted',
@@ -97,8 +99,12 @@ export function memberSortKey(column: MemberColumn, row: MemberRow): SortKey {
 	}
 }
 
-/** The value a pool is sorted by in a column. */
-export function poolSortKey(column: PoolColumn, p: PoolDerivation): SortKey {
+/** The value a pool is sorted by in a column (`refused`: the refused claims by pool, when known). */
+export function poolSortKey(
+	column: PoolColumn,
+	p: PoolDerivation,
+	refused?: ReadonlyMap<string, number> | null,
+): SortKey {
 	const c = p.counts;
 	switch (column) {
 		case 'name':
@@ -113,6 +119,10 @@ export function poolSortKey(column: PoolColumn, p: PoolDerivation): SortKey {
 			return c.claimed;
 		case 'free':
 			return c.free;
+		case 'soon':
+			return c.claimableSoon;
+		case 'refused':
+			return refused ? (refused.get(p.pool) ?? 0) : null;
 		case 'unschedulable':
 			return c.unschedulable;
 		case 'drifted':
@@ -146,11 +156,12 @@ export function sortPoolNames(
 	names: readonly string[],
 	pools: Readonly<Record<string, PoolDerivation>>,
 	sort: SortOrder<PoolColumn>,
+	refused?: ReadonlyMap<string, number> | null,
 ): readonly string[] {
 	if (sort.column === 'name' && !sort.reverse) return names;
 	const keyed = names.map((n) => {
 		const p = pools[n];
-		return { n, k: p ? poolSortKey(sort.column, p) : null };
+		return { n, k: p ? poolSortKey(sort.column, p, refused) : null };
 	});
 	keyed.sort((a, b) => compareKeys(a.k, b.k, sort.reverse) || a.n.localeCompare(b.n));
 	return keyed.map((x) => x.n);

@@ -13,10 +13,13 @@ import {
 	type WatchChange,
 	type WatchKind,
 } from '../kube/pool-watch.js';
+import { type AuditEntry, newestFirst } from '../pool/audit.js';
+import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import type { MemberColumn } from './member-columns.js';
 import { filterRows } from './member-filter.js';
+import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import { ObjectIndex } from './object-index.js';
 import type { PoolColumn } from './pool-columns.js';
@@ -35,7 +38,40 @@ import {
 } from './sorting.js';
 
 /** The screens. */
-export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help';
+export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help' | 'audit';
+
+/** The audit trail as the console follows it (a watch on ctpool's Events). */
+export interface AuditFeed {
+	/** off: not started; live: listed and watching; denied: Events cannot be listed. */
+	status: 'off' | 'loading' | 'live' | 'denied' | 'error';
+	/** Why it is denied or failing, else ''. */
+	message: string;
+	/** Every audit line seen, newest first (bounded). */
+	entries: readonly AuditEntry[];
+	/** The time of the oldest line seen, or null. */
+	oldest: number | null;
+}
+
+/** What the audit screen shows: all shown pools, one pool, or one member. */
+export interface AuditScope {
+	pool?: string;
+	member?: string;
+}
+
+/** The audit screen's own state. */
+export interface AuditView {
+	scope: AuditScope;
+	/** The screen Esc returns to. */
+	back: Screen;
+	/** The filter text (see audit-filter.ts). */
+	filter: string;
+	/** The selected line, by Event name, and where it was. */
+	selected: string | null;
+	selectedIndex: number;
+}
+
+/** The most audit lines the console keeps (the oldest give way). */
+export const AUDIT_LINES_MAX = 5000;
 
 /** A member a bulk action is asked for, as its confirmation lists it. */
 export interface BulkMember {
@@ -202,6 +238,8 @@ export interface ConsoleState {
 	/** Commands the identity lacks RBAC rights for, with the reason. */
 	denied: Partial<Record<Command, string>>;
 	details: DetailsEvents | null;
+	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
+	hintFacts: { member: string; facts: HintFacts } | null;
 	request: ConsoleRequest | null;
 	/** The members table's sort (kept while the console runs). */
 	memberSort: SortOrder<MemberColumn>;
@@ -217,6 +255,8 @@ export interface ConsoleState {
 	podLog: PodLogView | null;
 	/** The screen the log view returns to. */
 	logReturn: Screen;
+	audit: AuditFeed;
+	auditView: AuditView;
 }
 
 /** The store's actions. */
@@ -267,8 +307,20 @@ export interface ConsoleActions {
 	setDenied(denied: Partial<Record<Command, string>>): void;
 	/** Records the events of the member on the details screen. */
 	setDetails(details: DetailsEvents | null): void;
+	/** Records facts read for the hint of a member (a new member starts afresh; null clears). */
+	setHintFacts(member: string | null, facts?: HintFacts): void;
 	/** Asks the runner to quit or to hand the terminal to a console. */
 	setRequest(request: ConsoleRequest | null): void;
+	/** Replaces every audit line (a full list), or adds or removes one (a watch change). */
+	auditChange(
+		change: { reset: readonly AuditEntry[] } | { upsert: AuditEntry } | { delete: string },
+	): void;
+	/** Records the audit feed's state. */
+	setAuditStatus(status: AuditFeed['status'], message?: string): void;
+	/** Opens the audit screen on a scope. */
+	openAudit(scope: AuditScope): void;
+	/** Sets the audit screen's filter. */
+	setAuditFilter(filter: string): void;
 	/** The objects of a member, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
 	/** Sorts the members or pools table (the current screen's) by a column, or reverses it. */
@@ -304,6 +356,7 @@ let nextLogId = 1;
 /** Creates a console store. */
 export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 	const index = new ObjectIndex();
+	const auditByName = new Map<string, AuditEntry>();
 	const logLimit = opts.logLimit ?? 500;
 	const now0 = opts.now ?? Date.now();
 	const session: ConsoleSession = {
@@ -346,6 +399,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		status: null,
 		denied: {},
 		details: null,
+		hintFacts: null,
 		request: null,
 		memberSort: DEFAULT_MEMBER_SORT,
 		poolSort: DEFAULT_POOL_SORT,
@@ -354,6 +408,8 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		scroll: 0,
 		podLog: null,
 		logReturn: 'members',
+		audit: { status: 'off', message: '', entries: [], oldest: null },
+		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
 
 		applyBatch(changes) {
 			if (changes.length === 0) return;
@@ -450,6 +506,20 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		move(delta) {
 			const state = get();
+			if (state.screen === 'audit') {
+				const lines = auditLines(state);
+				if (lines.length === 0) return;
+				const at = selectedAuditPosition(state.auditView, lines);
+				const next = Math.max(0, Math.min(lines.length - 1, at + delta));
+				set({
+					auditView: {
+						...state.auditView,
+						selected: lines[next]?.name ?? null,
+						selectedIndex: next,
+					},
+				});
+				return;
+			}
 			if (state.screen === 'pools') {
 				const names = sortedPoolNames(state);
 				if (names.length === 0) return;
@@ -537,8 +607,59 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			set({ details });
 		},
 
+		setHintFacts(member, facts = {}) {
+			if (member === null) return set({ hintFacts: null });
+			const had = get().hintFacts;
+			set({
+				hintFacts: {
+					member,
+					facts: had?.member === member ? { ...had.facts, ...facts } : { ...facts },
+				},
+			});
+		},
+
 		setRequest(request) {
 			set({ request });
+		},
+
+		auditChange(change) {
+			if ('reset' in change) auditByName.clear();
+			const list = 'reset' in change ? change.reset : [];
+			for (const e of list) auditByName.set(e.name, e);
+			if ('upsert' in change) auditByName.set(change.upsert.name, change.upsert);
+			if ('delete' in change && !auditByName.delete(change.delete)) return;
+			const entries = [...auditByName.values()].sort(newestFirst);
+			for (const gone of entries.splice(AUDIT_LINES_MAX)) auditByName.delete(gone.name);
+			let oldest: number | null = null;
+			for (const e of entries) if (oldest === null || e.time < oldest) oldest = e.time;
+			set({ audit: { ...get().audit, entries, oldest } });
+		},
+
+		setAuditStatus(status, message = '') {
+			const a = get().audit;
+			if (a.status !== status || a.message !== message) set({ audit: { ...a, status, message } });
+		},
+
+		openAudit(scope) {
+			const state = get();
+			set({
+				screen: 'audit',
+				status: null,
+				auditView: {
+					scope,
+					back:
+						state.screen === 'audit' || state.screen === 'help'
+							? state.auditView.back
+							: state.screen,
+					filter: '',
+					selected: null,
+					selectedIndex: 0,
+				},
+			});
+		},
+
+		setAuditFilter(filter) {
+			set({ auditView: { ...get().auditView, filter, selected: null, selectedIndex: 0 } });
 		},
 
 		memberObjects(member) {
@@ -653,18 +774,26 @@ let lastPools: {
 	names: readonly string[];
 	pools: ConsoleState['pools'];
 	sort: SortOrder<PoolColumn>;
+	refused: ReadonlyMap<string, number> | null | undefined;
 	out: readonly string[];
 } | null = null;
 
 /** The pool names in the pools table's sort order (the last answer is kept). */
 export function sortedPoolNames(
-	state: Pick<ConsoleState, 'poolNames' | 'pools' | 'poolSort'>,
+	state: Pick<ConsoleState, 'poolNames' | 'pools' | 'poolSort' | 'audit' | 'now'>,
 ): readonly string[] {
+	const refused = state.poolSort.column === 'refused' ? refusedByPool(state) : undefined;
 	const l = lastPools;
-	if (l && l.names === state.poolNames && l.pools === state.pools && l.sort === state.poolSort)
+	if (
+		l &&
+		l.names === state.poolNames &&
+		l.pools === state.pools &&
+		l.sort === state.poolSort &&
+		l.refused === refused
+	)
 		return l.out;
-	const out = sortPoolNames(state.poolNames, state.pools, state.poolSort);
-	lastPools = { names: state.poolNames, pools: state.pools, sort: state.poolSort, out };
+	const out = sortPoolNames(state.poolNames, state.pools, state.poolSort, refused);
+	lastPools = { names: state.poolNames, pools: state.pools, sort: state.poolSort, refused, out };
 	return out;
 }
 
@@ -688,4 +817,17 @@ export function selectedPosition(
 export function selectedRow(state: ConsoleState): MemberRow | null {
 	const rows = visibleRows(state);
 	return rows[selectedPosition(state, rows)] ?? null;
+}
+
+/** Where the audit selection is among the shown lines (its line, else its old position). */
+export function selectedAuditPosition(
+	view: Pick<AuditView, 'selected' | 'selectedIndex'>,
+	lines: readonly AuditEntry[],
+): number {
+	if (lines.length === 0) return 0;
+	if (view.selected) {
+		const i = lines.findIndex((l) => l.name === view.selected);
+		if (i >= 0) return i;
+	}
+	return Math.max(0, Math.min(lines.length - 1, view.selectedIndex));
 }

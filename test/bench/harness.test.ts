@@ -16,7 +16,7 @@ import { formatSpread, ratio, textTable } from '../../bench/report.js';
 import { parseBenchArgs } from '../../bench/run.js';
 import { activitySince } from '../../bench/sim-control.js';
 import { percentile, spread } from '../../bench/stats.js';
-import { TokenScanner } from '../../bench/terminal.js';
+import { TokenScanner } from '../../bench/token-scanner.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { startTestSim } from '../support/sim.js';
 
@@ -123,8 +123,16 @@ describe('report', () => {
 describe('flags', () => {
 	it('defaults to every scenario in a fixed order', () => {
 		const a = parseBenchArgs([]);
-		expect(a.opts.scenarios).toEqual(['startup', 'live', 'reconcile', 'claims']);
-		expect(a.opts).toMatchObject({ members: 2000, rounds: 3, churn: 200, seconds: 20 });
+		expect(a.opts.scenarios).toEqual(['startup', 'live', 'reconcile', 'claims', 'scale']);
+		expect(a.opts).toMatchObject({
+			members: 2000,
+			rounds: 3,
+			churn: 200,
+			seconds: 20,
+			scalePools: 20,
+			scaleMembers: 500,
+			hog: false,
+		});
 		expect(parseBenchArgs(['--scenario', 'claims,live']).opts.scenarios).toEqual([
 			'live',
 			'claims',
@@ -138,6 +146,13 @@ describe('flags', () => {
 		expect(() => parseBenchArgs(['--bogus'])).toThrow();
 		expect(() => parseBenchArgs(['--members', '30'])).toThrow(/--members must exceed --rows/);
 		expect(parseBenchArgs(['--members', '30', '--scenario', 'startup']).opts.members).toBe(30);
+		expect(() => parseBenchArgs(['--scenario', 'scale', '--scale-members', '20'])).toThrow(
+			/--scale-members must exceed --rows/,
+		);
+		expect(() => parseBenchArgs(['--scenario', 'scale', '--scale-pools', '40'])).toThrow(
+			/do not fit the pools screen/,
+		);
+		expect(parseBenchArgs(['--hog']).opts.hog).toBe(true);
 	});
 });
 
@@ -229,6 +244,10 @@ describe('smoke run of npm run bench', () => {
 			'4',
 			'--releases',
 			'1',
+			'--scale-pools',
+			'3',
+			'--scale-members',
+			'45',
 			'--time-scale',
 			'0.1',
 			'--cli',
@@ -256,7 +275,7 @@ describe('smoke run of npm run bench', () => {
 		expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
 		expect(existsSync(join(out, 'latest.json'))).toBe(true);
 		const results = JSON.parse(readFileSync(join(out, 'latest.json'), 'utf8'));
-		for (const s of ['startup', 'live', 'reconcile', 'claims']) {
+		for (const s of ['startup', 'live', 'reconcile', 'claims', 'scale']) {
 			expect(results.scenarios[s], s).toBeDefined();
 			expect(results.scenarios[s].error, s).toBeUndefined();
 		}
@@ -266,9 +285,18 @@ describe('smoke run of npm run bench', () => {
 		expect(row(/^tokens never shown/)?.ctpool.median).toBe(0);
 		expect(row(/^no-op reconcile writes/)?.ctpool.median).toBe(0);
 		expect(row(/^distinct members of 4 claims/)?.ctpool.median).toBe(4);
+		expect(row(/^complete pools table \(3 pools, 135 members\)/)?.ctpool.median).toBeGreaterThan(0);
+		expect(row(/^CPU share against the bare client/)?.baseline?.median).toBeGreaterThanOrEqual(0);
 		if (kubectlAvailable()) {
 			expect(row(/^latency p99/)?.baseline?.median).toBeGreaterThanOrEqual(0);
 			expect(row(/^from empty/)?.baseline?.median).toBeGreaterThan(0);
+			const startup = (results.rows as ResultRow[]).filter((r) =>
+				r.metric.startsWith('first complete table'),
+			);
+			expect(startup.map((r) => r.baselineName)).toEqual([
+				'kubectl get pods -l',
+				'kubectl get pods,pvc,leases -l',
+			]);
 		}
 		expect(run.stdout).toMatch(/targets met/);
 	}, 180_000);

@@ -8,23 +8,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
-import { formatMicroTime, leaseName, type PoolSpec } from '../../source/pool/index.js';
+import { formatMicroTime, leaseName } from '../../source/pool/index.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
+import type { TestTerminal } from '../support/terminal.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
-import type { TestTerminal } from './terminal.js';
-
-/** The pool definition these tests apply. */
-const spec = (size: number): PoolSpec => ({
-	image: 'ghcr.io/example/desktop:1',
-	cpu: '1',
-	memory: '256Mi',
-	disk: '1Gi',
-	storageClass: '',
-	privileged: false,
-	init: false,
-	mode: 'ephemeral',
-	size,
-});
 
 const SLOW = 45_000;
 
@@ -56,7 +44,7 @@ async function openOn(
 	pool++;
 	const name = `c${pool}`;
 	const ctx = createEngineContext(kube, { actor: 'test' });
-	await apply(ctx, name, spec(size));
+	await apply(ctx, name, poolSpec({ size }));
 	for (const h of holders) await claim(createEngineContext(kube, { actor: h }), name, h);
 	t = startCtpool({
 		args: [name],

@@ -14,7 +14,8 @@ import { KEY_BINDINGS } from '../../source/tui/keys.js';
 import { sortRows } from '../../source/tui/sorting.js';
 import { currentPool } from '../../source/tui/store.js';
 import { hardWrap } from '../../source/tui/text-wrap.js';
-import { configMap, deletes, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec as spec } from '../support/pool-spec.js';
+import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 

@@ -15,6 +15,7 @@ import type { ScrollInfo } from '../table-window.js';
 import { type Theme, ThemeContext } from '../theme.js';
 import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 import { ActivityLog } from './activity-log.js';
+import { AuditView } from './audit-view.js';
 import { Header, headerHeight } from './header.js';
 import { HelpView } from './help-view.js';
 import { KeyHints } from './key-hints.js';
@@ -151,6 +152,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 				<MemberDetails width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : screen === 'logs' ? (
 				<LogView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
+			) : screen === 'audit' ? (
+				<AuditView width={columns} height={layout.body} />
 			) : (
 				<HelpView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			)}

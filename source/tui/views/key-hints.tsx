@@ -25,6 +25,7 @@ const SHOWN: readonly Command[] = [
 	Command.Log,
 	Command.ContainerLog,
 	Command.Previous,
+	Command.Audit,
 	Command.Help,
 	Command.Quit,
 ];
@@ -55,6 +56,11 @@ export function keyHints(
 		if (state.screen === 'pools' && b.command === Command.Mark) continue;
 		if (b.mutating && state.session.readOnly) continue;
 		if (
+			state.screen === 'audit' &&
+			(b.mutating || b.command === Command.Open || b.command === Command.Audit)
+		)
+			continue;
+		if (
 			state.screen === 'pools' &&
 			(b.command === Command.Filter ||
 				b.command === Command.Release ||
@@ -70,6 +76,7 @@ export function keyHints(
 
 /** The hints that give way first when the line is too narrow, first to go first. */
 const GIVE_WAY: readonly string[] = [
+	'audit',
 	'bottom',
 	'mark',
 	'sort',

@@ -12,6 +12,7 @@ import {
 } from '../../pool/index.js';
 import { formatAge } from '../../text/age.js';
 import { ageSince, clockTime } from '../age.js';
+import { type HintFacts, type HintPool, hintPool, imageLine, memberHint } from '../member-hint.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
 import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store.js';
@@ -33,12 +34,37 @@ function when(t: unknown, now: number): string {
 	return ms === null ? '-' : `${clockTime(ms)} (${ageSince(ms, now)} ago)`;
 }
 
-/** The lines of the details screen for a member (events excluded). */
+/** The label column's width on the details screen. */
+const LABEL_WIDTH = 10;
+
+/** What the "what to do now" lines need: the member's pool and the facts read for it. */
+export interface DetailHint {
+	pool: HintPool;
+	facts: HintFacts;
+	/** The width the text of a line may take (hint lines wrap to it; 0: no wrapping). */
+	width: number;
+}
+
+/** The hint lines, wrapped to the width (continuations carry no label). */
+function hintLines(
+	row: MemberRow,
+	objects: MemberObjectSet,
+	hint: DetailHint,
+	now: number,
+): DetailLine[] {
+	return memberHint(row, objects.pod ?? null, hint.pool, hint.facts, now).flatMap((h) => {
+		const parts = hint.width > 0 ? wrapText(h.text, hint.width) : [h.text];
+		return parts.map((text, i) => ({ label: i === 0 ? h.label : '', text, tone: h.tone }));
+	});
+}
+
+/** The lines of the details screen for a member (events excluded), with its hint when given. */
 export function detailLines(
 	row: MemberRow,
 	objects: MemberObjectSet,
 	poolHash: string | null,
 	now: number,
+	hint?: DetailHint,
 ): DetailLine[] {
 	const lines: DetailLine[] = [];
 	const reason = notFreeReason(row);
@@ -47,6 +73,7 @@ export function detailLines(
 		text: `${row.name} · index ${row.index} · ${row.state}${row.message ? `: ${row.message}` : ''}`,
 		tone: row.state === 'Failed' ? 'error' : undefined,
 	});
+	if (hint) lines.push(...hintLines(row, objects, hint, now));
 	lines.push(
 		reason === null
 			? {
@@ -73,6 +100,13 @@ export function detailLines(
 			text: `${pod.metadata.name ?? ''} · phase ${st.phase ?? '-'} · node ${pod.spec?.nodeName || '-'}${ip ? ` · ip ${ip}` : ''} · restarts ${cs?.restartCount ?? 0} · created ${when(pod.metadata.creationTimestamp, now)}${pod.metadata.deletionTimestamp ? ` · deleting since ${when(pod.metadata.deletionTimestamp, now)}` : ''}`,
 		});
 		lines.push({ label: 'Container', text: container });
+		const image = imageLine(pod);
+		if (image)
+			for (const [i, text] of (hint?.width
+				? wrapText(image.text, hint.width)
+				: [image.text]
+			).entries())
+				lines.push({ label: i === 0 ? image.label : '', text });
 	} else lines.push({ label: 'Pod', text: 'none', tone: 'muted' });
 	const pvc = objects.pvc;
 	if (pvc) {
@@ -112,6 +146,8 @@ export function detailLines(
 	return lines;
 }
 
+const NO_FACTS: HintFacts = {};
+
 /** One line on screen: a detail's first line carries its label. */
 interface ScreenLine {
 	label: string;
@@ -122,8 +158,6 @@ interface ScreenLine {
 	full?: boolean;
 }
 
-const LABEL = 10;
-
 /** The details and events as screen lines of width columns: long lines wrap, nothing is cut. */
 export function detailScreenLines(
 	lines: readonly DetailLine[],
@@ -132,7 +166,7 @@ export function detailScreenLines(
 	width: number,
 ): ScreenLine[] {
 	const out: ScreenLine[] = [];
-	const textWidth = Math.max(10, width - LABEL);
+	const textWidth = Math.max(10, width - LABEL_WIDTH);
 	for (const l of lines)
 		for (const [i, t] of wrapText(l.text, textWidth, { whole: true }).entries())
 			out.push({ label: i === 0 ? l.label : '', text: t, tone: l.tone });
@@ -166,6 +200,10 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 		at: useConsole((s) => selectedPosition(s, visibleRows(s)) + 1),
 		of: useConsole((s) => visibleRows(s).length),
 	};
+	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const facts = useConsole((s) =>
+		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
+	);
 	// biome-ignore lint/correctness/useExhaustiveDependencies: revision marks a change of the objects
 	const objects = useMemo(
 		() => (row ? store.getState().memberObjects(row.name) : null),
@@ -179,7 +217,15 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 			</Box>
 		);
 	}
-	const lines = detailLines(row, objects, poolHash, now);
+	const hint: DetailHint | undefined = pool
+		? {
+				pool: hintPool(pool),
+				facts,
+				// the screen wraps every line itself
+				width: 0,
+			}
+		: undefined;
+	const lines = detailLines(row, objects, poolHash, now, hint);
 	const colour = (tone: DetailLine['tone']) =>
 		tone === 'ok'
 			? theme.ok
@@ -215,7 +261,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 			</Text>
 			{shown.map((l, i) => (
 				<Text key={String(start + i)} wrap="truncate" color={colour(l.tone)} bold={l.bold}>
-					{l.full ? null : <Text bold>{l.label.padEnd(LABEL)}</Text>}
+					{l.full ? null : <Text bold>{l.label.padEnd(LABEL_WIDTH)}</Text>}
 					{clean(l.text)}
 				</Text>
 			))}

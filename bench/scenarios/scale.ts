@@ -1,0 +1,333 @@
+/**
+ * Scenario 5, scale: many pools at once (by default 20 pools of 500 members, 10,000
+ * members). Start-up = from spawn to the complete pools table (every pool with all its
+ * members observed and Ready), against `kubectl get pods -l <pool label>` over the same
+ * namespaces. Then the console opens the first pool and the churn generator spreads its
+ * changes over every pool the console watches, the Lease holders of the first pool's
+ * members on screen carrying the tokens: latency, CPU share (against the bare list+watch
+ * client of the same objects), peak RSS.
+ */
+
+import { POOL_LABEL } from '../../source/pool/names.js';
+import { startPty } from '../../test/support/terminal.js';
+import { mapLimit } from '../api-client.js';
+import { spawnBareClient } from '../bare-client.js';
+import { sleep, wallMs } from '../clock.js';
+import { type ConsoleRun, startConsole } from '../console-process.js';
+import { isTableComplete } from '../console-screen.js';
+import { type BenchContext, profileArgs, type ResultRow, type ScenarioResult } from '../context.js';
+import { INITIAL_HOLDER } from '../desk-pool.js';
+import { kubectlArgs, kubectlEnv } from '../kubectl.js';
+import { definableSize, makePool } from '../pool-setup.js';
+import { cpuMs, peakRssMb } from '../proc-stats.js';
+import { spread } from '../stats.js';
+import { TokenScanner } from '../token-scanner.js';
+import { type LatencyFigures, latencies, startChurn } from './live.js';
+
+/**
+ * Whether the console watches every namespace (`ctpool -A`, the pools spread over
+ * --scale-namespaces namespaces) or one namespace (every pool in it). The one line to switch
+ * once the console runs across namespaces.
+ */
+const ACROSS_NAMESPACES = false;
+
+/** One pool of the scale scenario. */
+export interface ScalePool {
+	namespace: string;
+	pool: string;
+}
+
+/**
+ * The pools of the scenario: fleet-01 .. fleet-NN, dealt round-robin over the namespaces
+ * scale-1 .. scale-K (one namespace when the console cannot watch across namespaces).
+ */
+export function scalePools(ctx: BenchContext): ScalePool[] {
+	const namespaces = ACROSS_NAMESPACES ? ctx.opts.scaleNamespaces : 1;
+	const width = Math.max(2, String(ctx.opts.scalePools).length);
+	return Array.from({ length: ctx.opts.scalePools }, (_, i) => ({
+		namespace: `scale-${(i % namespaces) + 1}`,
+		pool: `fleet-${String(i + 1).padStart(width, '0')}`,
+	}));
+}
+
+/** The console's arguments: across namespaces, or the one namespace the pools are in. */
+function consoleArgs(pools: ScalePool[]): string[] {
+	return ACROSS_NAMESPACES ? ['-A'] : ['-n', pools[0]!.namespace];
+}
+
+/** The members on screen of the first pool whose Lease holders carry the tokens. */
+function visibleOf(ctx: BenchContext, pool: string): string[] {
+	const n = Math.min(ctx.opts.visible, ctx.opts.scaleMembers);
+	return Array.from({ length: n }, (_, i) => `${pool}-${i + 1}`);
+}
+
+const made = new WeakMap<BenchContext, Promise<void>>();
+
+/** Makes the scenario's pools the first time it is asked (4 pools at a time). */
+export function scaleSetup(ctx: BenchContext): Promise<void> {
+	let p = made.get(ctx);
+	if (!p) {
+		const pools = scalePools(ctx);
+		const first = pools[0]!.pool;
+		ctx.log(
+			`making ${pools.length} pools of ${ctx.opts.scaleMembers} members in ${new Set(pools.map((x) => x.namespace)).size} namespaces`,
+		);
+		const t0 = wallMs();
+		p = mapLimit(pools, 4, (x) =>
+			makePool(ctx.sim.api, {
+				...x,
+				members: ctx.opts.scaleMembers,
+				concurrency: 12,
+				readyTimeoutMs: 600_000,
+				leases:
+					x.pool === first
+						? visibleOf(ctx, first).map((member) => ({ member, holder: INITIAL_HOLDER }))
+						: [],
+			}),
+		).then(() =>
+			ctx.log(
+				`scale pools: ${pools.length * ctx.opts.scaleMembers} members Ready after ${((wallMs() - t0) / 1000).toFixed(1)} s`,
+			),
+		);
+		made.set(ctx, p);
+	}
+	return p;
+}
+
+function escapeRe(s: string): string {
+	return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * True when the pools screen is live and shows every pool with all its members observed and
+ * Ready (the SIZE/OBS column, then READY).
+ */
+export function isPoolsTableComplete(
+	lines: readonly string[],
+	pools: readonly string[],
+	members: number,
+): boolean {
+	if (!lines[0]?.includes('● live')) return false;
+	const size = definableSize(members);
+	return pools.every((pool) => {
+		const row = new RegExp(`(^|\\s)${escapeRe(pool)}\\s.*\\s${size}/${members}\\s+${members}\\s`);
+		return lines.some((l) => row.test(`${l} `));
+	});
+}
+
+/** One round's figures. */
+interface ScaleRound {
+	startupMs: number;
+	startupCpuMs: number | null;
+	kubectlMs: number | null;
+	kubectlLines: number | null;
+	latency: LatencyFigures;
+	cpuShare: number;
+	bareCpuShare: number;
+	peakRssMb: number | null;
+	bareRssMb: number | null;
+	achievedRate: number;
+}
+
+/** `kubectl get pods -l <pool label>` over the scenario's namespaces, timed from spawn to exit. */
+async function kubectlOnce(ctx: BenchContext, pools: ScalePool[]) {
+	const k = ctx.kubectl!;
+	const scope = ACROSS_NAMESPACES ? ['-A'] : ['-n', pools[0]!.namespace];
+	const pty = startPty(k.bin, kubectlArgs(k, ['get', 'pods', '-l', POOL_LABEL, ...scope]), {
+		columns: ctx.opts.columns,
+		rows: ctx.opts.rows,
+		env: kubectlEnv(k),
+		cwd: ctx.root,
+	});
+	let text = '';
+	pty.onChunk((d) => {
+		text += d;
+	});
+	const code = await pty.exited;
+	const ended = wallMs();
+	if (code !== 0) throw new Error(`kubectl get pods failed (${code}): ${text.slice(0, 500)}`);
+	const lines = text.split('\n').filter((l) => /\bfleet-\d+-\d+\s/.test(l)).length;
+	return { ms: ended - pty.startedAt, lines };
+}
+
+async function scaleRound(ctx: BenchContext, round: number, notes: string[]): Promise<ScaleRound> {
+	const { opts } = ctx;
+	const pools = scalePools(ctx);
+	const first = pools[0]!;
+	const visible = visibleOf(ctx, first.pool);
+	const prefix = `ts${round}x`;
+	const scanner = new TokenScanner(new RegExp(`${prefix}\\d{6}`, 'g'), prefix.length + 6);
+	const members = opts.scaleMembers;
+	const tui: ConsoleRun = startConsole(ctx, {
+		want: {
+			what: `the complete pools table (${pools.length} pools of ${members})`,
+			check: (lines) =>
+				isPoolsTableComplete(
+					lines,
+					pools.map((p) => p.pool),
+					members,
+				),
+		},
+		args: consoleArgs(pools),
+		nodeArgs: profileArgs(ctx, 'scale'),
+		timeoutMs: 180_000,
+	});
+	tui.pty.onChunk((d, at) => scanner.feed(d, at));
+	const bare = spawnBareClient(ctx.benchDir, {
+		url: ctx.sim.info.url,
+		token: ctx.sim.info.token,
+		namespace: ACROSS_NAMESPACES ? null : first.namespace,
+		labelSelector: POOL_LABEL,
+	});
+	try {
+		const at = await tui.complete;
+		const startupMs = at - tui.pty.startedAt;
+		const startupCpuMs = cpuMs(tui.pty.pid);
+		// open the first pool (the pools are sorted by name, the first is selected)
+		tui.pty.write('\r');
+		await tui.until(
+			`the members table of ${first.pool}`,
+			(lines) =>
+				isTableComplete(lines, {
+					pool: first.pool,
+					observed: members,
+					ready: members,
+					rows: Math.min(members, Math.max(1, opts.rows - 10)),
+				}),
+			60_000,
+		);
+		tui.detachScreen();
+		await bare.ready;
+		await sleep(500);
+		const offscreen = Array.from(
+			{ length: Math.max(0, members - opts.rows) },
+			(_, i) => `${first.pool}-${opts.rows + 1 + i}`,
+		);
+		const churn = startChurn(ctx, {
+			url: ctx.sim.info.url,
+			token: ctx.sim.info.token,
+			namespace: first.namespace,
+			pool: first.pool,
+			rate: opts.churn,
+			seconds: opts.seconds,
+			visibleShare: opts.visibleShare,
+			visibleMembers: visible,
+			offscreenMembers: offscreen,
+			offscreenPools: pools.slice(1),
+			tokenPrefix: prefix,
+			maxInFlight: 64,
+		});
+		await churn.started;
+		const t0 = wallMs();
+		const cpu0 = cpuMs(tui.pty.pid) ?? 0;
+		const bare0 = cpuMs(bare.pid) ?? 0;
+		const result = await churn.done;
+		const t1 = wallMs();
+		const cpu1 = cpuMs(tui.pty.pid) ?? Number.NaN;
+		const bare1 = cpuMs(bare.pid) ?? Number.NaN;
+		const until = wallMs() + 3000;
+		while (wallMs() < until && !result.tokens.every((t) => scanner.seen.has(t.token)))
+			await sleep(100);
+		if (result.errors > 0)
+			notes.push(
+				`round ${round}: ${result.errors} churn writes failed: ${result.firstError ?? ''}`,
+			);
+		if (result.skipped > 0)
+			notes.push(
+				`round ${round}: the churn generator fell behind and skipped ${result.skipped} writes`,
+			);
+		const k = ctx.kubectl ? await kubectlOnce(ctx, pools) : null;
+		if (k && k.lines !== pools.length * members)
+			notes.push(
+				`round ${round}: kubectl printed ${k.lines} pod lines, not ${pools.length * members}`,
+			);
+		return {
+			startupMs,
+			startupCpuMs,
+			kubectlMs: k?.ms ?? null,
+			kubectlLines: k?.lines ?? null,
+			latency: latencies(result.tokens, scanner.seen),
+			cpuShare: ((cpu1 - cpu0) / (t1 - t0)) * 100,
+			bareCpuShare: ((bare1 - bare0) / (t1 - t0)) * 100,
+			peakRssMb: peakRssMb(tui.pty.pid),
+			bareRssMb: peakRssMb(bare.pid),
+			achievedRate: result.achievedRate,
+		};
+	} finally {
+		tui.detachScreen();
+		bare.stop();
+		await tui.pty.stop();
+	}
+}
+
+/** Runs the scale scenario. */
+export async function scaleScenario(ctx: BenchContext): Promise<ScenarioResult> {
+	await scaleSetup(ctx);
+	const notes: string[] = [];
+	if (!ACROSS_NAMESPACES)
+		notes.push(
+			'the console watches one namespace holding every pool (ctpool -n); switch to -A once the console runs across namespaces',
+		);
+	const rounds: ScaleRound[] = [];
+	for (let r = 1; r <= ctx.opts.rounds; r++) {
+		const round = await scaleRound(ctx, r, notes);
+		rounds.push(round);
+		ctx.log(
+			`scale round ${r}: pools table ${round.startupMs.toFixed(0)} ms (kubectl ${round.kubectlMs?.toFixed(0) ?? '-'} ms); ${round.achievedRate.toFixed(0)} changes/s, p99 ${round.latency.p99.toFixed(0)} ms (missed ${round.latency.missed}), CPU ${round.cpuShare.toFixed(1)} % (bare ${round.bareCpuShare.toFixed(1)} %), peak ${round.peakRssMb?.toFixed(0)} MB`,
+		);
+	}
+	const s = (f: (r: ScaleRound) => number | null) => spread(rounds.map((r) => f(r) ?? Number.NaN));
+	const total = ctx.opts.scalePools * ctx.opts.scaleMembers;
+	const startup = s((r) => r.startupMs);
+	const kubectl = ctx.kubectl ? s((r) => r.kubectlMs) : undefined;
+	const cpu = s((r) => r.cpuShare);
+	const bareCpu = s((r) => r.bareCpuShare);
+	const rss = s((r) => r.peakRssMb);
+	const rows: ResultRow[] = [
+		{
+			scenario: 'scale',
+			metric: `complete pools table (${ctx.opts.scalePools} pools, ${total} members)`,
+			unit: 'ms',
+			ctpool: startup,
+			...(kubectl ? { baseline: kubectl, baselineName: 'kubectl get pods -l (all pools)' } : {}),
+		},
+		{
+			scenario: 'scale',
+			metric: 'CPU until the pools table is complete',
+			unit: 'ms',
+			ctpool: s((r) => r.startupCpuMs),
+		},
+		{ scenario: 'scale', metric: 'latency p50', unit: 'ms', ctpool: s((r) => r.latency.p50) },
+		{ scenario: 'scale', metric: 'latency p99', unit: 'ms', ctpool: s((r) => r.latency.p99) },
+		{
+			scenario: 'scale',
+			metric: 'tokens never shown',
+			unit: 'count',
+			ctpool: s((r) => r.latency.missed),
+		},
+		{
+			scenario: 'scale',
+			metric: 'CPU share of one core',
+			unit: '%',
+			ctpool: cpu,
+			baseline: bareCpu,
+			baselineName: 'bare list+watch client',
+		},
+		{
+			scenario: 'scale',
+			metric: 'peak RSS',
+			unit: 'MB',
+			ctpool: rss,
+			baseline: s((r) => r.bareRssMb),
+			baselineName: 'bare list+watch client',
+			target: { text: '<= 300 MB', met: rss.max <= 300 },
+		},
+		{
+			scenario: 'scale',
+			metric: 'churn achieved',
+			unit: 'changes/s',
+			ctpool: s((r) => r.achievedRate),
+		},
+	];
+	return { rows, detail: { rounds }, notes };
+}
