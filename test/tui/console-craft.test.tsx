@@ -112,8 +112,9 @@ describe.each(SIZES)('console craft at %ix%i', (columns, rows) => {
 		r = await renderConsole(store, { columns, rows });
 		for (let i = 0; i < 5; i++) await r.press('o');
 		const frame = r.lastFrame();
-		expect(lineWith(frame, 'ctpool')).toContain('pools (1) · sort FREE ↑');
-		expect(lineWith(frame, 'SIZE/OBS')).toContain('FREE↑');
+		expect(lineWith(frame, 'ctpool')).toContain('pools (1) · sort FREE NOW ↑');
+		// the arrow stays within the column's width
+		expect(lineWith(frame, 'SIZE/OBS')).toContain('FREE NO↑');
 		fits(frame, columns, rows);
 	});
 

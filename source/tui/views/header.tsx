@@ -242,7 +242,8 @@ export function Header() {
 									),
 									columns -
 										(c.exhausted ? 'EXHAUSTED  '.length : 0) -
-										(stormed ? 'REPLACING STOPPED  '.length : 0),
+										(stormed ? 'REPLACING STOPPED  '.length : 0) -
+										(marked > 0 ? `${marked} marked  `.length : 0),
 								).map((seg, i) => (
 									<Text key={seg.label}>
 										{i > 0 ? ' ' : ''}
