@@ -6,12 +6,13 @@
 
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apply, claim, createEngineContext } from '../../source/engine/index.js';
+import { apply, claim, createEngineContext, readPool } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
+import { waitFor } from '../support/wait.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 
 const SLOW = 45_000;
@@ -45,6 +46,11 @@ async function openOn(
 	const name = `c${pool}`;
 	const ctx = createEngineContext(kube, { actor: 'test' });
 	await apply(ctx, name, poolSpec({ size }));
+	// every member Ready first, so the claims land on the members in order
+	await waitFor(async () => (await readPool(ctx, name)).members.every((m) => m.state === 'Ready'), {
+		what: `pool ${name} ready`,
+		timeoutMs: SLOW,
+	});
 	for (const h of holders) await claim(createEngineContext(kube, { actor: h }), name, h);
 	t = startCtpool({
 		args: [name],
