@@ -26,7 +26,14 @@ export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { memberLog } from './member-log.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
-export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';
+export {
+	listPools,
+	listPoolsAcross,
+	type PlacedSnapshot,
+	type PoolSnapshot,
+	readPool,
+	snapshotOf,
+} from './read-pool.js';
 export {
 	type ReconcileAction,
 	type ReconcileResult,

@@ -55,9 +55,9 @@ export function blockedReason(
 			if (!row) return 'select a member first';
 			return row.podPhase === '' ? `${row.name} has no pod, so no container log` : null;
 		case Command.Filter:
-			return screen === 'members' || screen === 'audit'
+			return screen === 'members' || screen === 'audit' || screen === 'pools'
 				? null
-				: 'the filter works on the members screen';
+				: 'the filter works on the members and audit screens, the find on the pools screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

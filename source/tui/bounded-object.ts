@@ -1,5 +1,7 @@
 /** Watched objects with every string cut to a bound before the console does anything with them. */
 
+import { SPEC_KEY, STATUS_KEY } from '../pool/names.js';
+
 /**
  * The most characters of one string of a watched object that the console keeps. Names and
  * labels are far shorter (at most 253); a longer value (a 1 MB Lease holder, a huge annotation
@@ -33,6 +35,23 @@ function cut(value: unknown, depth: number): unknown {
 /** The object itself when no string in it is longer than the bound, else a copy with them cut. */
 export function boundedObject<T>(o: T): T {
 	return needsCut(o, 0) ? (cut(o, 0) as T) : o;
+}
+
+/**
+ * A watched object bounded for the console. A definition ConfigMap keeps its `spec` and
+ * `status` whole: they are parsed, never shown as they are, and a status of more than a few
+ * members is longer than the bound (cut, it would not parse and the console would lose the
+ * last reconcile's errors). The API server caps a ConfigMap at 1 MiB.
+ */
+export function boundedWatched<T extends object>(kind: string, o: T): T {
+	const data = (o as { data?: unknown }).data;
+	if (kind !== 'configmaps' || data === null || typeof data !== 'object') return boundedObject(o);
+	const { data: _, ...rest } = o as T & { data: Record<string, unknown> };
+	const kept: Record<string, unknown> = {};
+	for (const [k, v] of Object.entries(data as Record<string, unknown>))
+		kept[boundedString(k)] =
+			(k === SPEC_KEY || k === STATUS_KEY) && typeof v === 'string' ? v : cut(v, 1);
+	return { ...boundedObject(rest), data: kept } as T;
 }
 
 /** A string cut to the console's bound. */

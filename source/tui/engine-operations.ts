@@ -22,9 +22,10 @@ import { sanitize } from '../text/sanitize.js';
 import { boundedString } from './bounded-object.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
+import { poolName, poolNamespace } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
-import { type BulkAction, bulkVerb, type ConsoleStore } from './store.js';
+import { type BulkAction, bulkVerb, type ConsoleStore, selectedRow } from './store.js';
 
 /** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
@@ -35,6 +36,7 @@ export function defaultActor(): string {
 export interface EngineOperationsOptions {
 	store: ConsoleStore;
 	kube: Kube;
+	/** The console's namespace; a pool keyed `namespace/pool` (-A) is acted on in its own. */
 	namespace: string;
 	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
 	actor: string;
@@ -67,6 +69,18 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		...opts.engine,
 	});
 
+	/** What the facts of the hint on the details screen were read for (member, state and failure). */
+	let hintLoadedFor: { member: string; key: string } | null = null;
+	const hintKey = (row: { state: string; message: string }) =>
+		`${row.state}:${row.state === 'Failed' ? failureKind(row.message) : ''}`;
+	// the member on the details screen changed state (or another member is shown): read again
+	const unwatchDetails = store.subscribe((s) => {
+		if (s.screen !== 'details') return;
+		const row = selectedRow(s);
+		if (!row || (hintLoadedFor?.member === row.name && hintLoadedFor.key === hintKey(row))) return;
+		loadHintFacts(row.name);
+	});
+
 	/**
 	 * Reads what the hint of the member needs (its state decides): the nodes' room for an
 	 * Unschedulable member, the last log lines of a crashing one. A read that fails is kept as
@@ -74,10 +88,14 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	 */
 	function loadHintFacts(member: string): void {
 		const state = store.getState();
-		state.setHintFacts(member);
 		const row = state.pool ? state.pools[state.pool]?.rows.find((r) => r.name === member) : null;
+		// noted before the store changes: its subscriber must see these facts as read
+		hintLoadedFor = row ? { member, key: hintKey(row) } : null;
+		state.setHintFacts(member);
 		if (!row) return;
-		const ctx = engine.ctx;
+		const ctx = state.pool
+			? engine.context({ namespace: poolNamespace(state.pool, namespace) })
+			: engine.ctx;
 		const keep = <T>(key: keyof HintFacts, read: Promise<T>) =>
 			void read.then(
 				(value) => {
@@ -96,10 +114,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			keep('log', readLastLogLines(ctx, member, HINT_LOG_LINES));
 	}
 
-	/** A context whose events go to the log, remembering whether one was an error. */
-	const context = () => {
+	/** A context in the pool's namespace whose events go to the log, remembering whether one was an error. */
+	const context = (key: string) => {
 		const seen = { error: false };
 		const ctx = engine.context({
+			namespace: poolNamespace(key, namespace),
 			emit: (e: EngineEvent) => {
 				if (e.outcome === 'error') seen.error = true;
 				store.getState().logEvent(e);
@@ -125,7 +144,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			return;
 		}
 		s.setBusy({ label });
-		const { ctx, seen } = context();
+		const { ctx, seen } = context(where.pool);
 		running = (async () => {
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
@@ -167,7 +186,8 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	const loop = createReconcileLoop({
 		store,
 		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
-		reconcileOnce: async (pool) => {
+		reconcileOnce: async (key) => {
+			const pool = poolName(key);
 			// a pass that changes nothing stays out of the log: its pass-level events are held
 			// back until a step (or an error) shows the pass did something, then go in live
 			let held: EngineEvent[] = [];
@@ -179,6 +199,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				held = [];
 			};
 			const ctx = engine.context({
+				namespace: poolNamespace(key, namespace),
 				emit: (e: EngineEvent) => {
 					if (e.outcome === 'error') sawError = true;
 					if (live) store.getState().logEvent(e);
@@ -202,7 +223,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					store.getState().logEvent({
 						time: Date.now(),
 						actor,
-						pool,
+						pool: key,
 						action: 'reconcile',
 						outcome: 'error',
 						message,
@@ -215,23 +236,32 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 
 	return {
 		loop,
-		claim(pool, identity) {
-			act(`claiming in ${pool} for ${identity}`, { pool, action: 'claim' }, async (ctx) => {
-				const r = await claim(ctx, pool, identity);
+		claim(key, identity) {
+			act(`claiming in ${key} for ${identity}`, { pool: key, action: 'claim' }, async (ctx) => {
+				const r = await claim(ctx, poolName(key), identity);
 				store.getState().selectMember(r.member);
 				return r.existing
 					? `${identity} already holds ${r.member}${r.renewed ? ' (expired claim renewed)' : ''}`
 					: `${r.member} claimed by ${identity}${r.started ? ' (starting it)' : ''}`;
 			});
 		},
-		release(pool, member) {
-			act(`releasing ${member}`, { pool, member, action: 'release' }, async (ctx, progress) => {
-				const r = await release(ctx, pool, member, actor, { force: true, onProgress: progress });
-				return r.message;
-			});
+		release(key, member) {
+			act(
+				`releasing ${member}`,
+				{ pool: key, member, action: 'release' },
+				async (ctx, progress) => {
+					const r = await release(ctx, poolName(key), member, actor, {
+						force: true,
+						onProgress: progress,
+					});
+					return r.message;
+				},
+			);
 		},
-		reconcile(pool) {
-			act(`reconciling ${pool}`, { pool, action: 'reconcile' }, (ctx) => reconcileWith(ctx, pool));
+		reconcile(key) {
+			act(`reconciling ${key}`, { pool: key, action: 'reconcile' }, (ctx) =>
+				reconcileWith(ctx, poolName(key)),
+			);
 		},
 		toggleLoop(pool) {
 			if (loop.pool()) {
@@ -246,30 +276,30 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					);
 			}
 		},
-		maintenance(pool, member, on, reason) {
+		maintenance(key, member, on, reason) {
 			act(
 				`${on ? 'setting' : 'clearing'} maintenance on ${member}`,
-				{ pool, member, action: 'maintenance' },
+				{ pool: key, member, action: 'maintenance' },
 				async (ctx) => {
-					await setMaintenance(ctx, pool, member, on, on ? reason : undefined);
+					await setMaintenance(ctx, poolName(key), member, on, on ? reason : undefined);
 					return on
 						? `${member} is in maintenance${reason ? `: ${reason}` : ''}`
 						: `${member} is out of maintenance`;
 				},
 			);
 		},
-		bulk(pool, action, members, reason) {
+		bulk(key, action, members, reason) {
 			const verb = bulkVerb(action);
 			act(
 				`${verb} of ${members.length} member${members.length === 1 ? '' : 's'}`,
-				{ pool, action: action === 'release' ? 'release' : 'maintenance' },
+				{ pool: key, action: action === 'release' ? 'release' : 'maintenance' },
 				async (ctx, progress) => {
 					const failed: string[] = [];
 					const done: string[] = [];
 					for (const [i, member] of members.entries()) {
 						progress(`${i + 1}/${members.length} ${member}`);
 						try {
-							await bulkStep(ctx, pool, action, member, reason, (m) =>
+							await bulkStep(ctx, poolName(key), action, member, reason, (m) =>
 								progress(`${i + 1}/${members.length} ${member}: ${m}`),
 							);
 							done.push(member);
@@ -280,7 +310,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 							store.getState().logEvent({
 								time: Date.now(),
 								actor,
-								pool,
+								pool: key,
 								member,
 								action: action === 'release' ? 'release' : 'maintenance',
 								outcome: 'error',
@@ -301,7 +331,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			loadHintFacts(member);
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
-			void memberEvents(engine.ctx, member).then(
+			const open = store.getState().pool;
+			const where = open
+				? engine.context({ namespace: poolNamespace(open, namespace) })
+				: engine.ctx;
+			void memberEvents(where, member).then(
 				(events) => {
 					if (store.getState().details?.member === member)
 						set({ member, loading: false, events, error: null });
@@ -336,8 +370,9 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				const log = store.getState().podLog;
 				if (log?.member === member) store.getState().setPodLog({ ...log, phase, error });
 			};
+			const open = store.getState().pool;
 			void memberLog(
-				engine.ctx,
+				open ? engine.context({ namespace: poolNamespace(open, namespace) }) : engine.ctx,
 				member,
 				AbortSignal.any([abort.signal, follow.signal]),
 				(line) => {
@@ -356,6 +391,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			logFollow = null;
 		},
 		close() {
+			unwatchDetails();
 			loop.stop();
 			logFollow?.abort();
 			abort.abort();

@@ -15,7 +15,7 @@ import {
 	poolOfConfigMap,
 	pvcName,
 } from '../pool/index.js';
-import { boundedObject } from './bounded-object.js';
+import { boundedWatched } from './bounded-object.js';
 
 /** What a batch touched: per pool, the members whose objects changed, or 'all' for the pool itself. */
 export type DirtyPools = Map<string, Set<string> | 'all'>;
@@ -90,7 +90,7 @@ export class ObjectIndex {
 				map.clear();
 				for (const raw of change.objects) {
 					if (!raw.metadata.name) continue;
-					const o = boundedObject(raw);
+					const o = boundedWatched(change.kind, raw);
 					map.set(raw.metadata.name, o);
 					touchObject(change.kind, o);
 				}
@@ -98,7 +98,7 @@ export class ObjectIndex {
 			}
 			const name = change.object.metadata.name;
 			if (!name) continue;
-			const object = boundedObject(change.object);
+			const object = boundedWatched(change.kind, change.object);
 			touchObject(change.kind, map.get(name));
 			touchObject(change.kind, object);
 			if (change.op === 'delete') map.delete(name);

@@ -7,6 +7,7 @@ import type { MemberColumn } from './member-columns.js';
 import type { MemberRow } from './member-row.js';
 import type { PoolColumn } from './pool-columns.js';
 import type { PoolDerivation } from './pool-derivation.js';
+import { poolNamespace } from './pool-key.js';
 
 /** The sort of a table: a column and a direction. */
 export interface SortOrder<K extends string> {
@@ -107,6 +108,8 @@ export function poolSortKey(
 ): SortKey {
 	const c = p.counts;
 	switch (column) {
+		case 'namespace':
+			return poolNamespace(p.pool, '') || null;
 		case 'name':
 			return p.pool;
 		case 'image':

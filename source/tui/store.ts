@@ -16,12 +16,13 @@ import {
 import { type AuditEntry, newestFirst } from '../pool/audit.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
+import { findHits } from './find-hits.js';
 import type { Command } from './keys.js';
 import type { MemberColumn } from './member-columns.js';
 import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
-import { ObjectIndex } from './object-index.js';
+import type { ObjectIndex } from './object-index.js';
 import type { PoolColumn } from './pool-columns.js';
 import {
 	derivePool,
@@ -29,6 +30,8 @@ import {
 	type PoolDerivation,
 	rederiveMembers,
 } from './pool-derivation.js';
+import { type PoolHistory, recordHistory } from './pool-history.js';
+import { PoolIndex } from './pool-key.js';
 import {
 	DEFAULT_MEMBER_SORT,
 	DEFAULT_POOL_SORT,
@@ -117,7 +120,9 @@ export type Prompt =
 			/** Why its Lease will not expire as it should (a stranded member), else absent. */
 			stranded?: string;
 	  }
-	| { kind: 'filter'; value: string };
+	| { kind: 'filter'; value: string }
+	/** The find on the pools screen being typed (↑↓ pick a hit, Enter opens it). */
+	| { kind: 'find'; value: string };
 
 /** One line of the activity log. */
 export interface LogEntry extends EngineEvent {
@@ -182,6 +187,8 @@ export interface ConsoleSession {
 	readOnly: boolean;
 	/** A line shown in the header, e.g. where the demo wrote its kubeconfig. */
 	note: string;
+	/** Every namespace is watched (-A): pools are keyed `namespace/pool` (see pool-key.ts). */
+	allNamespaces: boolean;
 }
 
 /** What the runner must do once the app unmounts. */
@@ -215,8 +222,11 @@ export interface ConsoleState {
 	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
+	/** The pools by key (the name, or `namespace/name` across namespaces), sorted. */
 	poolNames: readonly string[];
 	pools: Readonly<Record<string, PoolDerivation>>;
+	/** What the console has seen of each pool over time (sparkline, exhaustion), by key. */
+	history: Readonly<Record<string, PoolHistory>>;
 	screen: Screen;
 	/** The screen help returns to. */
 	helpReturn: Screen;
@@ -229,6 +239,10 @@ export interface ConsoleState {
 	/** Where the selection was, to fall back on when its member goes away. */
 	selectedIndex: number;
 	filter: string;
+	/** The find on the pools screen ('' = none): members, pools and holders across the pools shown. */
+	find: string;
+	/** The selected hit of the find, by position. */
+	findSelected: number;
 	prompt: Prompt | null;
 	showLog: boolean;
 	log: readonly LogEntry[];
@@ -299,6 +313,8 @@ export interface ConsoleActions {
 	setPrompt(prompt: Prompt | null): void;
 	/** Sets the filter text. */
 	setFilter(filter: string): void;
+	/** Sets the find text of the pools screen (its first hit selected). */
+	setFind(find: string): void;
 	/** Shows or hides the activity log. */
 	toggleLog(): void;
 	/** Updates the live loop. */
@@ -321,7 +337,7 @@ export interface ConsoleActions {
 	openAudit(scope: AuditScope): void;
 	/** Sets the audit screen's filter. */
 	setAuditFilter(filter: string): void;
-	/** The objects of a member, for the details screen. */
+	/** The objects of a member of the open pool, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
 	/** Sorts the members or pools table (the current screen's) by a column, or reverses it. */
 	setSort(sort: { column?: string; reverse?: boolean }): void;
@@ -355,7 +371,6 @@ let nextLogId = 1;
 
 /** Creates a console store. */
 export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
-	const index = new ObjectIndex();
 	const auditByName = new Map<string, AuditEntry>();
 	const logLimit = opts.logLimit ?? 500;
 	const now0 = opts.now ?? Date.now();
@@ -366,8 +381,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		actor: 'ctpool',
 		readOnly: false,
 		note: '',
+		allNamespaces: false,
 		...opts.session,
 	};
+	const index = new PoolIndex(session.allNamespaces);
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
 		now: now0,
@@ -378,6 +395,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		revision: 0,
 		poolNames: [],
 		pools: {},
+		history: {},
 		screen: opts.pool ? 'members' : 'pools',
 		helpReturn: opts.pool ? 'members' : 'pools',
 		pool: opts.pool ?? null,
@@ -385,6 +403,8 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		selected: null,
 		selectedIndex: 0,
 		filter: '',
+		find: '',
+		findSelected: 0,
 		prompt: null,
 		showLog: false,
 		log: [],
@@ -417,19 +437,27 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const state = get();
 			const pools: Record<string, PoolDerivation> = { ...state.pools };
 			let poolSetChanged = false;
-			for (const [pool, members] of dirty) {
-				const prev = pools[pool];
+			for (const [key, members] of dirty) {
+				const prev = pools[key];
+				const { index: objects, pool } = index.resolve(key);
 				if (!prev || members === 'all') {
-					pools[pool] = derivePool(index, pool, state.now);
+					pools[key] = derivePool(objects, pool, state.now);
 					if (!prev) poolSetChanged = true;
-				} else pools[pool] = rederiveMembers(index, prev, members, state.now);
+				} else pools[key] = rederiveMembers(objects, prev, members, state.now);
 			}
 			let poolNames = state.poolNames;
 			if (poolSetChanged || changes.some((c) => c.kind === 'configmaps' || c.op !== 'upsert')) {
-				const names = index.poolNames();
+				const names = index.poolKeys();
 				for (const name of Object.keys(pools)) if (!names.includes(name)) delete pools[name];
 				if (names.join('\n') !== poolNames.join('\n')) poolNames = names;
 			}
+			const history = recordHistory(
+				state.history,
+				pools,
+				state.now,
+				knownFigures(state).counts,
+				dirty.keys(),
+			);
 			// marks of members that are gone go with them
 			let marks = state.marks;
 			if (marks.size > 0 && state.pool) {
@@ -437,7 +465,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				const kept = [...marks].filter((m) => p?.positions.has(m));
 				if (kept.length !== marks.size) marks = new Set(kept);
 			}
-			set({ pools, poolNames, marks, revision: state.revision + 1 });
+			set({ pools, poolNames, history, marks, revision: state.revision + 1 });
 		},
 
 		setAuthProblem(problem) {
@@ -445,16 +473,23 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setConnection(overall, byKind) {
-			const listed = get().listed;
+			const state = get();
+			const listed = state.listed;
 			const now = WATCH_KINDS.filter(
 				(k) => !listed[k] && (overall.phase === 'synced' || byKind?.[k]?.phase === 'synced'),
 			);
+			const nextListed =
+				now.length > 0 ? { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } : listed;
+			// the first sight of every pool is when its counts become known, not its next change
+			const history =
+				!knownFigures(state).counts && knownFigures({ listed: nextListed }).counts
+					? recordHistory(state.history, state.pools, state.now, true)
+					: state.history;
 			set({
 				connection: overall,
 				...(byKind ? { connectionByKind: byKind } : {}),
-				...(now.length > 0
-					? { listed: { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } }
-					: {}),
+				...(now.length > 0 ? { listed: nextListed } : {}),
+				...(history !== state.history ? { history } : {}),
 			});
 		},
 
@@ -465,13 +500,24 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				const expired = newlyExpired(p, now);
 				if (expired.length === 0) continue;
 				pools ??= { ...state.pools };
-				pools[name] = rederiveMembers(index, p, expired, now);
+				pools[name] = rederiveMembers(index.resolve(name).index, p, expired, now);
 			}
+			const history = recordHistory(
+				state.history,
+				pools ?? state.pools,
+				now,
+				knownFigures(state).counts,
+			);
 			const status =
 				state.status && state.status.level !== 'error' && now - state.status.time >= STATUS_TTL_MS
 					? { status: null }
 					: {};
-			set(pools ? { now, pools, ...status } : { now, ...status });
+			set({
+				now,
+				...(pools ? { pools } : {}),
+				...(history !== state.history ? { history } : {}),
+				...status,
+			});
 		},
 
 		logEvent(e) {
@@ -506,6 +552,13 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		move(delta) {
 			const state = get();
+			if (state.screen === 'pools' && state.find) {
+				const hits = findHits(state);
+				if (hits.length === 0) return;
+				const at = Math.max(0, Math.min(state.findSelected, hits.length - 1));
+				set({ findSelected: Math.max(0, Math.min(hits.length - 1, at + delta)) });
+				return;
+			}
 			if (state.screen === 'audit') {
 				const lines = auditLines(state);
 				if (lines.length === 0) return;
@@ -591,6 +644,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			set({ selected: rows[at]?.name ?? state.selected, selectedIndex: at });
 		},
 
+		setFind(find) {
+			set({ find, findSelected: 0 });
+		},
+
 		toggleLog() {
 			set({ showLog: !get().showLog });
 		},
@@ -663,7 +720,8 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		memberObjects(member) {
-			return index.memberObjects(member);
+			const key = get().pool;
+			return (key ? index.resolve(key).index : index.resolve('').index).memberObjects(member);
 		},
 
 		setSort(sort) {
@@ -780,7 +838,7 @@ let lastPools: {
 
 /** The pool names in the pools table's sort order (the last answer is kept). */
 export function sortedPoolNames(
-	state: Pick<ConsoleState, 'poolNames' | 'pools' | 'poolSort' | 'audit' | 'now'>,
+	state: Pick<ConsoleState, 'poolNames' | 'pools' | 'poolSort' | 'audit' | 'now' | 'session'>,
 ): readonly string[] {
 	const refused = state.poolSort.column === 'refused' ? refusedByPool(state) : undefined;
 	const l = lastPools;

@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { Box, useApp, useInput, useStdin } from 'ink';
 import { useEffect, useRef } from 'react';
 import { targetPool } from '../availability.js';
+import { findHits } from '../find-hits.js';
 import { guardInputEvents } from '../input-guard.js';
 import { handleKey, requestQuit } from '../key-handler.js';
 import { keyPresses } from '../keys.js';
@@ -93,6 +94,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const visibleCount = useConsole((s) => visibleRows(s).length);
 	const filtering = useConsole((s) => parseFilter(s.filter) !== null);
 	const poolCount = useConsole((s) => s.poolNames.length);
+	const hitCount = useConsole((s) => (s.find.trim() ? findHits(s).length : -1));
 	const page = useRef(10);
 	// the text views (details, help, log) say how far they can scroll
 	const scrollInfo = useRef<ScrollInfo>({ max: 0 });
@@ -134,7 +136,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 		...(screen === 'members'
 			? { bodyWants: Math.max(2, visibleCount + 1) + (filtering ? 1 : 0) }
 			: screen === 'pools'
-				? { bodyWants: Math.max(2, poolCount + 1) }
+				? { bodyWants: hitCount >= 0 ? Math.max(3, hitCount + 2) : Math.max(2, poolCount + 1) }
 				: {}),
 	});
 	page.current = Math.max(1, layout.body - 1);
