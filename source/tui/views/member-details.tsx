@@ -227,8 +227,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 		? {
 				pool: hintPool(pool),
 				facts,
-				// the screen wraps every line itself
-				width: 0,
+				width: Math.max(20, width - LABEL_WIDTH),
 			}
 		: undefined;
 	const lines = detailLines(row, objects, poolHash, now, hint);
