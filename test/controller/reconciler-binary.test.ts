@@ -10,7 +10,7 @@ import { writeDefinition } from '../../source/engine/apply.js';
 import { claim } from '../../source/engine/claim.js';
 import { createEngineContext } from '../../source/engine/context.js';
 import { requireBuild } from '../e2e/ctpool-console.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
