@@ -9,11 +9,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, readPool } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
+import { requireBuild } from '../support/built-cli.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
 import { waitFor } from '../support/wait.js';
-import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { quit, startCtpool } from './ctpool-console.js';
 
 const SLOW = 45_000;
 
