@@ -4,4 +4,5 @@ export * from './config.js';
 export * from './connection-state.js';
 export * from './errors.js';
 export * from './objects.js';
+export * from './pod-log.js';
 export * from './pool-watch.js';

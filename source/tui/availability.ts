@@ -1,11 +1,13 @@
 /** Whether a command can run now, and if not, why: read-only, RBAC, or what is selected. */
 
 import { bindingOf, Command } from './keys.js';
-import { type ConsoleState, selectedRow } from './store.js';
+import { type ConsoleState, selectedRow, sortedPoolNames } from './store.js';
 
 /** The pool a pool-wide command acts on: the open one, or the one selected on the pools screen. */
 export function targetPool(state: ConsoleState, screen = state.screen): string | null {
-	return screen === 'pools' ? (state.selectedPool ?? state.poolNames[0] ?? null) : state.pool;
+	return screen === 'pools'
+		? (state.selectedPool ?? sortedPoolNames(state)[0] ?? null)
+		: state.pool;
 }
 
 /** Why a command is unavailable in any context (read-only mode, RBAC), or null. */
@@ -27,9 +29,31 @@ export function blockedReason(
 	if (fixed) return fixed;
 	if (screen === 'audit' && bindingOf(command).mutating)
 		return 'not on the audit screen; go back with Esc first';
-	const onMembers = screen === 'members' || screen === 'details';
+	const onMembers = screen === 'members' || screen === 'details' || screen === 'logs';
 	const row = onMembers ? selectedRow(state) : null;
+	// with marks, x and m act on every marked member (one confirmation lists them)
+	const bulk = screen === 'members' && state.marks.size > 0;
 	switch (command) {
+		case Command.Sort:
+		case Command.Reverse:
+			return screen === 'pools' || screen === 'members'
+				? null
+				: 'sorting works on the pools and members screens';
+		case Command.Mark:
+			if (screen !== 'members') return 'marks are made on the members screen';
+			return row ? null : 'select a member first';
+		case Command.MarkExpired:
+			return screen === 'members' ? null : 'marks are made on the members screen';
+		case Command.Unmark:
+			return state.marks.size > 0 ? null : 'nothing is marked';
+		case Command.PrevMember:
+		case Command.NextMember:
+			return screen === 'details' ? null : 'moves between members in the details view';
+		case Command.Previous:
+			return screen === 'logs' ? null : 'in the log view (L opens it)';
+		case Command.ContainerLog:
+			if (!row) return 'select a member first';
+			return row.podPhase === '' ? `${row.name} has no pod, so no container log` : null;
 		case Command.Filter:
 			return screen === 'members' || screen === 'audit' || screen === 'pools'
 				? null
@@ -43,10 +67,12 @@ export function blockedReason(
 		case Command.Loop:
 			return targetPool(state, screen) || state.loop.on ? null : 'select a pool first';
 		case Command.Release:
+			if (bulk) return state.busy ? `wait: ${state.busy.label} is running` : null;
 			if (!row) return 'select a member first';
 			if (!row.hasLease) return `${row.name} has no claim; there is nothing to release`;
 			return state.busy ? `wait: ${state.busy.label} is running` : null;
 		case Command.Maintenance:
+			if (bulk) return state.busy ? `wait: ${state.busy.label} is running` : null;
 			if (!row) return 'select a member first';
 			if (row.state === 'Missing') return `${row.name} does not exist yet (no PVC to mark)`;
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

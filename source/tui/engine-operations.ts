@@ -8,6 +8,7 @@ import {
 	type EngineContextOptions,
 	type EngineEvent,
 	memberEvents,
+	memberLog,
 	readLastLogLines,
 	readNodeRooms,
 	reconcile,
@@ -17,12 +18,14 @@ import {
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { failureKind } from '../pool/index.js';
+import { sanitize } from '../text/sanitize.js';
+import { boundedString } from './bounded-object.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
 import { poolName, poolNamespace } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
-import { type ConsoleStore, selectedRow } from './store.js';
+import { type BulkAction, bulkVerb, type ConsoleStore, selectedRow } from './store.js';
 
 /** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
@@ -167,6 +170,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		})();
 	};
 	let running: Promise<void> | null = null;
+	let logFollow: AbortController | null = null;
 
 	const reconcileWith = async (ctx: EngineContext, pool: string): Promise<string> => {
 		const result = await reconcile(ctx, pool);
@@ -272,19 +276,54 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					);
 			}
 		},
-		maintenance(key, member, on) {
+		maintenance(key, member, on, reason) {
 			act(
 				`${on ? 'setting' : 'clearing'} maintenance on ${member}`,
 				{ pool: key, member, action: 'maintenance' },
 				async (ctx) => {
-					await setMaintenance(
-						ctx,
-						poolName(key),
-						member,
-						on,
-						on ? `set by ${actor} in the console` : undefined,
-					);
-					return on ? `${member} is in maintenance` : `${member} is out of maintenance`;
+					await setMaintenance(ctx, poolName(key), member, on, on ? reason : undefined);
+					return on
+						? `${member} is in maintenance${reason ? `: ${reason}` : ''}`
+						: `${member} is out of maintenance`;
+				},
+			);
+		},
+		bulk(key, action, members, reason) {
+			const verb = bulkVerb(action);
+			act(
+				`${verb} of ${members.length} member${members.length === 1 ? '' : 's'}`,
+				{ pool: key, action: action === 'release' ? 'release' : 'maintenance' },
+				async (ctx, progress) => {
+					const failed: string[] = [];
+					const done: string[] = [];
+					for (const [i, member] of members.entries()) {
+						progress(`${i + 1}/${members.length} ${member}`);
+						try {
+							await bulkStep(ctx, poolName(key), action, member, reason, (m) =>
+								progress(`${i + 1}/${members.length} ${member}: ${m}`),
+							);
+							done.push(member);
+						} catch (err) {
+							const message = describeError(err);
+							noteAuth(message);
+							failed.push(`${member}: ${message}`);
+							store.getState().logEvent({
+								time: Date.now(),
+								actor,
+								pool: key,
+								member,
+								action: action === 'release' ? 'release' : 'maintenance',
+								outcome: 'error',
+								message,
+							});
+						}
+					}
+					// the marks of the members done go; the failed stay marked for another try
+					store.getState().setMarks(done, false);
+					const summary = `${verb}: ${done.length} of ${members.length} done${done.length > 0 ? ` (${done.join(', ')})` : ''}`;
+					if (failed.length > 0)
+						throw new Error(`${summary}; ${failed.length} failed: ${failed.join('; ')}`);
+					return summary;
 				},
 			);
 		},
@@ -307,9 +346,54 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				},
 			);
 		},
+		followLog(member, previous) {
+			logFollow?.abort();
+			const follow = new AbortController();
+			logFollow = follow;
+			const s = store.getState();
+			s.setPodLog({ member, previous, phase: 'connecting', lines: [], dropped: 0, error: null });
+			// lines are batched into one store update per tick of the event loop
+			let pending: string[] = [];
+			let timer: NodeJS.Timeout | null = null;
+			const push = () => {
+				timer = null;
+				const lines = pending;
+				pending = [];
+				if (!follow.signal.aborted) store.getState().appendPodLog(member, lines);
+			};
+			const setPhase = (phase: 'following' | 'ended' | 'error', error: string | null = null) => {
+				if (follow.signal.aborted) return;
+				if (timer) {
+					clearTimeout(timer);
+					push();
+				}
+				const log = store.getState().podLog;
+				if (log?.member === member) store.getState().setPodLog({ ...log, phase, error });
+			};
+			const open = store.getState().pool;
+			void memberLog(
+				open ? engine.context({ namespace: poolNamespace(open, namespace) }) : engine.ctx,
+				member,
+				AbortSignal.any([abort.signal, follow.signal]),
+				(line) => {
+					pending.push(sanitize(boundedString(line)));
+					timer ??= setTimeout(push, 50);
+				},
+				{ previous },
+				() => setPhase('following'),
+			).then(
+				() => setPhase('ended'),
+				(err) => setPhase('error', describeError(err)),
+			);
+		},
+		stopLog() {
+			logFollow?.abort();
+			logFollow = null;
+		},
 		close() {
 			unwatchDetails();
 			loop.stop();
+			logFollow?.abort();
 			abort.abort();
 		},
 		async settle(timeoutMs) {
@@ -324,4 +408,25 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			clearTimeout(timer);
 		},
 	};
+}
+
+/** One member's step of a bulk action. */
+async function bulkStep(
+	ctx: EngineContext,
+	pool: string,
+	action: BulkAction,
+	member: string,
+	reason: string,
+	progress: (m: string) => void,
+): Promise<void> {
+	if (action === 'release')
+		await release(ctx, pool, member, ctx.actor, { force: true, onProgress: progress });
+	else
+		await setMaintenance(
+			ctx,
+			pool,
+			member,
+			action === 'maintenance-on',
+			action === 'maintenance-on' ? reason : undefined,
+		);
 }

@@ -6,8 +6,22 @@ import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
 import { selectedHit } from './find-hits.js';
 import { bindingOf, Command, commandOf } from './keys.js';
+import { columnTitle } from './member-columns.js';
 import type { ConsoleOperations } from './operations.js';
-import { type ConsoleStore, selectedRow } from './store.js';
+import { poolColumnTitle } from './pool-columns.js';
+import { MEMBER_SORT_COLUMNS, nextSortColumn, POOL_SORT_COLUMNS, sortLabel } from './sorting.js';
+import {
+	type BulkAction,
+	type BulkMember,
+	bulkVerb,
+	type ConsoleActions,
+	type ConsoleState,
+	type ConsoleStore,
+	currentPool,
+	type Prompt,
+	selectedRow,
+	visibleRows,
+} from './store.js';
 
 /** What the key handler acts through. */
 export interface KeyContext {
@@ -17,6 +31,79 @@ export interface KeyContext {
 	exit(): void;
 	/** Rows in a page of the table. */
 	pageSize(): number;
+	/** The last first line the text of the details, help or log view can scroll to. */
+	scrollMax?(): number;
+}
+
+/** The maintenance reason a prompt starts with (the admin edits it). */
+export function defaultMaintenanceReason(state: ConsoleState): string {
+	return `set by ${state.session.actor} in the console`;
+}
+
+/** The marked members as a bulk action lists them (in index order), each with why it is skipped. */
+export function bulkMembers(state: ConsoleState, action: BulkAction): BulkMember[] {
+	const p = currentPool(state);
+	const byName = new Map((p?.rows ?? []).map((r) => [r.name, r]));
+	const rows = [...state.marks].flatMap((name) => byName.get(name) ?? []);
+	rows.sort((a, b) => a.index - b.index);
+	return rows.map((r) => {
+		let skip = '';
+		if (action === 'release' && !r.hasLease) skip = 'no claim';
+		else if (action === 'maintenance-on' && r.state === 'Missing') skip = 'does not exist yet';
+		else if (action === 'maintenance-off' && !r.maintenance) skip = 'not in maintenance';
+		return { name: r.name, holder: r.leaseHolder, skip };
+	});
+}
+
+/** Scrolls the details, help or log text by delta lines (Infinity: the end). */
+function scrollBy(ctx: KeyContext, delta: number): void {
+	const s = ctx.store.getState();
+	const max = Math.max(0, ctx.scrollMax?.() ?? 0);
+	const cur = s.scroll < 0 ? max : Math.min(s.scroll, max);
+	const next = Math.max(0, Math.min(max, cur + delta));
+	// at the end the log view follows what comes
+	s.setScroll(next >= max && delta > 0 ? -1 : next);
+}
+
+/** The scroll keys of a text view; true when the command was one. */
+function scrollKey(command: Command, ctx: KeyContext): boolean {
+	const page = Math.max(1, ctx.pageSize());
+	switch (command) {
+		case Command.Up:
+			scrollBy(ctx, -1);
+			return true;
+		case Command.Down:
+			scrollBy(ctx, 1);
+			return true;
+		case Command.PageUp:
+			scrollBy(ctx, -page);
+			return true;
+		case Command.PageDown:
+			scrollBy(ctx, page);
+			return true;
+		case Command.Top:
+			ctx.store.getState().setScroll(0);
+			return true;
+		case Command.Bottom:
+			ctx.store.getState().setScroll(-1);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/** The keys of the bulk confirmation: ↑ ↓ PgUp PgDn scroll its list. */
+function bulkScroll(
+	prompt: Extract<Prompt, { kind: 'bulk' }>,
+	key: Key,
+	input: string,
+): number | null {
+	const typing = prompt.action === 'maintenance-on';
+	if (key.upArrow || (!typing && input === 'k')) return prompt.scroll - 1;
+	if (key.downArrow || (!typing && input === 'j')) return prompt.scroll + 1;
+	if (key.pageUp) return prompt.scroll - 5;
+	if (key.pageDown) return prompt.scroll + 5;
+	return null;
 }
 
 function isPrintable(input: string, key: Key): boolean {
@@ -159,6 +246,47 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		}
+		if (prompt.kind === 'maintenance') {
+			if (key.escape) {
+				s.setPrompt(null);
+				s.setStatus(`maintenance of ${prompt.member} cancelled`);
+			} else if (key.return) {
+				const pool = targetPool(s);
+				s.setPrompt(null);
+				if (pool) ctx.ops.maintenance(pool, prompt.member, true, prompt.value.trim());
+			} else {
+				const value = editText(prompt.value, input, key);
+				if (value !== null) s.setPrompt({ ...prompt, value });
+			}
+			return;
+		}
+		if (prompt.kind === 'bulk') {
+			const scroll = bulkScroll(prompt, key, input);
+			if (scroll !== null) {
+				s.setPrompt({
+					...prompt,
+					scroll: Math.max(0, Math.min(prompt.members.length - 1, scroll)),
+				});
+				return;
+			}
+			const acting = prompt.members.filter((m) => !m.skip).map((m) => m.name);
+			const accept =
+				prompt.action === 'maintenance-on' ? key.return : input === 'y' || input === 'Y';
+			const cancel =
+				key.escape || (prompt.action !== 'maintenance-on' && (input === 'n' || input === 'N'));
+			if (accept) {
+				s.setPrompt(null);
+				const pool = targetPool(s);
+				if (pool) ctx.ops.bulk(pool, prompt.action, acting, prompt.value.trim());
+			} else if (cancel) {
+				s.setPrompt(null);
+				s.setStatus(`${bulkVerb(prompt.action)}: cancelled (${acting.length} marked)`);
+			} else if (prompt.action === 'maintenance-on') {
+				const value = editText(prompt.value, input, key);
+				if (value !== null) s.setPrompt({ ...prompt, value });
+			}
+			return;
+		}
 		if (prompt.kind !== 'release') return;
 		// the release confirm: y accepts, n or Esc cancels, anything else is ignored
 		if (input === 'y' || input === 'Y') {
@@ -177,8 +305,26 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 	if (s.screen === 'help') {
 		if (command === Command.Back || command === Command.Help) s.setScreen(s.helpReturn);
 		else if (command === Command.Quit) quit(ctx);
+		else scrollKey(command, ctx);
 		return;
 	}
+	if (s.screen === 'logs') {
+		if (command === Command.Back) {
+			ctx.ops.stopLog();
+			s.setPodLog(null);
+			s.setScreen(s.logReturn);
+		} else if (command === Command.Previous && s.podLog) {
+			const previous = !s.podLog.previous;
+			s.setScroll(-1);
+			ctx.ops.followLog(s.podLog.member, previous);
+		} else if (command === Command.Help) s.setScreen('help');
+		else if (command === Command.Log) s.toggleLog();
+		else if (command === Command.Quit) quit(ctx);
+		else if (!scrollKey(command, ctx))
+			s.setStatus(`${bindingOf(command).hint}: not in the log view (Esc returns)`);
+		return;
+	}
+	if (s.screen === 'details' && scrollKey(command, ctx)) return;
 	// the next action (Esc included) dismisses the message of the last one; moving, the log and
 	// help do not
 	if (!KEEPS_STATUS.has(command)) s.clearStatus();
@@ -217,6 +363,67 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 		case Command.Bottom:
 			s.moveTo('bottom');
 			return;
+		case Command.PrevMember:
+		case Command.NextMember: {
+			s.move(command === Command.PrevMember ? -1 : 1);
+			const next = selectedRow(ctx.store.getState());
+			s.setScroll(0);
+			if (next && next.name !== row?.name) ctx.ops.loadEvents(next.name);
+			return;
+		}
+		case Command.Sort:
+		case Command.Reverse: {
+			const onPools = s.screen === 'pools';
+			if (command === Command.Reverse)
+				s.setSort({ reverse: !(onPools ? s.poolSort : s.memberSort).reverse });
+			else if (onPools) s.setSort({ column: nextSortColumn(POOL_SORT_COLUMNS, s.poolSort.column) });
+			else s.setSort({ column: nextSortColumn(MEMBER_SORT_COLUMNS, s.memberSort.column) });
+			const after = ctx.store.getState();
+			s.setStatus(
+				onPools
+					? sortLabel(poolColumnTitle(after.poolSort.column), after.poolSort)
+					: sortLabel(columnTitle(after.memberSort.column), after.memberSort),
+			);
+			return;
+		}
+		case Command.Mark:
+			if (row) s.setMarks([row.name], !s.marks.has(row.name));
+			return;
+		case Command.MarkExpired: {
+			const expired = visibleRows(s).filter((r) => r.claimExpired && !r.reconciling);
+			s.setMarks(
+				expired.map((r) => r.name),
+				true,
+			);
+			s.setStatus(
+				expired.length > 0
+					? `marked ${expired.length} member${expired.length > 1 ? 's' : ''} whose claim expired (x force-releases every mark)`
+					: s.filter
+						? 'no member the filter shows has an expired claim'
+						: 'no member has an expired claim',
+			);
+			return;
+		}
+		case Command.Unmark: {
+			const n = s.marks.size;
+			s.clearMarks();
+			s.setStatus(n > 0 ? `unmarked ${n}` : 'nothing is marked');
+			return;
+		}
+		case Command.ContainerLog:
+			if (row) {
+				s.setPodLog({
+					member: row.name,
+					previous: false,
+					phase: 'connecting',
+					lines: [],
+					dropped: 0,
+					error: null,
+				});
+				s.setScreen('logs');
+				ctx.ops.followLog(row.name, false);
+			}
+			return;
 		case Command.Open:
 			if (s.screen === 'pools' && s.find) openHit(ctx);
 			else if (s.screen === 'pools') {
@@ -253,6 +460,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });
 			return;
 		case Command.Release:
+			if (s.screen === 'members' && s.marks.size > 0) {
+				openBulk(s, 'release');
+				return;
+			}
 			if (row)
 				s.setPrompt({
 					kind: 'release',
@@ -268,7 +479,21 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			ctx.ops.toggleLoop(pool);
 			return;
 		case Command.Maintenance:
-			if (row && pool) ctx.ops.maintenance(pool, row.name, !row.maintenance);
+			if (s.screen === 'members' && s.marks.size > 0) {
+				const marked = bulkMembers(s, 'maintenance-on');
+				const anyOff = marked.some((m) => !m.skip && !isInMaintenance(s, m.name));
+				openBulk(s, anyOff ? 'maintenance-on' : 'maintenance-off');
+				return;
+			}
+			if (row && pool) {
+				if (row.maintenance) ctx.ops.maintenance(pool, row.name, false);
+				else
+					s.setPrompt({
+						kind: 'maintenance',
+						member: row.name,
+						value: defaultMaintenanceReason(s),
+					});
+			}
 			return;
 		case Command.Console:
 			if (row) {
@@ -286,4 +511,32 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			quit(ctx);
 			return;
 	}
+}
+
+function isInMaintenance(state: ConsoleState, member: string): boolean {
+	const p = currentPool(state);
+	const i = p?.positions.get(member);
+	return i !== undefined && Boolean(p?.rows[i]?.maintenance);
+}
+
+/** Opens the one confirmation of a bulk action, or says why there is nothing to act on. */
+function openBulk(s: ConsoleState & ConsoleActions, action: BulkAction): void {
+	const members = bulkMembers(s, action);
+	if (!members.some((m) => !m.skip)) {
+		const why =
+			action === 'release'
+				? 'none of the marked members has a claim'
+				: action === 'maintenance-on'
+					? 'none of the marked members exists yet'
+					: 'none of the marked members is in maintenance';
+		s.setStatus(`${bulkVerb(action)}: ${why}`, 'error');
+		return;
+	}
+	s.setPrompt({
+		kind: 'bulk',
+		action,
+		members,
+		value: action === 'maintenance-on' ? defaultMaintenanceReason(s) : '',
+		scroll: 0,
+	});
 }

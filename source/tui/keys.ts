@@ -10,9 +10,16 @@ export const Command = {
 	Bottom: 'bottom',
 	PageUp: 'page-up',
 	PageDown: 'page-down',
+	PrevMember: 'prev-member',
+	NextMember: 'next-member',
 	Open: 'open',
 	Back: 'back',
 	Filter: 'filter',
+	Sort: 'sort',
+	Reverse: 'reverse',
+	Mark: 'mark',
+	MarkExpired: 'mark-expired',
+	Unmark: 'unmark',
 	Claim: 'claim',
 	Release: 'release',
 	Reconcile: 'reconcile',
@@ -20,6 +27,8 @@ export const Command = {
 	Maintenance: 'maintenance',
 	Console: 'console',
 	Log: 'log',
+	ContainerLog: 'container-log',
+	Previous: 'previous',
 	Audit: 'audit',
 	Help: 'help',
 	Quit: 'quit',
@@ -43,10 +52,34 @@ export interface KeyBinding {
 
 /** Every binding, in the order help lists them. */
 export const KEY_BINDINGS: readonly KeyBinding[] = [
-	{ command: Command.Up, keys: '↑ k', hint: 'up', description: 'move up', mutating: false },
-	{ command: Command.Down, keys: '↓ j', hint: 'down', description: 'move down', mutating: false },
-	{ command: Command.Top, keys: 'g', hint: 'top', description: 'first row', mutating: false },
-	{ command: Command.Bottom, keys: 'G', hint: 'bottom', description: 'last row', mutating: false },
+	{
+		command: Command.Up,
+		keys: '↑ k',
+		hint: 'up',
+		description: 'move up (scrolls details, help and the log view)',
+		mutating: false,
+	},
+	{
+		command: Command.Down,
+		keys: '↓ j',
+		hint: 'down',
+		description: 'move down (scrolls details, help and the log view)',
+		mutating: false,
+	},
+	{
+		command: Command.Top,
+		keys: 'g',
+		hint: 'top',
+		description: 'first row, or the top of the text',
+		mutating: false,
+	},
+	{
+		command: Command.Bottom,
+		keys: 'G',
+		hint: 'bottom',
+		description: 'last row, or the end of the text (the log view follows from there)',
+		mutating: false,
+	},
 	{
 		command: Command.PageUp,
 		keys: 'PgUp',
@@ -62,17 +95,31 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		mutating: false,
 	},
 	{
+		command: Command.PrevMember,
+		keys: '[',
+		hint: 'prev',
+		description: 'in details: the previous member, in the members screen order',
+		mutating: false,
+	},
+	{
+		command: Command.NextMember,
+		keys: ']',
+		hint: 'next',
+		description: 'in details: the next member, in the members screen order',
+		mutating: false,
+	},
+	{
 		command: Command.Open,
 		keys: 'Enter',
 		hint: 'open',
-		description: 'open the pool, or the member details',
+		description: 'open the pool, or the member details (long lines wrap)',
 		mutating: false,
 	},
 	{
 		command: Command.Back,
 		keys: 'Esc',
 		hint: 'back',
-		description: 'back (first clearing the filter), or cancel a prompt; dismisses the message',
+		description: 'back, clearing the filter first; cancels a prompt, dismisses a message',
 		mutating: false,
 	},
 	{
@@ -80,6 +127,41 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		keys: '/',
 		hint: 'filter',
 		description: 'members: filter (regex; ! inverts) · pools: find · audit: pool: member: …',
+		mutating: false,
+	},
+	{
+		command: Command.Sort,
+		keys: 'o',
+		hint: 'sort',
+		description: 'sort the pools or members by the next column (kept across refreshes)',
+		mutating: false,
+	},
+	{
+		command: Command.Reverse,
+		keys: 'O',
+		hint: 'reverse',
+		description: 'reverse the sort order',
+		mutating: false,
+	},
+	{
+		command: Command.Mark,
+		keys: 'Space',
+		hint: 'mark',
+		description: 'mark or unmark the selected member (x and m then act on every mark)',
+		mutating: false,
+	},
+	{
+		command: Command.MarkExpired,
+		keys: '*',
+		hint: 'mark expired',
+		description: 'mark every member (the filter lets through) whose claim expired',
+		mutating: false,
+	},
+	{
+		command: Command.Unmark,
+		keys: 'U',
+		hint: 'unmark',
+		description: 'unmark every member',
 		mutating: false,
 	},
 	{
@@ -93,7 +175,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Release,
 		keys: 'x',
 		hint: 'release',
-		description: 'release --force the selected member (destroys its data)',
+		description: 'release --force the selected or every marked member (destroys its data)',
 		mutating: true,
 	},
 	{
@@ -114,7 +196,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Maintenance,
 		keys: 'm',
 		hint: 'maint',
-		description: 'maintenance on/off for the selected member',
+		description: 'maintenance on (asks a reason) or off: the selected or marked members',
 		mutating: true,
 	},
 	{
@@ -129,6 +211,20 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		keys: 'l',
 		hint: 'log',
 		description: 'show or hide the activity log',
+		mutating: false,
+	},
+	{
+		command: Command.ContainerLog,
+		keys: 'L',
+		hint: 'container log',
+		description: "the selected member's container log, followed live (Esc returns)",
+		mutating: false,
+	},
+	{
+		command: Command.Previous,
+		keys: 'p',
+		hint: 'previous',
+		description: "log view: the previous (crashed) container's log, or the current one",
 		mutating: false,
 	},
 	{
@@ -193,6 +289,24 @@ export function commandOf(input: string, key: Key): Command | null {
 			return Command.Console;
 		case 'l':
 			return Command.Log;
+		case 'L':
+			return Command.ContainerLog;
+		case 'p':
+			return Command.Previous;
+		case '[':
+			return Command.PrevMember;
+		case ']':
+			return Command.NextMember;
+		case 'o':
+			return Command.Sort;
+		case 'O':
+			return Command.Reverse;
+		case ' ':
+			return Command.Mark;
+		case '*':
+			return Command.MarkExpired;
+		case 'U':
+			return Command.Unmark;
 		case 'e':
 			return Command.Audit;
 		case '?':

@@ -183,3 +183,16 @@ export function messageCell(row: MemberRow, hidden: ReadonlySet<MemberColumn>): 
 		row.state === 'Failed' || row.claimExpired ? 'error' : notes.length > 0 ? 'warn' : undefined;
 	return { text, tone };
 }
+
+/** The title of a member column (every column, shown or not). */
+export function columnTitle(column: MemberColumn): string {
+	const all = memberColumns({
+		nameWidth: 4,
+		holderWidth: 6,
+		anyClaim: true,
+		anyDrift: true,
+		anyMaintenance: true,
+		anyAboveSize: true,
+	});
+	return all.find((c) => c.key === column)?.title ?? column.toUpperCase();
+}

@@ -145,3 +145,8 @@ export function poolCell(
 		}
 	}
 }
+
+/** The title of a pool column. */
+export function poolColumnTitle(column: PoolColumn): string {
+	return poolColumns(4).find((c) => c.key === column)?.title ?? column.toUpperCase();
+}

@@ -14,14 +14,16 @@ import {
 	type WatchKind,
 } from '../kube/pool-watch.js';
 import { type AuditEntry, newestFirst } from '../pool/audit.js';
-import { auditLines } from './audit-filter.js';
+import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import { findHits } from './find-hits.js';
 import type { Command } from './keys.js';
+import type { MemberColumn } from './member-columns.js';
 import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
+import type { PoolColumn } from './pool-columns.js';
 import {
 	derivePool,
 	newlyExpired,
@@ -30,9 +32,16 @@ import {
 } from './pool-derivation.js';
 import { type PoolHistory, recordHistory } from './pool-history.js';
 import { PoolIndex } from './pool-key.js';
+import {
+	DEFAULT_MEMBER_SORT,
+	DEFAULT_POOL_SORT,
+	type SortOrder,
+	sortPoolNames,
+	sortRows,
+} from './sorting.js';
 
 /** The screens. */
-export type Screen = 'pools' | 'members' | 'details' | 'help' | 'audit';
+export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help' | 'audit';
 
 /** The audit trail as the console follows it (a watch on ctpool's Events). */
 export interface AuditFeed {
@@ -67,9 +76,43 @@ export interface AuditView {
 /** The most audit lines the console keeps (the oldest give way). */
 export const AUDIT_LINES_MAX = 5000;
 
-/** An open prompt: the claim identity, the release confirm, or the filter being typed. */
+/** A member a bulk action is asked for, as its confirmation lists it. */
+export interface BulkMember {
+	name: string;
+	/** The Lease holder ('' when none). */
+	holder: string;
+	/** Why the action skips it ('' when it acts on it). */
+	skip: string;
+}
+
+/** What a bulk confirmation does once accepted. */
+export type BulkAction = 'release' | 'maintenance-on' | 'maintenance-off';
+
+/** How a bulk action is named in messages. */
+export function bulkVerb(action: BulkAction): string {
+	return action === 'release'
+		? 'force-release'
+		: action === 'maintenance-on'
+			? 'maintenance on'
+			: 'maintenance off';
+}
+
+/**
+ * An open prompt: the claim identity, the release confirm, the filter being typed, the
+ * maintenance reason, or the one confirmation of an action on every marked member.
+ */
 export type Prompt =
 	| { kind: 'claim'; value: string; error: string | null }
+	| { kind: 'maintenance'; member: string; value: string }
+	| {
+			kind: 'bulk';
+			action: BulkAction;
+			members: BulkMember[];
+			/** The maintenance reason (maintenance-on only). */
+			value: string;
+			/** The first listed member shown (the list scrolls with ↑ ↓). */
+			scroll: number;
+	  }
 	| {
 			kind: 'release';
 			member: string;
@@ -115,6 +158,22 @@ export interface DetailsEvents {
 	events: EventLine[];
 	error: string | null;
 }
+
+/** The container log the log view follows. */
+export interface PodLogView {
+	member: string;
+	/** The previous (crashed) container's log rather than the current one's. */
+	previous: boolean;
+	phase: 'connecting' | 'following' | 'ended' | 'error';
+	/** Sanitised lines, at most LOG_VIEW_LINES (the oldest go first). */
+	lines: readonly string[];
+	/** Lines dropped from the front to keep the bound. */
+	dropped: number;
+	error: string | null;
+}
+
+/** The most log lines the log view keeps. */
+export const LOG_VIEW_LINES = 5000;
 
 /** What the console runs against; fixed for the session. */
 export interface ConsoleSession {
@@ -196,6 +255,20 @@ export interface ConsoleState {
 	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
 	hintFacts: { member: string; facts: HintFacts } | null;
 	request: ConsoleRequest | null;
+	/** The members table's sort (kept while the console runs). */
+	memberSort: SortOrder<MemberColumn>;
+	/** The pools table's sort. */
+	poolSort: SortOrder<PoolColumn>;
+	/** The marked members of the open pool. */
+	marks: ReadonlySet<string>;
+	/** A member was marked on this pool's screen: the mark column stays while it lives. */
+	markColumn: boolean;
+	/** The first line shown of the details, help and log texts (-1: the end, following). */
+	scroll: number;
+	/** The container log of the log view (null when closed). */
+	podLog: PodLogView | null;
+	/** The screen the log view returns to. */
+	logReturn: Screen;
 	audit: AuditFeed;
 	auditView: AuditView;
 }
@@ -266,6 +339,18 @@ export interface ConsoleActions {
 	setAuditFilter(filter: string): void;
 	/** The objects of a member of the open pool, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
+	/** Sorts the members or pools table (the current screen's) by a column, or reverses it. */
+	setSort(sort: { column?: string; reverse?: boolean }): void;
+	/** Marks or unmarks members (true marks). */
+	setMarks(names: readonly string[], on: boolean): void;
+	/** Unmarks every member. */
+	clearMarks(): void;
+	/** Scrolls the text of the details, help or log view to a line (-1: the end). */
+	setScroll(line: number): void;
+	/** Opens (or replaces) the log view's state; null closes it. */
+	setPodLog(log: PodLogView | null): void;
+	/** Appends lines to the log view (for the member it follows). */
+	appendPodLog(member: string, lines: readonly string[]): void;
 }
 
 /** The store: state and actions. */
@@ -336,6 +421,13 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		details: null,
 		hintFacts: null,
 		request: null,
+		memberSort: DEFAULT_MEMBER_SORT,
+		poolSort: DEFAULT_POOL_SORT,
+		marks: new Set<string>(),
+		markColumn: false,
+		scroll: 0,
+		podLog: null,
+		logReturn: 'members',
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
 
@@ -366,7 +458,14 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				knownFigures(state).counts,
 				dirty.keys(),
 			);
-			set({ pools, poolNames, history, revision: state.revision + 1 });
+			// marks of members that are gone go with them
+			let marks = state.marks;
+			if (marks.size > 0 && state.pool) {
+				const p = pools[state.pool];
+				const kept = [...marks].filter((m) => p?.positions.has(m));
+				if (kept.length !== marks.size) marks = new Set(kept);
+			}
+			set({ pools, poolNames, history, marks, revision: state.revision + 1 });
 		},
 
 		setAuthProblem(problem) {
@@ -475,7 +574,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				return;
 			}
 			if (state.screen === 'pools') {
-				const names = state.poolNames;
+				const names = sortedPoolNames(state);
 				if (names.length === 0) return;
 				const at = Math.max(0, names.indexOf(state.selectedPool ?? ''));
 				const next = Math.max(0, Math.min(names.length - 1, at + delta));
@@ -506,17 +605,31 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				selectedPool: pool,
 				screen: 'members',
 				status: null,
-				...(same ? {} : { selected: null, selectedIndex: 0, filter: '' }),
+				...(same
+					? {}
+					: { selected: null, selectedIndex: 0, filter: '', marks: new Set(), markColumn: false }),
 			});
 		},
 
 		setScreen(screen) {
 			const state = get();
 			if (screen === 'help')
-				set({ screen, helpReturn: state.screen === 'help' ? state.helpReturn : state.screen });
-			else if (state.screen === 'help' || screen === state.screen) set({ screen });
+				set({
+					screen,
+					helpReturn: state.screen === 'help' ? state.helpReturn : state.screen,
+					...(state.screen === 'help' ? {} : { scroll: 0 }),
+				});
+			else if (state.screen === 'help' || screen === state.screen)
+				// back from help: the log view follows again
+				set(screen === 'logs' && state.screen === 'help' ? { screen, scroll: -1 } : { screen });
 			// navigation: the message belonged to the screen left
-			else set({ screen, status: null });
+			else
+				set({
+					screen,
+					status: null,
+					scroll: screen === 'logs' ? -1 : 0,
+					...(screen === 'logs' && state.screen !== 'logs' ? { logReturn: state.screen } : {}),
+				});
 		},
 
 		setPrompt(prompt) {
@@ -610,6 +723,60 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const key = get().pool;
 			return (key ? index.resolve(key).index : index.resolve('').index).memberObjects(member);
 		},
+
+		setSort(sort) {
+			const state = get();
+			const screen = state.screen === 'help' ? state.helpReturn : state.screen;
+			if (screen === 'pools')
+				set({
+					poolSort: {
+						column: (sort.column as PoolColumn | undefined) ?? state.poolSort.column,
+						reverse: sort.reverse ?? state.poolSort.reverse,
+					},
+				});
+			else
+				set({
+					memberSort: {
+						column: (sort.column as MemberColumn | undefined) ?? state.memberSort.column,
+						reverse: sort.reverse ?? state.memberSort.reverse,
+					},
+				});
+		},
+
+		setMarks(names, on) {
+			const marks = new Set(get().marks);
+			for (const n of names) {
+				if (on) marks.add(n);
+				else marks.delete(n);
+			}
+			set({ marks, ...(on && names.length > 0 ? { markColumn: true } : {}) });
+		},
+
+		clearMarks() {
+			if (get().marks.size > 0) set({ marks: new Set() });
+		},
+
+		setScroll(line) {
+			set({ scroll: line });
+		},
+
+		setPodLog(log) {
+			set({ podLog: log });
+		},
+
+		appendPodLog(member, lines) {
+			const log = get().podLog;
+			if (!log || log.member !== member || lines.length === 0) return;
+			const all = [...log.lines, ...lines];
+			const over = Math.max(0, all.length - LOG_VIEW_LINES);
+			set({
+				podLog: {
+					...log,
+					lines: over > 0 ? all.slice(over) : all,
+					dropped: log.dropped + over,
+				},
+			});
+		},
 	}));
 }
 
@@ -635,10 +802,57 @@ export function currentPool(state: ConsoleState): PoolDerivation | null {
 
 const NO_ROWS: readonly MemberRow[] = [];
 
-/** The member rows of the open pool that the filter lets through. */
+let lastVisible: {
+	rows: readonly MemberRow[];
+	filter: string;
+	sort: SortOrder<MemberColumn>;
+	out: readonly MemberRow[];
+} | null = null;
+
+/** The rows the filter lets through, in the sort's order (the last answer is kept). */
+export function filteredSorted(
+	rows: readonly MemberRow[],
+	filter: string,
+	sort: SortOrder<MemberColumn>,
+): readonly MemberRow[] {
+	const l = lastVisible;
+	if (l && l.rows === rows && l.filter === filter && l.sort === sort) return l.out;
+	const out = sortRows(filterRows(rows, filter), sort);
+	lastVisible = { rows, filter, sort, out };
+	return out;
+}
+
+/** The member rows of the open pool that the filter lets through, in the sort's order. */
 export function visibleRows(state: ConsoleState): readonly MemberRow[] {
 	const p = currentPool(state);
-	return p ? filterRows(p.rows, state.filter) : NO_ROWS;
+	return p ? filteredSorted(p.rows, state.filter, state.memberSort) : NO_ROWS;
+}
+
+let lastPools: {
+	names: readonly string[];
+	pools: ConsoleState['pools'];
+	sort: SortOrder<PoolColumn>;
+	refused: ReadonlyMap<string, number> | null | undefined;
+	out: readonly string[];
+} | null = null;
+
+/** The pool names in the pools table's sort order (the last answer is kept). */
+export function sortedPoolNames(
+	state: Pick<ConsoleState, 'poolNames' | 'pools' | 'poolSort' | 'audit' | 'now' | 'session'>,
+): readonly string[] {
+	const refused = state.poolSort.column === 'refused' ? refusedByPool(state) : undefined;
+	const l = lastPools;
+	if (
+		l &&
+		l.names === state.poolNames &&
+		l.pools === state.pools &&
+		l.sort === state.poolSort &&
+		l.refused === refused
+	)
+		return l.out;
+	const out = sortPoolNames(state.poolNames, state.pools, state.poolSort, refused);
+	lastPools = { names: state.poolNames, pools: state.pools, sort: state.poolSort, refused, out };
+	return out;
 }
 
 /**

@@ -52,7 +52,7 @@ describe('deploy/', () => {
 		for (const { file, doc } of docs()) expect(doc.metadata.namespace, file).toBe(NAMESPACE);
 	});
 
-	it("gives the reconciler exactly ctpool's Role: the seed's rules, watch, and Events create", () => {
+	it("gives the reconciler exactly ctpool's Role: the seed's rules, watch, and Events", () => {
 		const role = one('Role');
 		expect(role.rules).toEqual(ROLE_RULES);
 		const binding = one('RoleBinding');

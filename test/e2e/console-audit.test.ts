@@ -9,9 +9,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext } from '../../source/engine/index.js';
+import { CLI } from '../support/built-cli.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { terminalEnv } from '../support/terminal.js';
-import { CLI, consoleTests, quit } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const run = promisify(execFile);
 const SLOW = 45_000;

@@ -197,7 +197,14 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		try {
 			const { name, term } = await openOn(1);
 			term.write('?');
-			await term.waitFor(/open a shell .* disabled: forbidden: cannot create p/, SLOW);
+			// help scrolls (G to its end) and wraps a long reason onto the key's next lines
+			term.write('G');
+			await term.waitFor(
+				(s) =>
+					/open a shell .*—/.test(s) &&
+					/disabled: forbidden: cannot create\s+pods\/exec/.test(s.replace(/\n\s+/g, ' ')),
+				SLOW,
+			);
 			expect(term.screen()).toContain(`pool ${name} · ns corral`);
 			term.write('\u001b');
 			await term.waitFor(/NAME\s+STATE/, SLOW);

@@ -1,24 +1,13 @@
-/** Starting the built ctpool binary in a terminal against a simulated cluster, for end-to-end tests. */
-
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import type { StartSimOptions } from '../../source/sim/index.js';
+import { CLI, requireBuild } from '../support/built-cli.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { startTerminal, type TestTerminal, terminalEnv } from '../support/terminal.js';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
-
-/** The built binary (npm test builds it before the tests run). */
-export const CLI = join(ROOT, 'dist', 'cli.js');
-
-/** Throws a clear message when the binary has not been built. */
-export function requireBuild(): void {
-	if (!existsSync(CLI))
-		throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
-}
 
 /** Options of a ctpool run in a terminal. */
 export interface CtpoolRun {

@@ -11,10 +11,11 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ctpool, type RunResult } from '../commands/capture.js';
+import { BUILT, CLI } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { simFetch } from '../support/sim.js';
 import { waitFor } from '../support/wait.js';
-import { BUILT, CLI, runBinary } from './safety-cluster.js';
+import { runBinary } from './safety-cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {

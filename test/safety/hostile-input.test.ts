@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configMapName, PERSISTENT_MESSAGE, pvcName } from '../../source/pool/index.js';
 import { ctpool } from '../commands/capture.js';
+import { BUILT } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { BUILT, runBinary } from './safety-cluster.js';
+import { runBinary } from './safety-cluster.js';
 
 const IMG = ['--image', 'ghcr.io/example/desktop:1'];
 const APPLY = ['apply', 'desk', ...IMG, '--size', '2'];
@@ -150,7 +151,7 @@ const ROWS: Row[] = [
 		}),
 	),
 	{ argv: ['reconcile', 'desk', '--watch=maybe'], problem: 'is true or false' },
-	{ argv: ['status'], problem: 'missing <pool>' },
+	{ argv: ['status', 'desk', '-A'], problem: 'cannot be shown by name across all namespaces' },
 	{ argv: ['status', 'desk', 'more'], problem: 'unexpected argument "more"' },
 	{ argv: ['status', 'desk', '-o', 'xml'], problem: 'is not an output format' },
 	{ argv: ['status', 'desk', '-o'], problem: 'the flag -o needs a value' },

@@ -1,13 +1,7 @@
 /** The built binary for the safety tests: where it is, whether it is built, and running it. */
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-/** The built CLI; tests through it skip (and say so) when it has not been built. */
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-/** Whether dist/cli.js exists. */
-export const BUILT = existsSync(CLI);
+import { CLI } from '../support/built-cli.js';
 
 /** What a command printed and how it ended. */
 export interface Ran {

@@ -171,6 +171,76 @@ describe('engine operations', () => {
 		expect(details?.events.some((e) => /desk-1/.test(e.object))).toBe(true);
 	});
 
+	it('bulk: force-releases every member asked for, reporting each; a failure stops none', async () => {
+		for (const m of ['desk-1', 'desk-2']) expect(row(m)?.hasLease).toBe(true);
+		store.getState().setMarks(['desk-1', 'desk-2', 'desk-4'], true);
+		ops.bulk('desk', 'release', ['desk-1', 'other-1', 'desk-2'], '');
+		expect(store.getState().busy?.label).toBe('force-release of 3 members');
+		await idle();
+		const status = store.getState().status;
+		expect(status?.level).toBe('error');
+		expect(status?.text).toContain(
+			'force-release: 2 of 3 done (desk-1, desk-2); 1 failed: other-1:',
+		);
+		// the members done lose their marks; the others keep them
+		expect(store.getState().marks).toEqual(new Set(['desk-4']));
+		expect(store.getState().log.some((e) => e.member === 'other-1' && e.outcome === 'error')).toBe(
+			true,
+		);
+		await waitFor(() => !row('desk-1')?.hasLease && !row('desk-2')?.hasLease, {
+			what: 'both claims gone',
+		});
+	});
+
+	it('bulk: maintenance with the reason typed, stored on each PVC', async () => {
+		ops.bulk('desk', 'maintenance-on', ['desk-3', 'desk-4'], 'kernel upgrade');
+		await idle();
+		expect(store.getState().status).toMatchObject({
+			level: 'ok',
+			text: 'maintenance on: 2 of 2 done (desk-3, desk-4)',
+		});
+		await waitFor(
+			() =>
+				row('desk-3')?.maintenanceReason === 'kernel upgrade' &&
+				row('desk-4')?.maintenanceReason === 'kernel upgrade',
+			{ what: 'the reason on both' },
+		);
+		const pvc = await kube.core.readNamespacedPersistentVolumeClaim({
+			name: 'desk-3-data',
+			namespace: 'corral',
+		});
+		expect(pvc.metadata?.annotations?.['corral.dev/vdi-maintenance']).toBe('kernel upgrade');
+		ops.bulk('desk', 'maintenance-off', ['desk-3', 'desk-4'], '');
+		await idle();
+		await waitFor(() => !row('desk-3')?.maintenance && !row('desk-4')?.maintenance, {
+			what: 'maintenance off',
+		});
+	});
+
+	it('follows a container log live through the API, sanitised; --previous of a running one says why not', async () => {
+		ops.followLog('desk-1', false);
+		await waitFor(() => store.getState().podLog?.phase === 'following', { what: 'the log open' });
+		const pod = sim.cluster.store.get('pods', 'corral', 'desk-1') as {
+			status?: { containerStatuses?: Array<{ containerID?: string }> };
+		};
+		const id = pod.status?.containerStatuses?.[0]?.containerID ?? '';
+		expect(id).not.toBe('');
+		sim.cluster.controllers.logs.write(id, 'hello \u001b]0;pwned\u0007from desk-1');
+		await waitFor(
+			() => store.getState().podLog?.lines.some((l) => l.includes('from desk-1')) === true,
+			{ what: 'the new line' },
+		);
+		const line = store.getState().podLog?.lines.find((l) => l.includes('from desk-1')) ?? '';
+		expect(line).not.toContain('\u001b');
+		expect(line).not.toContain('\u0007');
+		ops.stopLog();
+		ops.followLog('desk-1', true);
+		await waitFor(() => store.getState().podLog?.phase === 'error', { what: 'the refusal' });
+		expect(store.getState().podLog).toMatchObject({ member: 'desk-1', previous: true });
+		expect(store.getState().podLog?.error).toContain('previous terminated container');
+		ops.stopLog();
+	});
+
 	it('finds the keys the identity lacks RBAC rights for', async () => {
 		sim.cluster.config.deny = ['create pods/exec', 'delete pods'];
 		try {

@@ -52,7 +52,10 @@ export function recordingOps() {
 			reconcile: (...a: unknown[]) => void calls.push(['reconcile', ...a]),
 			toggleLoop: (...a: unknown[]) => void calls.push(['toggleLoop', ...a]),
 			maintenance: (...a: unknown[]) => void calls.push(['maintenance', ...a]),
+			bulk: (...a: unknown[]) => void calls.push(['bulk', ...a]),
 			loadEvents: (...a: unknown[]) => void calls.push(['loadEvents', ...a]),
+			followLog: (...a: unknown[]) => void calls.push(['followLog', ...a]),
+			stopLog: (...a: unknown[]) => void calls.push(['stopLog', ...a]),
 		},
 	};
 }

@@ -148,10 +148,13 @@ describe('other keys', () => {
 		const { ops, calls } = recordingOps();
 		r = await renderConsole(store, { columns: 100, rows: 24, ops });
 		await r.press('r', 'a', 'm');
+		// m asks for the reason first, prefilled
+		expect(r.lastFrame()).toContain('Maintenance on desk-1, reason: set by ctpool in the console');
+		await r.press(...'; disk swap'.split(''), KEY.enter);
 		expect(calls).toEqual([
 			['reconcile', 'desk'],
 			['toggleLoop', 'desk'],
-			['maintenance', 'desk', 'desk-1', true],
+			['maintenance', 'desk', 'desk-1', true, 'set by ctpool in the console; disk swap'],
 		]);
 		store.getState().logEvent({
 			time: Date.now(),

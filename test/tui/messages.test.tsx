@@ -82,6 +82,8 @@ describe.each([
 		expect(r.lastFrame()).toContain('✗ release: desk-1 has no claim');
 		await r.press('m');
 		expect(r.lastFrame()).not.toContain('has no claim');
+		expect(r.lastFrame()).toContain('Maintenance on desk-1, reason:');
+		await r.press(KEY.escape);
 		store.getState().setStatus('something earlier', 'error');
 		await r.press(KEY.enter);
 		expect(r.lastFrame()).not.toContain('something earlier');

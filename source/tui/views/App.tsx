@@ -12,6 +12,7 @@ import { parseFilter } from '../member-filter.js';
 import type { ConsoleOperations } from '../operations.js';
 import { connectionView } from '../staleness.js';
 import { type ConsoleStore, visibleRows } from '../store.js';
+import type { ScrollInfo } from '../table-window.js';
 import { type Theme, ThemeContext } from '../theme.js';
 import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 import { ActivityLog } from './activity-log.js';
@@ -19,10 +20,11 @@ import { AuditView } from './audit-view.js';
 import { Header, headerHeight } from './header.js';
 import { HelpView } from './help-view.js';
 import { KeyHints } from './key-hints.js';
+import { LogView } from './log-view.js';
 import { MemberDetails } from './member-details.js';
 import { MembersView } from './members-view.js';
 import { PoolsView } from './pools-view.js';
-import { PromptLine, promptLines } from './prompt-line.js';
+import { PromptLine, promptLines, promptRoom } from './prompt-line.js';
 import { StaleBanner } from './stale-banner.js';
 import { StatusLine } from './status-line.js';
 import { MIN_COLUMNS, MIN_ROWS, TooSmall } from './too-small.js';
@@ -94,6 +96,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const poolCount = useConsole((s) => s.poolNames.length);
 	const hitCount = useConsole((s) => (s.find.trim() ? findHits(s).length : -1));
 	const page = useRef(10);
+	// the text views (details, help, log) say how far they can scroll
+	const scrollInfo = useRef<ScrollInfo>({ max: 0 });
 	const finished = useConsole((s) => s.request?.kind === 'finish' && s.busy === null);
 	// A quit asked for while an operation ran: quit now that it has finished.
 	useEffect(() => {
@@ -112,12 +116,18 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 			return;
 		}
 		for (const [i, k] of keyPresses(input, key))
-			handleKey(i, k, { store, ops, exit, pageSize: () => page.current });
+			handleKey(i, k, {
+				store,
+				ops,
+				exit,
+				pageSize: () => page.current,
+				scrollMax: () => scrollInfo.current.max,
+			});
 	});
 
 	if (tooSmall) return <TooSmall columns={columns} rows={rows} />;
 
-	const footer = prompt ? promptLines(prompt, columns, pool ?? '').length : 1;
+	const footer = prompt ? promptLines(prompt, columns, pool ?? '', promptRoom(rows)).length : 1;
 	const layout = screenLayout(rows, {
 		header: headerHeight(screen, note),
 		stale,
@@ -141,14 +151,20 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 			) : screen === 'members' ? (
 				<MembersView width={columns} height={layout.body} />
 			) : screen === 'details' ? (
-				<MemberDetails height={layout.body} />
+				<MemberDetails width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
+			) : screen === 'logs' ? (
+				<LogView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : screen === 'audit' ? (
 				<AuditView width={columns} height={layout.body} />
 			) : (
-				<HelpView width={columns} height={layout.body} />
+				<HelpView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			)}
 			{showLog ? <ActivityLog height={layout.log} /> : null}
-			{prompt ? <PromptLine prompt={prompt} width={columns} pool={pool ?? ''} /> : <StatusLine />}
+			{prompt ? (
+				<PromptLine prompt={prompt} width={columns} pool={pool ?? ''} maxLines={promptRoom(rows)} />
+			) : (
+				<StatusLine />
+			)}
 			<KeyHints />
 		</Box>
 	);

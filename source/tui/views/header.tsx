@@ -4,9 +4,11 @@ import { Box, Text } from 'ink';
 import { recordedStorm } from '../../pool/index.js';
 import { rolloutText } from '../../pool/rollout.js';
 import { refusedIn } from '../audit-filter.js';
-import { UNKNOWN } from '../pool-columns.js';
+import { columnTitle } from '../member-columns.js';
+import { poolColumnTitle, UNKNOWN } from '../pool-columns.js';
 import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
 import { poolName as nameOfPool, poolNamespace } from '../pool-key.js';
+import { sortLabel } from '../sorting.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
@@ -127,12 +129,25 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
+	const memberSort = useConsole((s) => s.memberSort);
+	const poolSort = useConsole((s) => s.poolSort);
+	const marked = useConsole((s) => s.marks.size);
+	const shownSort = screen === 'pools' ? poolSort : memberSort;
+	// the sort (when not the default, by name) comes before namespace and context, which give way first
+	const sort =
+		shownSort.column === 'name' && !shownSort.reverse
+			? ''
+			: screen === 'pools'
+				? ` · ${sortLabel(poolColumnTitle(poolSort.column), poolSort)}`
+				: screen === 'members'
+					? ` · ${sortLabel(columnTitle(memberSort.column), memberSort)}`
+					: '';
 	const where =
 		screen === 'pools'
-			? `pools (${poolCount})`
+			? `pools (${poolCount})${sort}`
 			: screen === 'audit'
 				? 'audit'
-				: `pool ${clean(nameOfPool(poolName ?? ''))}`;
+				: `pool ${clean(nameOfPool(poolName ?? ''))}${sort}`;
 	const namespace =
 		screen === 'pools' || screen === 'audit' || !poolName
 			? session.allNamespaces
@@ -205,6 +220,11 @@ export function Header() {
 							</Text>
 						) : c ? (
 							<>
+								{marked > 0 ? (
+									<Text bold color={theme.accent}>
+										{marked} marked{'  '}
+									</Text>
+								) : null}
 								{c.exhausted ? (
 									<Text bold color={theme.error}>
 										EXHAUSTED{'  '}
@@ -231,7 +251,8 @@ export function Header() {
 									),
 									columns -
 										(c.exhausted ? 'EXHAUSTED  '.length : 0) -
-										(stormed ? 'REPLACING STOPPED  '.length : 0),
+										(stormed ? 'REPLACING STOPPED  '.length : 0) -
+										(marked > 0 ? `${marked} marked  `.length : 0),
 								).map((seg, i) => (
 									<Text key={seg.label}>
 										{i > 0 ? ' ' : ''}

@@ -1,9 +1,11 @@
-/** Help: every key, what it does, and which are disabled and why. */
+/** Help: every key, what it does, and which are disabled and why; long lines wrap and the list scrolls. */
 
 import { Box, Text } from 'ink';
 import { blockedReason } from '../availability.js';
 import { KEY_BINDINGS } from '../keys.js';
-import { fitCell } from '../text-fit.js';
+import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
+import { fitCell, truncate } from '../text-fit.js';
+import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 import { useConsole, useConsoleStore } from '../use-console.js';
 
@@ -11,66 +13,87 @@ import { useConsole, useConsoleStore } from '../use-console.js';
 export interface HelpViewProps {
 	width: number;
 	height: number;
+	/** Set to how far the list can scroll. */
+	scrollInfo: ScrollInfo;
 }
 
-interface HelpLine {
+/** One screen line of help: a key's first line carries its keys. */
+export interface HelpLine {
 	keys: string;
-	description: string;
-	disabled: string | null;
+	text: string;
+	disabled: boolean;
+}
+
+/** The width of the keys column. */
+export const HELP_KEY_WIDTH = 10;
+
+/** Every binding as help lines of width columns, descriptions wrapped (nothing is cut). */
+export function helpLines(
+	bindings: ReadonlyArray<{ keys: string; description: string; disabled: string | null }>,
+	width: number,
+): HelpLine[] {
+	const out: HelpLine[] = [];
+	const textWidth = Math.max(10, width - HELP_KEY_WIDTH);
+	for (const b of bindings) {
+		const text = b.disabled ? `${b.description} — disabled: ${b.disabled}` : b.description;
+		for (const [i, t] of wrapText(text, textWidth, { whole: true }).entries())
+			out.push({ keys: i === 0 ? b.keys : '', text: t, disabled: Boolean(b.disabled) });
+	}
+	return out;
 }
 
 /** The help screen. */
-export function HelpView({ width, height }: HelpViewProps) {
+export function HelpView({ width, height, scrollInfo }: HelpViewProps) {
 	const theme = useTheme();
 	const store = useConsoleStore();
 	// re-render when anything that changes availability changes
 	useConsole((s) => s.revision);
 	useConsole((s) => s.denied);
 	useConsole((s) => s.busy);
+	useConsole((s) => s.marks);
+	const scroll = useConsole((s) => s.scroll);
 	const state = store.getState();
-	const lines: HelpLine[] = KEY_BINDINGS.map((b) => ({
+	const bindings = KEY_BINDINGS.map((b) => ({
 		keys: b.keys,
 		description: b.description,
 		disabled: blockedReason(state, b.command, state.helpReturn),
 	}));
 	const body = Math.max(0, height - 1);
-	const columns = lines.length > body && width >= 100 ? 2 : 1;
-	const perColumn = Math.ceil(lines.length / columns);
-	const colWidth = Math.floor((width - (columns - 1) * 2) / columns);
-	const keyWidth = 9;
-	const render = (l: HelpLine) => {
-		const text = l.disabled ? `${l.description} — disabled: ${l.disabled}` : l.description;
-		return (
-			<Text key={l.keys} wrap="truncate" dimColor={Boolean(l.disabled)}>
-				<Text bold color={l.disabled ? theme.muted : theme.accent}>
-					{fitCell(l.keys, keyWidth)}
-				</Text>
-				<Text color={l.disabled ? theme.muted : undefined}>
-					{fitCell(text, Math.max(0, colWidth - keyWidth - 1))}
-				</Text>
+	// two columns on a wide terminal when one does not fit; a key never splits between them
+	let columns = [helpLines(bindings, width)];
+	const colWidth = Math.floor((width - 2) / 2);
+	if ((columns[0]?.length ?? 0) > body && width >= 120) {
+		const lines = helpLines(bindings, colWidth);
+		let split = Math.ceil(lines.length / 2);
+		while (split < lines.length && lines[split]?.keys === '') split++;
+		columns = [lines.slice(0, split), lines.slice(split)];
+	}
+	const total = Math.max(...columns.map((c) => c.length));
+	const start = textWindow(total, body, scroll, scrollInfo);
+	const shownCount = Math.min(body, total - start);
+	const title = `Keys · ${linePosition(start, shownCount, total)}${total > body ? ' · ↑↓ PgUp PgDn scroll' : ''} · Esc or ? returns · disabled keys say why`;
+	const render = (l: HelpLine, key: string) => (
+		<Text key={key} wrap="truncate" dimColor={l.disabled}>
+			<Text bold color={l.disabled ? theme.muted : theme.accent}>
+				{fitCell(l.keys, HELP_KEY_WIDTH)}
 			</Text>
-		);
-	};
-	const groups: HelpLine[][] = [];
-	for (let i = 0; i < columns; i++) groups.push(lines.slice(i * perColumn, (i + 1) * perColumn));
-	const overflow = perColumn > body;
+			<Text color={l.disabled ? theme.muted : undefined}>{l.text}</Text>
+		</Text>
+	);
 	return (
 		<Box flexDirection="column" height={height}>
 			<Text bold wrap="truncate">
-				Keys · Esc or ? returns · disabled keys say why
+				{truncate(title, width)}
 			</Text>
 			<Box flexDirection="row">
-				{groups.map((g, i) => (
+				{columns.map((c, ci) => (
 					<Box
-						key={String(i)}
+						key={String(ci)}
 						flexDirection="column"
-						width={colWidth}
-						marginRight={i < columns - 1 ? 2 : 0}
+						width={columns.length > 1 ? colWidth : width}
+						marginRight={ci < columns.length - 1 ? 2 : 0}
 					>
-						{(overflow ? g.slice(0, Math.max(0, body - 1)) : g).map((l) => render(l))}
-						{overflow ? (
-							<Text color={theme.muted}>… enlarge the terminal to see every key</Text>
-						) : null}
+						{c.slice(start, start + body).map((l, i) => render(l, String(start + i)))}
 					</Box>
 				))}
 			</Box>

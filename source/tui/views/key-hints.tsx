@@ -11,7 +11,11 @@ import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js'
 const SHOWN: readonly Command[] = [
 	Command.Open,
 	Command.Back,
+	Command.PrevMember,
+	Command.NextMember,
 	Command.Filter,
+	Command.Sort,
+	Command.Mark,
 	Command.Claim,
 	Command.Release,
 	Command.Reconcile,
@@ -19,10 +23,25 @@ const SHOWN: readonly Command[] = [
 	Command.Maintenance,
 	Command.Console,
 	Command.Log,
+	Command.ContainerLog,
+	Command.Previous,
 	Command.Audit,
 	Command.Help,
 	Command.Quit,
 ];
+
+/** The hints of the log view. */
+const LOG_VIEW: readonly Command[] = [
+	Command.Back,
+	Command.Previous,
+	Command.Bottom,
+	Command.Log,
+	Command.Help,
+	Command.Quit,
+];
+
+/** The hints only the details view shows. */
+const DETAILS_ONLY: readonly Command[] = [Command.PrevMember, Command.NextMember];
 
 /** The hints as (keys, label, disabled) triples for a state. */
 export function keyHints(
@@ -30,7 +49,11 @@ export function keyHints(
 ): Array<{ keys: string; hint: string; disabled: boolean }> {
 	const out: Array<{ keys: string; hint: string; disabled: boolean }> = [];
 	for (const b of KEY_BINDINGS) {
-		if (!SHOWN.includes(b.command)) continue;
+		if (state.screen === 'logs') {
+			if (!LOG_VIEW.includes(b.command)) continue;
+		} else if (!SHOWN.includes(b.command) || b.command === Command.Previous) continue;
+		if (DETAILS_ONLY.includes(b.command) && state.screen !== 'details') continue;
+		if (state.screen === 'pools' && b.command === Command.Mark) continue;
 		if (b.mutating && state.session.readOnly) continue;
 		if (
 			state.screen === 'audit' &&
@@ -54,6 +77,10 @@ export function keyHints(
 /** The hints that give way first when the line is too narrow, first to go first. */
 const GIVE_WAY: readonly string[] = [
 	'audit',
+	'bottom',
+	'mark',
+	'sort',
+	'container log',
 	'log',
 	'console',
 	'maint',
@@ -62,6 +89,9 @@ const GIVE_WAY: readonly string[] = [
 	'release',
 	'claim',
 	'filter',
+	'prev',
+	'next',
+	'previous',
 	'find',
 	'back',
 	'open',

@@ -15,11 +15,12 @@ import { ageSince, clockTime } from '../age.js';
 import { type HintFacts, type HintPool, hintPool, imageLine, memberHint } from '../member-hint.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
-import { type ConsoleState, selectedRow } from '../store.js';
-import { clean } from '../text-fit.js';
+import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store.js';
+import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
+import { clean, truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
+import { useConsole, useConsoleStore } from '../use-console.js';
 
 /** One line of the details screen. */
 export interface DetailLine {
@@ -153,13 +154,46 @@ export function detailLines(
 
 const NO_FACTS: HintFacts = {};
 
-/** Props of the details screen. */
-export interface MemberDetailsProps {
-	height: number;
+/** One line on screen: a detail's first line carries its label. */
+interface ScreenLine {
+	label: string;
+	text: string;
+	tone?: DetailLine['tone'];
+	bold?: boolean;
+	/** Outside the label column (the Events). */
+	full?: boolean;
 }
 
-/** The details screen. */
-export function MemberDetails({ height }: MemberDetailsProps) {
+/** The details and events as screen lines of width columns: long lines wrap, nothing is cut. */
+export function detailScreenLines(
+	lines: readonly DetailLine[],
+	events: readonly string[],
+	eventsError: boolean,
+	width: number,
+): ScreenLine[] {
+	const out: ScreenLine[] = [];
+	const textWidth = Math.max(10, width - LABEL_WIDTH);
+	for (const l of lines)
+		for (const [i, t] of wrapText(l.text, textWidth, { whole: true }).entries())
+			out.push({ label: i === 0 ? l.label : '', text: t, tone: l.tone });
+	out.push({ label: '', text: '', full: true });
+	out.push({ label: '', text: 'Events (recent, listed when opened)', bold: true, full: true });
+	for (const e of events)
+		for (const t of wrapText(e, Math.max(10, width - 2), { whole: true }))
+			out.push({ label: '', text: `  ${t}`, tone: eventsError ? 'error' : undefined, full: true });
+	return out;
+}
+
+/** Props of the details screen. */
+export interface MemberDetailsProps {
+	width: number;
+	height: number;
+	/** Set to how far the text can scroll. */
+	scrollInfo: ScrollInfo;
+}
+
+/** The details screen: a position line, then the details and Events, scrolled. */
+export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps) {
 	const theme = useTheme();
 	const store = useConsoleStore();
 	const row = useConsole(selectedRow);
@@ -167,27 +201,33 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 	const now = useConsole((s) => s.now);
 	const poolHash = useConsole((s) => (s.pool ? (s.pools[s.pool]?.sourceHash ?? null) : null));
 	const details = useConsole((s: ConsoleState) => s.details);
+	const scroll = useConsole((s) => s.scroll);
+	const where = {
+		at: useConsole((s) => selectedPosition(s, visibleRows(s)) + 1),
+		of: useConsole((s) => visibleRows(s).length),
+	};
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
 	const facts = useConsole((s) =>
 		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
 	);
-	const { columns } = useTerminalSize();
 	// biome-ignore lint/correctness/useExhaustiveDependencies: revision marks a change of the objects
 	const objects = useMemo(
 		() => (row ? store.getState().memberObjects(row.name) : null),
 		[row, revision, store],
 	);
-	if (!row || !objects)
+	if (!row || !objects) {
+		scrollInfo.max = 0;
 		return (
 			<Box height={height}>
 				<Text color={theme.muted}>the member is gone (Esc returns)</Text>
 			</Box>
 		);
+	}
 	const hint: DetailHint | undefined = pool
 		? {
 				pool: hintPool(pool),
 				facts,
-				width: Math.max(20, columns - LABEL_WIDTH),
+				width: Math.max(20, width - LABEL_WIDTH),
 			}
 		: undefined;
 	const lines = detailLines(row, objects, poolHash, now, hint);
@@ -201,7 +241,6 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 					: tone === 'muted'
 						? theme.muted
 						: undefined;
-	const eventsRoom = Math.max(0, height - lines.length - 1);
 	const ev = details && details.member === row.name ? details : null;
 	const eventLines: string[] = !ev
 		? []
@@ -211,29 +250,24 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 				? [`could not list events: ${ev.error}`]
 				: ev.events.length === 0
 					? ['none recorded']
-					: ev.events
-							.slice(-Math.max(0, eventsRoom - 1))
-							.map(
-								(e) =>
-									`${e.time === null ? '--:--:--' : clockTime(e.time)} ${e.type} ${e.reason} ${e.object}${e.count > 1 ? ` (x${e.count})` : ''}: ${e.message}`,
-							);
+					: ev.events.map(
+							(e) =>
+								`${e.time === null ? '--:--:--' : clockTime(e.time)} ${e.type} ${e.reason} ${e.object}${e.count > 1 ? ` (x${e.count})` : ''}: ${e.message}`,
+						);
+	const all = detailScreenLines(lines, eventLines, Boolean(ev?.error), width);
+	const body = Math.max(0, height - 1);
+	const start = textWindow(all.length, body, scroll, scrollInfo);
+	const shown = all.slice(start, start + body);
+	const position = `${row.name} · member ${where.at} of ${where.of} · ${linePosition(start, shown.length, all.length)} · ↑↓ PgUp PgDn scroll · [ ] prev/next · Esc back`;
 	return (
 		<Box flexDirection="column" height={height}>
-			{lines.slice(0, height).map((l, i) => (
-				<Text key={`${l.label}-${String(i)}`} wrap="truncate" color={colour(l.tone)}>
-					<Text bold>{`${l.label.padEnd(LABEL_WIDTH)}`}</Text>
+			<Text wrap="truncate" color={theme.accent} bold>
+				{truncate(position, width)}
+			</Text>
+			{shown.map((l, i) => (
+				<Text key={String(start + i)} wrap="truncate" color={colour(l.tone)} bold={l.bold}>
+					{l.full ? null : <Text bold>{l.label.padEnd(LABEL_WIDTH)}</Text>}
 					{clean(l.text)}
-				</Text>
-			))}
-			{eventsRoom > 0 ? (
-				<Text bold wrap="truncate">
-					Events (recent, listed when opened · Esc returns)
-				</Text>
-			) : null}
-			{eventLines.slice(0, Math.max(0, eventsRoom - 1)).map((t, i) => (
-				<Text key={String(i)} wrap="truncate" color={ev?.error ? theme.error : undefined}>
-					{'  '}
-					{clean(t)}
 				</Text>
 			))}
 		</Box>

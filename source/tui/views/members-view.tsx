@@ -10,21 +10,27 @@ import {
 	memberColumns,
 	messageCell,
 } from '../member-columns.js';
-import { filterRows, filterSummary } from '../member-filter.js';
+import { filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
 import { UNKNOWN } from '../pool-columns.js';
 import { poolName } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
-import { knownFigures, selectedPosition } from '../store.js';
+import { filteredSorted, knownFigures, selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { clean, displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
-import { TableLine } from './table-line.js';
+import { sortedTitle, TableLine } from './table-line.js';
 
 const NO_ROWS: readonly MemberRow[] = [];
 const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);
+
+/** A title with the position right-aligned in width, when both fit (else the title alone). */
+export function withPosition(title: string, position: string, width: number): string {
+	if (!position || title.length + 1 + position.length > width) return title;
+	return title + position.padStart(width - title.length);
+}
 
 /** Props of the members table. */
 export interface MembersViewProps {
@@ -49,11 +55,14 @@ export function MembersView({ width, height }: MembersViewProps) {
 		const k = knownFigures(s);
 		return k.spec && k.counts;
 	});
+	const sort = useConsole((s) => s.memberSort);
+	const marks = useConsole((s) => s.marks);
+	const markColumn = useConsole((s) => s.markColumn);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
-	const gutter = theme.color ? 0 : 2;
+	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0);
 
-	const visible = useMemo(() => filterRows(rows, filter), [rows, filter]);
+	const visible = useMemo(() => filteredSorted(rows, filter, sort), [rows, filter, sort]);
 	const wanted = useMemo(() => memberColumns(facts), [facts]);
 	const columns = useMemo(() => layoutColumns(wanted, width - gutter), [wanted, width, gutter]);
 	const hidden = useMemo(() => {
@@ -66,6 +75,9 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const at = selectedPosition({ selected, selectedIndex }, visible);
 	start.current = windowStart(visible.length, at, bodyHeight, start.current);
 	const shown = visible.slice(start.current, start.current + bodyHeight);
+	const sorted = sort.column !== 'name' || sort.reverse;
+	const position = visible.length > bodyHeight ? `${at + 1}/${visible.length}` : '';
+	const gutterOn = !theme.color;
 
 	let empty: string | null = null;
 	if (visible.length === 0)
@@ -87,8 +99,16 @@ export function MembersView({ width, height }: MembersViewProps) {
 			) : null}
 			<TableLine
 				columns={columns}
-				gutter={gutter > 0}
-				cells={columns.map((c) => ({ text: c.title }))}
+				gutter={gutterOn}
+				mark={markColumn ? false : undefined}
+				cells={columns.map((c, i) => {
+					const title =
+						sorted && c.key === sort.column ? sortedTitle(c.title, c.width, sort.reverse) : c.title;
+					// a long list says where the selection is, at the right of the last title
+					return {
+						text: i === columns.length - 1 ? withPosition(title, position, c.width) : title,
+					};
+				})}
 				bold
 				dim={stale}
 			/>
@@ -101,7 +121,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 					<TableLine
 						key={row.name}
 						columns={columns}
-						gutter={gutter > 0}
+						gutter={gutterOn}
+						mark={markColumn ? marks.has(row.name) : undefined}
 						cells={columns.map((c) =>
 							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
 						)}

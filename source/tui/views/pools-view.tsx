@@ -7,7 +7,7 @@ import { hintPool, poolHint } from '../member-hint.js';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { splitPoolKey } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
-import { knownFigures } from '../store.js';
+import { knownFigures, sortedPoolNames } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { clean } from '../text-fit.js';
@@ -15,7 +15,7 @@ import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
 import { FindView } from './find-view.js';
-import { TableLine } from './table-line.js';
+import { sortedTitle, TableLine } from './table-line.js';
 
 /** Props of the pools table. */
 export interface PoolsViewProps {
@@ -36,7 +36,8 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 /** The pools table. */
 function PoolsTable({ width, height }: PoolsViewProps) {
 	const theme = useTheme();
-	const names = useConsole((s) => s.poolNames);
+	const names = useConsole(sortedPoolNames);
+	const sort = useConsole((s) => s.poolSort);
 	const pools = useConsole((s) => s.pools);
 	const selectedPool = useConsole((s) => s.selectedPool);
 	const now = useConsole((s) => s.now);
@@ -97,7 +98,12 @@ function PoolsTable({ width, height }: PoolsViewProps) {
 			<TableLine
 				columns={columns}
 				gutter={gutter > 0}
-				cells={columns.map((c) => ({ text: c.title }))}
+				cells={columns.map((c) => ({
+					text:
+						(sort.column !== 'name' || sort.reverse) && c.key === sort.column
+							? sortedTitle(c.title, c.width, sort.reverse)
+							: c.title,
+				}))}
 				bold
 				dim={stale}
 			/>

@@ -33,14 +33,38 @@ export interface TableLineProps {
 	bold?: boolean;
 	/** Draw a two-column gutter that marks the selected line (when colours and styles may be off). */
 	gutter?: boolean;
+	/** Draw a two-column mark column: `*` when true, blank when false, none when undefined. */
+	mark?: boolean;
+}
+
+/** A column title with the sort arrow, kept within its width. */
+export function sortedTitle(title: string, width: number, reverse: boolean): string {
+	const arrow = reverse ? '↓' : '↑';
+	return title.length + 1 > width
+		? `${title.slice(0, Math.max(0, width - 1))}${arrow}`
+		: `${title}${arrow}`;
 }
 
 /** A table line (exactly one terminal line). */
-export function TableLine({ columns, cells, state, selected, dim, bold, gutter }: TableLineProps) {
+export function TableLine({
+	columns,
+	cells,
+	state,
+	selected,
+	dim,
+	bold,
+	gutter,
+	mark,
+}: TableLineProps) {
 	const theme = useTheme();
 	return (
 		<Text wrap="truncate" inverse={selected} dimColor={dim} bold={bold}>
 			{gutter ? (selected ? '› ' : '  ') : ''}
+			{mark === undefined ? null : (
+				<Text color={selected ? undefined : theme.accent} bold>
+					{mark ? '* ' : '  '}
+				</Text>
+			)}
 			{columns.map((col, i) => {
 				const cell = cells[i] ?? { text: '' };
 				const sep = i < columns.length - 1 ? ' ' : '';
