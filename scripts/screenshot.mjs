@@ -592,8 +592,11 @@ async function poolsShown(s) {
 	);
 }
 
-/** Writes the screen as it is when the scene's last wait passed, as an SVG (and a PNG beside it when rsvg-convert is installed). */
-async function capture(s, scene, size) {
+/**
+ * Writes the screen as it is when the scene's last wait passed, as an SVG (and a PNG beside
+ * it when rsvg-convert is installed); a frame showing a machine path or this host is refused.
+ */
+function capture(s, scene, size) {
 	const text = s.screen();
 	const leak = FORBIDDEN.find((f) => text.includes(f));
 	if (leak) throw new Error(`the frame shows a machine path or identity (${leak}):\n${text}`);
@@ -647,7 +650,7 @@ try {
 				const c = scene.sim ? await simCluster() : null;
 				s = open(scene.args, { ...size, kubeconfig: c?.kubeconfig });
 				await scene.run(s, size, c);
-				await capture(s, scene, size);
+				capture(s, scene, size);
 			} catch (err) {
 				failed.push(`${label}: ${err.message.split('\n')[0]}`);
 				process.stdout.write(`FAILED ${label}: ${err.message}\n`);
