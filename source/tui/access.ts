@@ -3,7 +3,8 @@
  * identity lacks a right for is shown disabled with the missing permission.
  */
 
-import type { Kube } from '../kube/config.js';
+import { postJson } from '../kube/api-request.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from '../kube/config.js';
 import { forbiddenText } from '../kube/errors.js';
 import { Command } from './keys.js';
 
@@ -85,8 +86,11 @@ export async function mayI(
 	need: AccessNeed,
 ): Promise<boolean | null> {
 	try {
-		const review = await kube.authorization.createSelfSubjectAccessReview({
-			body: {
+		// Raw JSON: the typed client would load client-node's generated models at start-up.
+		const review = await postJson<{ status?: { allowed?: boolean } }>(
+			kube.config,
+			'/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+			{
 				apiVersion: 'authorization.k8s.io/v1',
 				kind: 'SelfSubjectAccessReview',
 				spec: {
@@ -99,7 +103,8 @@ export async function mayI(
 					},
 				},
 			},
-		});
+			kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+		);
 		return review.status?.allowed === true;
 	} catch {
 		return null;
