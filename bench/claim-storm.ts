@@ -6,8 +6,7 @@
  * step alone), over the same kubeconfig and TLS.
  */
 
-import { createEngineContext } from '../source/engine/context.js';
-import { claim, release } from '../source/engine/index.js';
+import { createEngine } from '../source/engine/engine.js';
 import { loadKube } from '../source/kube/config.js';
 import { ApiClient } from './api-client.js';
 import { wallMs } from './clock.js';
@@ -66,7 +65,8 @@ async function storm<T>(
 export async function runClaimStorm(opts: ClaimStormOptions): Promise<ClaimStormResult> {
 	const w0 = wallMs();
 	const kube = await loadKube({ kubeconfig: opts.kubeconfig, namespace: opts.namespace });
-	const ctx = createEngineContext(kube, { actor: 'ctpool-bench' });
+	// one engine, as a broker has: its concurrent claims share one read of the pool
+	const engine = createEngine(kube, { actor: 'ctpool-bench' });
 	// a first request opens the connection, as a long-running broker's would be
 	await kube.core.readNamespacedConfigMap({
 		name: `corral-vdi-ctpool-${opts.pool}`,
@@ -88,14 +88,14 @@ export async function runClaimStorm(opts: ClaimStormOptions): Promise<ClaimStorm
 	api.close();
 
 	const identity = (i: number) => `user-${i + 1}@bench.example`;
-	const claims = await storm(opts.claims, (i) => claim(ctx, opts.pool, identity(i)));
+	const claims = await storm(opts.claims, (i) => engine.claim(opts.pool, identity(i)));
 	const members = claims.values.map((v) => v?.member ?? '');
 	const held = members
 		.map((member, i) => ({ member, identity: identity(i) }))
 		.filter((h) => h.member !== '')
 		.slice(0, opts.releases);
 	const releases = await storm(held.length, (i) =>
-		release(ctx, opts.pool, held[i]!.member, held[i]!.identity),
+		engine.release(opts.pool, held[i]!.member, held[i]!.identity),
 	);
 	return {
 		warmMs,

@@ -6,7 +6,7 @@
  * Run: npx vite-node bench/release-timing.ts [members, default 3]
  */
 
-import { apply, claim, createEngineContext, readPool, release } from '../source/engine/index.js';
+import { createEngine } from '../source/engine/index.js';
 import { loadKube } from '../source/kube/config.js';
 import { startSimCluster } from '../source/sim/index.js';
 
@@ -18,8 +18,8 @@ async function main(): Promise<void> {
 	const sim = await startSimCluster();
 	try {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-		const ctx = createEngineContext(kube, { actor: 'release-timing' });
-		await apply(ctx, POOL, {
+		const engine = createEngine(kube, { actor: 'release-timing' });
+		await engine.apply(POOL, {
 			image: 'ghcr.io/example/desktop:1',
 			cpu: '1',
 			memory: '512Mi',
@@ -31,17 +31,17 @@ async function main(): Promise<void> {
 			size,
 		});
 		for (;;) {
-			const snap = await readPool(ctx, POOL);
+			const snap = await engine.readPool(POOL);
 			if (snap.members.filter((m) => m.state === 'Ready').length === size) break;
 			await new Promise((r) => setTimeout(r, 200));
 		}
 		const members: string[] = [];
 		for (let i = 1; i <= size; i++)
-			members.push((await claim(ctx, POOL, `u${i}@example.com`)).member);
+			members.push((await engine.claim(POOL, `u${i}@example.com`)).member);
 		const times: number[] = [];
 		for (const [i, member] of members.entries()) {
 			const t0 = performance.now();
-			await release(ctx, POOL, member, `u${i + 1}@example.com`);
+			await engine.release(POOL, member, `u${i + 1}@example.com`);
 			const ms = performance.now() - t0;
 			times.push(ms);
 			process.stdout.write(`release ${member}: ${(ms / 1000).toFixed(2)} s\n`);

@@ -98,7 +98,7 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 			given.maxUnavailable = value;
 		}
 
-		const { ctx, engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io);
 		// The flags are laid over the definition as it is at the moment of the write, so a
 		// change another admin made meanwhile is kept.
 		const merge = (current: PoolSpec | null, exists: boolean): PoolSpec => {
@@ -135,7 +135,7 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 				size: newSize,
 			};
 		};
-		const result = await engine.apply(ctx, pool, merge);
+		const result = await engine.apply(pool, merge);
 		printReconcile(io, result);
 		return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
 	});

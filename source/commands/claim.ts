@@ -35,8 +35,8 @@ export function runClaim(argv: readonly string[], io: CommandIo): Promise<number
 		const [pool, identity] = args.input as [string, string];
 		checkPoolArg('claim', pool);
 		checkIdentityArg('claim', identity);
-		const { ctx, engine } = await connect(args.flags, io);
-		const result = await engine.claim(ctx, pool, identity);
+		const { engine } = await connect(args.flags, io);
+		const result = await engine.claim(pool, identity);
 		println(io.stdout, result.member);
 		if (io.stderr.isTTY) {
 			const notes = [

@@ -30,8 +30,8 @@ export function runDelete(argv: readonly string[], io: CommandIo): Promise<numbe
 		checkArgs('delete', args.input, ['pool']);
 		const pool = args.input[0]!;
 		checkPoolArg('delete', pool);
-		const { ctx, engine } = await connect(args.flags, io);
-		await engine.deletePool(ctx, pool);
+		const { engine } = await connect(args.flags, io);
+		await engine.deletePool(pool);
 		println(io.stdout, `pool ${pool} deleted`);
 		return EXIT_OK;
 	});

@@ -46,8 +46,8 @@ export function runMaintenance(argv: readonly string[], io: CommandIo): Promise<
 				'maintenance',
 				'the reason must be printable text of at most 256 characters',
 			);
-		const { ctx, engine } = await connect(args.flags, io);
-		await engine.setMaintenance(ctx, pool, member, mode === 'on', reason);
+		const { engine } = await connect(args.flags, io);
+		await engine.setMaintenance(pool, member, mode === 'on', reason);
 		println(
 			io.stdout,
 			mode === 'on' ? `${member} is in maintenance` : `${member} is out of maintenance`,

@@ -83,7 +83,7 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
 			if (all) return reconcileAllOnce(session, namespace, io);
-			const result = await session.engine.reconcile(session.ctx, args.input[0]!);
+			const result = await session.engine.reconcile(args.input[0]!);
 			printReconcile(io, result);
 			return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
 		}
@@ -126,9 +126,8 @@ async function reconcileAllOnce(
 	let failed = 0;
 	for (const ref of refs) {
 		const prefix = namespace === null ? `${sanitize(ref.namespace)}: ` : '';
-		const ctx = { ...session.ctx, namespace: ref.namespace };
 		try {
-			const result = await session.engine.reconcile(ctx, ref.pool);
+			const result = await session.engine.inNamespace(ref.namespace).reconcile(ref.pool);
 			printReconcile(io, result, prefix);
 			if (result.errors.length > 0) failed++;
 		} catch (err) {
@@ -177,7 +176,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		...(scope.pool !== undefined ? { pool: scope.pool } : {}),
 		resyncMs: scope.intervalMs,
 		settleMs: WATCH_DEBOUNCE_MS,
-		context: (ns) => ({ ...session.ctx, namespace: ns }),
+		context: (ns) => session.engine.context({ namespace: ns }),
 		onReconciled(key, result) {
 			if (worthPrinting(result)) printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
 		},

@@ -39,10 +39,10 @@ export function runRelease(argv: readonly string[], io: CommandIo): Promise<numb
 		checkPoolArg('release', pool);
 		checkMemberArg('release', pool, member);
 		checkIdentityArg('release', identity);
-		const { ctx, engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io);
 		const progress = progressReporter(io);
 		try {
-			const result = await engine.release(ctx, pool, member, identity, {
+			const result = await engine.release(pool, member, identity, {
 				force: args.flags.force === true,
 				onProgress: (m) => progress.update(`ctpool: ${sanitize(m)}`),
 			});

@@ -4,18 +4,19 @@
  */
 
 import { userInfo } from 'node:os';
-import type { EngineContext } from '../engine/context.js';
+import type { EngineContext, EngineContextOptions } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
 import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandIo, println } from './io.js';
 
-/** A command's connection: the cluster, the engine, and the context for its operations. */
+/** A command's connection: the cluster, its one engine, and that engine's context. */
 export interface Session {
 	kube: Kube;
 	ctx: EngineContext;
-	engine: typeof import('../engine/index.js');
+	engine: Engine;
 }
 
 /** The global flags that pick the cluster and the actor. */
@@ -68,28 +69,30 @@ export function kubeOptions(
 	return opts;
 }
 
-/** Loads the cluster connection and makes the engine context (PoolError('usage') on a bad kubeconfig). */
+/** Loads the cluster connection and makes its engine (PoolError('usage') on a bad kubeconfig). */
 export async function connect(
 	flags: ConnectionFlags,
 	io: CommandIo,
 	opts: { withSignal?: boolean } = {},
 ): Promise<Session> {
-	const [{ loadKube }, engine] = await Promise.all([
+	const [{ loadKube }, { createEngine }, { EVENTS_DENIED_ACTION }] = await Promise.all([
 		import('../kube/config.js'),
-		import('../engine/index.js'),
+		import('../engine/engine.js'),
+		import('../engine/kube-event.js'),
 	]);
 	const kube = await loadKube(kubeOptions(flags, io.env));
-	const ctxOpts: Parameters<typeof engine.createEngineContext>[1] = {
+	const ctxOpts: EngineContextOptions = {
 		actor: actorOf(flags, io.env),
 		// The engine events a command prints: Event writes denied (said once, never fatal), and
 		// an error that did not fail its operation (a status not recorded, a claim's display
 		// copy not written), which nothing else reports.
 		emit: (e) => {
-			if (e.action === engine.EVENTS_DENIED_ACTION || e.partial)
+			if (e.action === EVENTS_DENIED_ACTION || e.partial)
 				println(io.stderr, `ctpool: ${sanitize(e.message)}`);
 		},
 		...(io.engine ?? {}),
 	};
 	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;
-	return { kube, ctx: engine.createEngineContext(kube, ctxOpts), engine };
+	const engine = createEngine(kube, ctxOpts);
+	return { kube, ctx: engine.ctx, engine };
 }

@@ -134,7 +134,7 @@ export function runStatus(argv: readonly string[], io: CommandIo): Promise<numbe
 				`-o ${JSON.stringify(sanitize(format).slice(0, 20))} is not an output format; use table, json or yaml`,
 			);
 		const { ctx, engine } = await connect(args.flags, io);
-		const snap = await engine.readPool(ctx, pool);
+		const snap = await engine.readPool(pool);
 		const now = ctx.now();
 		// An unreadable definition is shown, and also fails the command so that scripts notice.
 		const exit = snap.specError ? EXIT_FAILED : EXIT_OK;

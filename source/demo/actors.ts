@@ -4,14 +4,8 @@
  * act only through ctpool's engine (and the simulated cluster's controllers for the crash).
  */
 
-import {
-	claim,
-	createEngineContext,
-	type EngineEvent,
-	readPool,
-	release,
-} from '../engine/index.js';
-import type { Kube } from '../kube/config.js';
+import { claim, type Engine, type EngineEvent, readPool, release } from '../engine/index.js';
+import { sleep as pause } from '../kube/retry.js';
 import type { SimControllers } from '../sim/controllers/index.js';
 import { seededRandom } from '../sim/random.js';
 
@@ -42,7 +36,8 @@ export const DEMO_USERS: readonly string[] = [
 
 /** Options of the actors. */
 export interface DemoActorsOptions {
-	kube: Kube;
+	/** The engine the actors act through (each as its own identity, sharing its caches). */
+	engine: Engine;
 	pool: string;
 	/** The simulated cluster's controllers, to make members crash. */
 	controllers: Pick<SimControllers, 'crash'>;
@@ -67,19 +62,9 @@ export function startDemoActors(opts: DemoActorsOptions): DemoActors {
 	const abort = new AbortController();
 	const { signal } = abort;
 	const between = ([min, max]: [number, number]) => min + Math.floor(random() * (max - min));
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
-			if (signal.aborted) return resolve();
-			const t = setTimeout(done, ms);
-			function done() {
-				clearTimeout(t);
-				signal.removeEventListener('abort', done);
-				resolve();
-			}
-			signal.addEventListener('abort', done, { once: true });
-		});
+	const sleep = (ms: number) => pause(ms, signal);
 	const contextFor = (actor: string) =>
-		createEngineContext(opts.kube, {
+		opts.engine.context({
 			actor,
 			signal,
 			emit: (e) => {

@@ -5,7 +5,7 @@
  */
 
 import { Controller, StepsFailed } from '../controller/controller.js';
-import { apply, createEngineContext, type EngineEvent, reconcile } from '../engine/index.js';
+import { createEngine, type EngineEvent } from '../engine/index.js';
 import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { isTerminalPoolError } from '../pool/errors.js';
@@ -49,16 +49,16 @@ export async function startBackgroundDemo(
 	const emit = (e: EngineEvent) => {
 		if (e.outcome === 'ok' || e.outcome === 'error') opts.log(eventLine(e));
 	};
-	const admin = createEngineContext(kube, { actor: 'demo-admin', emit });
-	await apply(admin, pool, demoSpec(opts.size ?? 6));
-	const actors = startDemoActors({ kube, pool, controllers: cluster.controllers, emit });
+	const admin = createEngine(kube, { actor: 'demo-admin', emit });
+	await admin.apply(pool, demoSpec(opts.size ?? 6));
+	const actors = startDemoActors({ engine: admin, pool, controllers: cluster.controllers, emit });
 	// The pool was just reconciled by apply: the controller's first pass is one interval away.
 	const controller = new Controller({
 		resyncMs: opts.intervalMs ?? 10_000,
 		workers: 1,
 		isTerminal: isTerminalPoolError,
 		async reconcile() {
-			const result = await reconcile(admin, pool);
+			const result = await admin.reconcile(pool);
 			return { failed: result.errors.length > 0 };
 		},
 		onDone(_key, d) {

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { apply, createEngineContext } from '../engine/index.js';
+import { createEngine } from '../engine/index.js';
 import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { defaultNamespace, type PoolSpec } from '../pool/index.js';
@@ -71,8 +71,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 			config: { containerStartMs: 1500 },
 		});
 		const kube = await loadKube({ kubeconfig: kubeconfigPath, namespace });
-		const admin = createEngineContext(kube, { actor: 'demo-admin' });
-		await apply(admin, pool, demoSpec(size));
+		const admin = createEngine(kube, { actor: 'demo-admin' });
+		await admin.apply(pool, demoSpec(size));
 		const sim = cluster;
 		return await runConsoleSession({
 			kube,
@@ -86,7 +86,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 			onStart(store) {
 				if (opts.quiet) return undefined;
 				const actors = startDemoActors({
-					kube,
+					engine: admin,
 					pool,
 					controllers: sim.controllers,
 					emit: (e) => store.getState().logEvent(e),

@@ -6,6 +6,7 @@ import { PoolError } from '../pool/errors.js';
 import { configMapName, POOL_LABEL, SPEC_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec, serialiseSpec, validateSpec } from '../pool/spec.js';
+import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { definitionConfigMap, readDefinitionMap } from './definition.js';
@@ -39,7 +40,16 @@ function currentSpec(configMap: ConfigMapObject | null, pool: string): PoolSpec 
  * definition again and, for a function input, makes the spec again from it. A write that
  * would change nothing is skipped. Resolves with the ConfigMap as stored and the spec.
  */
-async function writeSpec(
+function writeSpec(
+	ctx: EngineContext,
+	pool: string,
+	input: SpecInput,
+	check: (spec: PoolSpec) => PoolSpec,
+): Promise<{ configMap: ConfigMapObject; spec: PoolSpec }> {
+	return changingPool(ctx, pool, () => writeSpecNow(ctx, pool, input, check));
+}
+
+async function writeSpecNow(
 	ctx: EngineContext,
 	pool: string,
 	input: SpecInput,

@@ -1,6 +1,6 @@
 /**
- * One read of a pool shared by the concurrent claims of one process (a broker claims for many
- * users at once; the same cluster connection and clock): the definition, the members and
+ * One read of a pool shared by the concurrent claims of one engine (a broker claims for many
+ * users at once through one engine: one cluster connection and clock): the definition, the members and
  * their views, and the members those claims are trying or have won since. A stale read is safe: creating the member's Lease is
  * the atomic step of a claim, and a claim that finds nothing free in a read it did not start
  * reads again.
@@ -51,27 +51,18 @@ export interface ClaimSnapshot {
 	afterWin?: { sent: boolean; leases: Promise<LeaseObject[]> };
 }
 
-interface Entry {
+/** One shared read of a pool, under way or done. */
+export interface ClaimRead {
 	snapshot: Promise<ClaimSnapshot>;
 	/** When the read finished (Date.now()); undefined while it is under way. */
 	doneAt?: number;
 }
 
-/** By cluster connection, then clock (the views depend on it), then namespace and pool. */
-const snapshots = new WeakMap<object, WeakMap<object, Map<string, Entry>>>();
+/** An engine's shared reads of pools for claims, by namespace and pool (see EngineCaches). */
+export type ClaimReads = Map<string, ClaimRead>;
 
-function entries(ctx: EngineContext): Map<string, Entry> {
-	let byClock = snapshots.get(ctx.kube);
-	if (!byClock) {
-		byClock = new WeakMap();
-		snapshots.set(ctx.kube, byClock);
-	}
-	let byPool = byClock.get(ctx.now);
-	if (!byPool) {
-		byPool = new Map();
-		byClock.set(ctx.now, byPool);
-	}
-	return byPool;
+function readKey(ctx: EngineContext, pool: string): string {
+	return `${ctx.namespace}/${pool}`;
 }
 
 async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnapshot> {
@@ -107,15 +98,15 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 
 /**
  * The pool as read for a claim: the read under way or finished less than
- * CLAIM_SNAPSHOT_REUSE_MS ago in this process, else a new one (always a new one when fresh).
+ * CLAIM_SNAPSHOT_REUSE_MS ago in this engine, else a new one (always a new one when fresh).
  */
 export function claimSnapshot(
 	ctx: EngineContext,
 	pool: string,
 	fresh = false,
 ): Promise<ClaimSnapshot> {
-	const byPool = entries(ctx);
-	const key = `${ctx.namespace}/${pool}`;
+	const byPool = ctx.caches.claimReads;
+	const key = readKey(ctx, pool);
 	const known = byPool.get(key);
 	if (
 		known &&
@@ -123,7 +114,7 @@ export function claimSnapshot(
 		(known.doneAt === undefined || Date.now() - known.doneAt < CLAIM_SNAPSHOT_REUSE_MS)
 	)
 		return known.snapshot;
-	const entry: Entry = { snapshot: readSnapshot(ctx, pool) };
+	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool) };
 	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {
@@ -137,7 +128,19 @@ export function claimSnapshot(
 	return entry.snapshot;
 }
 
-/** Drops the shared read of a pool: an operation in this process changed the pool. */
-export function forgetClaimSnapshot(ctx: EngineContext, pool: string): void {
-	snapshots.get(ctx.kube)?.get(ctx.now)?.delete(`${ctx.namespace}/${pool}`);
+/**
+ * Runs an operation that changes a pool (its members, Leases or definition): when it ends,
+ * done or failed, the engine's shared claim read of that pool is dropped, so that the next
+ * claim reads what the operation did. The one way the engine's writes invalidate that read.
+ */
+export async function changingPool<T>(
+	ctx: EngineContext,
+	pool: string,
+	operation: () => Promise<T>,
+): Promise<T> {
+	try {
+		return await operation();
+	} finally {
+		ctx.caches.claimReads.delete(readKey(ctx, pool));
+	}
 }

@@ -18,12 +18,7 @@ import type { LeaseObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { countMembers } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
-import {
-	type ClaimSnapshot,
-	claimSnapshot,
-	forgetClaimSnapshot,
-	stateRank,
-} from './claim-snapshot.js';
+import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
@@ -54,12 +49,9 @@ export function checkIdentity(identity: string): void {
 		throw new PoolError(identity === RECONCILER_IDENTITY ? 'reserved-identity' : 'usage', problem);
 }
 
-/** The claims of this process in flight, by cluster connection, then namespace, pool and identity. */
-const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
-
 /**
  * Claims a member of a pool for an identity. Throws PoolError('no-free') when none is free.
- * Claims of one identity in one process run one after another (the second answers with the
+ * Claims of one identity through one engine run one after another (the second answers with the
  * member the first won), so that concurrent claims answer as the same claims in sequence
  * would; claims of different identities run at once.
  */
@@ -70,11 +62,7 @@ export async function claim(
 ): Promise<ClaimResult> {
 	checkPoolName(pool);
 	checkIdentity(identity);
-	let byKey = inFlight.get(ctx.kube);
-	if (!byKey) {
-		byKey = new Map();
-		inFlight.set(ctx.kube, byKey);
-	}
+	const byKey = ctx.caches.claimsInFlight;
 	const key = JSON.stringify([ctx.namespace, pool, identity]);
 	const before = byKey.get(key);
 	const mine = (before ? before.catch(() => {}) : Promise.resolve()).then(() =>
@@ -142,14 +130,8 @@ async function claimIn(
 ): Promise<ClaimResult> {
 	const { spec, facts, objects, members, candidates, taken } = snapshot;
 	const own = snapshot.views.find((v) => v.holder === identity);
-	if (own) {
-		try {
-			return await keepOwn(ctx, pool, spec, identity, own, members);
-		} finally {
-			// Its Lease or pod may have changed: the next claim reads again.
-			forgetClaimSnapshot(ctx, pool);
-		}
-	}
+	// Its Lease or pod may change: the next claim reads again.
+	if (own) return changingPool(ctx, pool, () => keepOwn(ctx, pool, spec, identity, own, members));
 
 	let losses = 0;
 	let tried = 0;

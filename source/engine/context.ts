@@ -1,6 +1,10 @@
-/** The context every engine operation runs in: clients, namespace, actor, clock, event sink. */
+/**
+ * The context every engine operation runs in: clients, namespace, actor, clock, event sink,
+ * and the caches of the engine it belongs to.
+ */
 
 import type { Kube } from '../kube/config.js';
+import type { ClaimReads } from './claim-snapshot.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
 export interface EngineEvent {
@@ -37,7 +41,47 @@ export interface EngineContext {
 	concurrency: number;
 	/** Aborts long waits and stops starting new steps. */
 	signal?: AbortSignal;
+	/**
+	 * The state of the engine this context belongs to: every context made from it (another
+	 * actor, namespace, sink or signal) shares it; a context of another engine never does.
+	 */
+	readonly caches: EngineCaches;
 }
+
+/**
+ * What one engine keeps between operations. Nothing of it lives in a module: two engines in
+ * one process (two cluster connections, two tests) share nothing, and one engine's concurrent
+ * claims (a broker) share one read of the pool.
+ */
+export interface EngineCaches {
+	/** The shared read of each pool for claims, by namespace and pool. */
+	claimReads: ClaimReads;
+	/** The claims in flight, by namespace, pool and identity (one identity's claims queue up). */
+	claimsInFlight: Map<string, Promise<unknown>>;
+	/** The Kubernetes Event writes not yet done, by the context (operation) that started them. */
+	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
+	/** Whether a denied Event write was reported already (it is said once per engine). */
+	eventsDeniedReported: boolean;
+}
+
+/** New, empty engine caches. */
+export function createEngineCaches(): EngineCaches {
+	return {
+		claimReads: new Map(),
+		claimsInFlight: new Map(),
+		pendingEvents: new WeakMap(),
+		eventsDeniedReported: false,
+	};
+}
+
+/** What may be set when a context is made: everything but the connection and the caches. */
+export type EngineContextOptions = Partial<Omit<EngineContext, 'kube' | 'caches'>>;
+
+/**
+ * What a context derived from another may change: not its connection, clock or caches (the
+ * shared reads were made with that connection and judged with that clock).
+ */
+export type DerivedContextOptions = Partial<Omit<EngineContext, 'kube' | 'caches' | 'now'>>;
 
 /** The default wait for one delete: the seed's two minutes. */
 export const DEFAULT_DELETE_TIMEOUT_MS = 120_000;
@@ -46,15 +90,17 @@ export const DEFAULT_CONCURRENCY = 8;
 /** The actor when none is given. */
 export const DEFAULT_ACTOR = 'ctpool';
 
-/** The clock when none is given: one function, so contexts without an injected clock share reads. */
+/** The clock when none is given. */
 export const systemNow = (): number => Date.now();
 
-/** A context over a loaded cluster connection, with defaults for everything not given. */
-export function createEngineContext(
-	kube: Kube,
-	opts: Partial<Omit<EngineContext, 'kube'>> = {},
-): EngineContext {
+/**
+ * A context over a loaded cluster connection, with defaults for everything not given, and
+ * caches of its own: a new engine. Contexts that should share an engine's reads are made
+ * with deriveContext (or createEngine(...).context()).
+ */
+export function createEngineContext(kube: Kube, opts: EngineContextOptions = {}): EngineContext {
 	const ctx: EngineContext = {
+		caches: createEngineCaches(),
 		kube,
 		namespace: opts.namespace ?? kube.namespace,
 		actor: opts.actor && opts.actor.length > 0 ? opts.actor : DEFAULT_ACTOR,
@@ -65,6 +111,19 @@ export function createEngineContext(
 	};
 	if (opts.signal) ctx.signal = opts.signal;
 	return ctx;
+}
+
+/** What a derived context keeps from its engine whatever it is given. */
+const FIXED: readonly string[] = ['kube', 'caches', 'now'];
+
+/** A context of the same engine (same connection, clock and caches) with some settings changed. */
+export function deriveContext(ctx: EngineContext, opts: DerivedContextOptions = {}): EngineContext {
+	const out: EngineContext = { ...ctx };
+	for (const [k, v] of Object.entries(opts))
+		if (v !== undefined && !FIXED.includes(k)) Object.assign(out, { [k]: v });
+	if (opts.actor !== undefined && opts.actor.length === 0) out.actor = DEFAULT_ACTOR;
+	if (opts.concurrency !== undefined) out.concurrency = Math.max(1, Math.floor(opts.concurrency));
+	return out;
 }
 
 /** Sends one event through the context's sink; a throwing sink never breaks an operation. */

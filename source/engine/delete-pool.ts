@@ -11,6 +11,7 @@ import { parseSpec } from '../pool/spec.js';
 import type { StatusMember } from '../pool/status.js';
 import { bounded } from '../text/sanitize.js';
 import { writeDefinition } from './apply.js';
+import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition, readDefinitionMap } from './definition.js';
@@ -55,7 +56,11 @@ export async function deletePool(ctx: EngineContext, pool: string): Promise<void
  * Deletes the definition ConfigMap with a resourceVersion precondition, as long as it still
  * says size 0 (a concurrent apply wins: its pool is kept).
  */
-async function deleteDefinition(ctx: EngineContext, pool: string): Promise<void> {
+function deleteDefinition(ctx: EngineContext, pool: string): Promise<void> {
+	return changingPool(ctx, pool, () => deleteDefinitionNow(ctx, pool));
+}
+
+async function deleteDefinitionNow(ctx: EngineContext, pool: string): Promise<void> {
 	const name = configMapName(pool);
 	for (let attempt = 1; attempt <= 5; attempt++) {
 		const current = await readDefinitionMap(ctx, pool);

@@ -6,13 +6,19 @@ export {
 	DEFAULT_ACTOR,
 	DEFAULT_CONCURRENCY,
 	DEFAULT_DELETE_TIMEOUT_MS,
+	type DerivedContextOptions,
+	deriveContext,
+	type EngineCaches,
 	type EngineContext,
+	type EngineContextOptions,
 	type EngineEvent,
 } from './context.js';
 export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
 export { deletePool } from './delete-pool.js';
-export { EVENTS_DENIED_ACTION, resetEventsDenied } from './kube-event.js';
+export { createEngine, type Engine, engineOf } from './engine.js';
+export { EVENTS_DENIED_ACTION } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
+export { type EventLine, memberEvents } from './member-events.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
 export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';

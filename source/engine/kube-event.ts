@@ -30,8 +30,6 @@ export type KubeEventReason =
 /** The component name Events carry. */
 export const EVENT_COMPONENT = 'ctpool';
 
-const pending = new WeakMap<EngineContext, Set<Promise<unknown>>>();
-
 /**
  * Writes an Event about a member's PVC in the background. Call flushKubeEvents before the
  * operation returns, so that the write is done (or has failed) when the caller goes on.
@@ -116,6 +114,7 @@ function writeEvent(
 		lastTimestamp: now,
 		count: 1,
 	};
+	const pending = ctx.caches.pendingEvents;
 	let set = pending.get(ctx);
 	if (!set) {
 		set = new Set();
@@ -131,16 +130,14 @@ function writeEvent(
 /** The action of the engine event that says Event writes are denied. */
 export const EVENTS_DENIED_ACTION = 'events';
 
-let deniedReported = false;
-
 /**
- * A denied Event write (403) is said once per process through the context's sink, as an
+ * A denied Event write (403) is said once per engine through the context's sink, as an
  * `info` event of action `events`; Events are optional (the seed's permissions have none), so
  * it never fails an operation. Other failures of an Event write are dropped.
  */
 function reportDenied(ctx: EngineContext, err: unknown): void {
-	if (deniedReported || apiFailure(err)?.code !== 403) return;
-	deniedReported = true;
+	if (ctx.caches.eventsDeniedReported || apiFailure(err)?.code !== 403) return;
+	ctx.caches.eventsDeniedReported = true;
 	emitEvent(ctx, {
 		pool: '',
 		action: EVENTS_DENIED_ACTION,
@@ -149,14 +146,9 @@ function reportDenied(ctx: EngineContext, err: unknown): void {
 	});
 }
 
-/** Forgets that a denied Event write was reported (for tests). */
-export function resetEventsDenied(): void {
-	deniedReported = false;
-}
-
 /** Waits until every Event recorded so far under this context has been written or has failed. */
 export async function flushKubeEvents(ctx: EngineContext): Promise<void> {
-	const set = pending.get(ctx);
+	const set = ctx.caches.pendingEvents.get(ctx);
 	if (!set || set.size === 0) return;
 	await Promise.allSettled([...set]);
 }

@@ -2,7 +2,7 @@
 
 import { PoolError } from '../pool/errors.js';
 import { MAINTENANCE_ANNOTATION, pvcName } from '../pool/names.js';
-import { forgetClaimSnapshot } from './claim-snapshot.js';
+import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
@@ -22,11 +22,7 @@ export async function setMaintenance(
 	on: boolean,
 	reason?: string,
 ): Promise<void> {
-	try {
-		await markMaintenance(ctx, pool, member, on, reason);
-	} finally {
-		forgetClaimSnapshot(ctx, pool);
-	}
+	await changingPool(ctx, pool, () => markMaintenance(ctx, pool, member, on, reason));
 }
 
 async function markMaintenance(

@@ -24,7 +24,7 @@ import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
 import { bounded } from '../text/sanitize.js';
 import { mapLimit } from './bounded-map.js';
-import { forgetClaimSnapshot } from './claim-snapshot.js';
+import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
@@ -145,7 +145,15 @@ function recordBulkEvents(
 }
 
 /** Reconciles a pool against a definition already read (apply and delete use this). */
-export async function reconcileDefinition(
+export function reconcileDefinition(
+	ctx: EngineContext,
+	pool: string,
+	definition: Definition,
+): Promise<ReconcileResult> {
+	return changingPool(ctx, pool, () => reconcileSteps(ctx, pool, definition));
+}
+
+async function reconcileSteps(
 	ctx: EngineContext,
 	pool: string,
 	definition: Definition,
@@ -211,7 +219,6 @@ export async function reconcileDefinition(
 	if (!recorded || !sameStatus(recorded, status))
 		statusWritten = await writeStatus(ctx, pool, status);
 	await flushKubeEvents(ctx);
-	forgetClaimSnapshot(ctx, pool);
 	emitEvent(ctx, {
 		pool,
 		action: 'reconcile',

@@ -16,7 +16,7 @@ import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../poo
 import { sourceFields } from '../pool/spec.js';
 import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
-import { forgetClaimSnapshot } from './claim-snapshot.js';
+import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
@@ -66,11 +66,7 @@ export async function release(
 	identity: string,
 	opts: ReleaseOptions = {},
 ): Promise<ReleaseResult> {
-	try {
-		return await releaseMember(ctx, pool, member, identity, opts);
-	} finally {
-		forgetClaimSnapshot(ctx, pool);
-	}
+	return changingPool(ctx, pool, () => releaseMember(ctx, pool, member, identity, opts));
 }
 
 async function releaseMember(

@@ -1,5 +1,6 @@
 /** Waiting until a deleted object is gone: polling with backoff, bounded, abortable. */
 
+import { sleep } from '../kube/retry.js';
 import { PoolError } from '../pool/errors.js';
 
 /** What waitGone polls: resolves true while the object still exists. */
@@ -19,19 +20,6 @@ export interface WaitGoneOptions {
 
 /** First and longest pause between two polls (ms). */
 export const POLL_BACKOFF = { initial: 50, max: 1000, factor: 1.6 };
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-	return new Promise((resolve) => {
-		if (signal?.aborted) return resolve();
-		const timer = setTimeout(done, ms);
-		function done() {
-			clearTimeout(timer);
-			signal?.removeEventListener('abort', done);
-			resolve();
-		}
-		signal?.addEventListener('abort', done, { once: true });
-	});
-}
 
 /**
  * Resolves once exists() says false. Throws PoolError('failed') when the object is still

@@ -41,8 +41,14 @@ export interface KubeOptions {
 	serviceAccountDir?: string;
 }
 
-/** A loaded cluster connection with its API clients. */
-export interface Kube {
+/**
+ * A loaded cluster connection: the one client through which every cluster call goes. Its
+ * typed clients (core, coordination, authorization) and the raw lists and watches of
+ * api-request.ts (through `config`) share one kept-alive connection pool per kubeconfig,
+ * one deadline per call, and the one retry policy and abortable sleep of retry.ts. The
+ * access review is kube/access-review.ts; the engine reads Events through it.
+ */
+export interface PoolClient {
 	/** client-node KubeConfig, loaded like kubectl (KUBECONFIG list, --kubeconfig, --context). */
 	config: KubeConfig;
 	/** The context in use. */
@@ -60,6 +66,9 @@ export interface Kube {
 	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
 	requestTimeoutMs?: number;
 }
+
+/** The cluster connection, by the name most of ctpool knows it under: a PoolClient. */
+export type Kube = PoolClient;
 
 /** The typed API clients of a connection (see Kube). */
 export type TypedClients = Pick<Kube, 'core' | 'coordination' | 'authorization'>;
@@ -421,7 +430,7 @@ function inClusterFallback(opts: KubeOptions): InClusterConfig | null {
  * else $CORRAL_NAMESPACE, else corral-vms, as in Corral (a kubeconfig context's namespace is
  * not used). Throws PoolError('usage') naming the problem and the fix.
  */
-export async function loadKube(opts: KubeOptions = {}): Promise<Kube> {
+export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 	const inCluster = inClusterFallback(opts);
 	const kc = inCluster?.config ?? loadKubeConfig(opts);
 	const ctx = selectContext(kc, opts.context);

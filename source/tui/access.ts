@@ -3,18 +3,13 @@
  * identity lacks a right for is shown disabled with the missing permission.
  */
 
-import { postJson } from '../kube/api-request.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from '../kube/config.js';
+import { type AccessNeed, mayI } from '../kube/access-review.js';
+import type { Kube } from '../kube/config.js';
 import { forbiddenText } from '../kube/errors.js';
 import { Command } from './keys.js';
 
 /** One right an operation needs. */
-export interface AccessNeed {
-	verb: string;
-	resource: string;
-	group?: string;
-	subresource?: string;
-}
+export type { AccessNeed };
 
 const LEASES = { resource: 'leases', group: 'coordination.k8s.io' };
 
@@ -77,38 +72,6 @@ COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
 
 function needKey(n: AccessNeed): string {
 	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;
-}
-
-/** Asks the cluster whether the identity may do one thing; null when the answer is unknown. */
-export async function mayI(
-	kube: Kube,
-	namespace: string,
-	need: AccessNeed,
-): Promise<boolean | null> {
-	try {
-		// Raw JSON: the typed client would load client-node's generated models at start-up.
-		const review = await postJson<{ status?: { allowed?: boolean } }>(
-			kube.config,
-			'/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-			{
-				apiVersion: 'authorization.k8s.io/v1',
-				kind: 'SelfSubjectAccessReview',
-				spec: {
-					resourceAttributes: {
-						namespace,
-						verb: need.verb,
-						resource: need.resource,
-						...(need.group ? { group: need.group } : {}),
-						...(need.subresource ? { subresource: need.subresource } : {}),
-					},
-				},
-			},
-			kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-		);
-		return review.status?.allowed === true;
-	} catch {
-		return null;
-	}
 }
 
 /**

@@ -3,16 +3,17 @@
 import { userInfo } from 'node:os';
 import {
 	claim,
-	createEngineContext,
+	createEngine,
 	type EngineContext,
+	type EngineContextOptions,
 	type EngineEvent,
+	memberEvents,
 	reconcile,
 	release,
 	setMaintenance,
 } from '../engine/index.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
-import { memberEvents } from './member-events.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
@@ -35,8 +36,8 @@ export interface EngineOperationsOptions {
 	namespace: string;
 	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
 	actor: string;
-	/** Overrides of the engine context (tests shorten the delete wait). */
-	engine?: Partial<Omit<EngineContext, 'kube'>>;
+	/** Overrides of the engine's settings (tests shorten the delete wait). */
+	engine?: EngineContextOptions;
 	loopIntervalMs?: number;
 }
 
@@ -56,15 +57,18 @@ export interface EngineOperations extends ConsoleOperations {
 export function createEngineOperations(opts: EngineOperationsOptions): EngineOperations {
 	const { store, kube, namespace, actor } = opts;
 	const abort = new AbortController();
+	// One engine for the console's connection: its operations and its loop share its caches.
+	const engine = createEngine(kube, {
+		namespace,
+		actor,
+		signal: abort.signal,
+		...opts.engine,
+	});
 
 	/** A context whose events go to the log, remembering whether one was an error. */
 	const context = () => {
 		const seen = { error: false };
-		const ctx = createEngineContext(kube, {
-			namespace,
-			actor,
-			signal: abort.signal,
-			...opts.engine,
+		const ctx = engine.context({
 			emit: (e: EngineEvent) => {
 				if (e.outcome === 'error') seen.error = true;
 				store.getState().logEvent(e);
@@ -142,11 +146,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				for (const e of held) store.getState().logEvent(e);
 				held = [];
 			};
-			const ctx = createEngineContext(kube, {
-				namespace,
-				actor,
-				signal: abort.signal,
-				...opts.engine,
+			const ctx = engine.context({
 				emit: (e: EngineEvent) => {
 					if (e.outcome === 'error') sawError = true;
 					if (live) store.getState().logEvent(e);
@@ -233,7 +233,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		loadEvents(member) {
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
-			void memberEvents(kube, namespace, member).then(
+			void memberEvents(engine.ctx, member).then(
 				(events) => {
 					if (store.getState().details?.member === member)
 						set({ member, loading: false, events, error: null });

@@ -6,6 +6,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
+import type { EventLine } from '../engine/member-events.js';
 import {
 	type ConnectionState,
 	WATCH_KINDS,
@@ -63,15 +64,8 @@ export interface StatusMessage {
 /** How long a message that is not an error stays in the status line (ms). */
 export const STATUS_TTL_MS = 5000;
 
-/** One recent Event of a member, for the details screen. */
-export interface EventLine {
-	time: number | null;
-	type: string;
-	reason: string;
-	object: string;
-	message: string;
-	count: number;
-}
+/** One recent Event of a member, for the details screen (read by the engine). */
+export type { EventLine };
 
 /** The events of the member the details screen shows. */
 export interface DetailsEvents {

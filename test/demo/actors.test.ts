@@ -5,6 +5,7 @@ import { startDemoActors } from '../../source/demo/actors.js';
 import { demoSpec } from '../../source/demo/run.js';
 import {
 	apply,
+	createEngine,
 	createEngineContext,
 	type EngineEvent,
 	readPool,
@@ -39,7 +40,7 @@ describe('demo actors', () => {
 			}
 		})();
 		const actors = startDemoActors({
-			kube,
+			engine: createEngine(kube),
 			pool: 'desk',
 			controllers: sim.cluster.controllers,
 			emit: (e) => events.push(e),

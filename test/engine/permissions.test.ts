@@ -7,13 +7,7 @@
 
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-	apply,
-	claim,
-	release,
-	resetEventsDenied,
-	writeDefinition,
-} from '../../source/engine/index.js';
+import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
 import {
 	allows,
 	COMMAND_RULES,
@@ -116,7 +110,6 @@ describe('the seed permissions', () => {
 	});
 
 	it('says once that Events are denied, and every operation still works', async () => {
-		resetEventsDenied();
 		const denied = new ApiException(
 			403,
 			'Forbidden',

@@ -1,10 +1,19 @@
 /** The recent Kubernetes Events of a member (its pod, PVC and Lease), listed on demand. */
 
-import type { Kube } from '../kube/config.js';
 import { apiFailure } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { leaseName, pvcName, toMillis } from '../pool/index.js';
-import type { EventLine } from './store.js';
+import type { EngineContext } from './context.js';
+
+/** One Kubernetes Event as the details screen lists it (text not yet sanitised). */
+export interface EventLine {
+	time: number | null;
+	type: string;
+	reason: string;
+	object: string;
+	message: string;
+	count: number;
+}
 
 interface RawEvent {
 	type?: string;
@@ -41,11 +50,11 @@ function line(e: RawEvent): EventLine {
  * Events, filtered here.
  */
 export async function memberEvents(
-	kube: Kube,
-	namespace: string,
+	ctx: EngineContext,
 	member: string,
 	limit = 50,
 ): Promise<EventLine[]> {
+	const { kube, namespace } = ctx;
 	const names = [member, pvcName(member), leaseName(member)];
 	let items: RawEvent[] = [];
 	try {
