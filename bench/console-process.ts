@@ -1,9 +1,9 @@
 /** ctpool's live console in a pseudo-terminal, waiting for a screen (its members table, complete). */
 
+import { type PtyProcess, Screen, startPty, terminalEnv } from '../test/support/terminal.js';
 import { type CompleteTable, isTableComplete } from './console-screen.js';
 import type { BenchContext } from './context.js';
 import { DESK } from './desk-pool.js';
-import { type PtyProcess, ScreenReader, startPty, terminalEnv } from './terminal.js';
 
 /** A running console and its screen. */
 export interface ConsoleRun {
@@ -53,7 +53,7 @@ export function startConsole(
 		[...(start.nodeArgs ?? []), ctx.cli, ...args, '--kubeconfig', ctx.sim.kubeconfig],
 		{ columns, rows, env: terminalEnv(), cwd: ctx.root },
 	);
-	const screen = new ScreenReader(columns, rows);
+	const screen = new Screen(columns, rows);
 	let last: string[] = [];
 	let attached = true;
 	const waiters = new Set<(lines: string[], at: number) => void>();

@@ -15,6 +15,7 @@ import {
 	SPEC_KEY,
 } from '../source/pool/names.js';
 import { MAX_SIZE, type PoolSpec, serialiseSpec, sourceFields } from '../source/pool/spec.js';
+import { waitFor } from '../test/support/wait.js';
 import { type ApiClient, ApiError, mapLimit } from './api-client.js';
 
 /** The source every benchmark pool uses: small requests, so thousands fit the simulated nodes. */
@@ -171,16 +172,19 @@ export async function waitPodsReady(
 	count: number,
 	timeoutMs: number,
 ): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const ready = await readyPods(api, namespace, pool);
-		if (ready >= count) return;
-		if (Date.now() > deadline)
-			throw new Error(
-				`only ${ready} of ${count} pods of pool ${pool} in ${namespace} became Ready in ${timeoutMs} ms`,
-			);
-		await new Promise((r) => setTimeout(r, 300));
-	}
+	let ready = 0;
+	await waitFor(
+		async () => {
+			ready = await readyPods(api, namespace, pool);
+			return ready >= count;
+		},
+		{
+			what: `${count} Ready pods of pool ${pool} in ${namespace}`,
+			timeoutMs,
+			intervalMs: 300,
+			detail: () => `only ${ready} became Ready`,
+		},
+	);
 }
 
 /** A manifest for `kubectl create -f`: a stream of JSON documents, one object per line. */

@@ -9,6 +9,8 @@
 import { createEngine } from '../source/engine/index.js';
 import { loadKube } from '../source/kube/config.js';
 import { startSimCluster } from '../source/sim/index.js';
+import { waitFor } from '../test/support/wait.js';
+import { benchSpec } from './pool-setup.js';
 
 const POOL = 'timing';
 
@@ -19,22 +21,13 @@ async function main(): Promise<void> {
 	try {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 		const engine = createEngine(kube, { actor: 'release-timing' });
-		await engine.apply(POOL, {
-			image: 'ghcr.io/example/desktop:1',
-			cpu: '1',
-			memory: '512Mi',
-			disk: '5Gi',
-			storageClass: '',
-			privileged: false,
-			init: false,
-			mode: 'ephemeral',
-			size,
-		});
-		for (;;) {
-			const snap = await engine.readPool(POOL);
-			if (snap.members.filter((m) => m.state === 'Ready').length === size) break;
-			await new Promise((r) => setTimeout(r, 200));
-		}
+		await engine.apply(POOL, benchSpec(size));
+
+		await waitFor(
+			async () =>
+				(await engine.readPool(POOL)).members.filter((m) => m.state === 'Ready').length === size,
+			{ what: `${size} Ready members`, timeoutMs: 600_000, intervalMs: 200 },
+		);
 		const members: string[] = [];
 		for (let i = 1; i <= size; i++)
 			members.push((await engine.claim(POOL, `u${i}@example.com`)).member);

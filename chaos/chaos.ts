@@ -18,6 +18,7 @@ import {
 	type FaultCounts,
 	startSimCluster,
 } from '../source/sim/index.js';
+import { waitFor } from '../test/support/wait.js';
 import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
@@ -128,12 +129,10 @@ export interface ChaosResult {
 
 /** Polls until check() is true or the time is up; resolves whether it became true. */
 async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (check()) return true;
-		if (Date.now() > deadline) return false;
-		await new Promise((r) => setTimeout(r, 100));
-	}
+	return waitFor(check, { timeoutMs, intervalMs: 100 }).then(
+		() => true,
+		() => false,
+	);
 }
 
 /** The pool's first definition: small members, so the simulated nodes never run out. */

@@ -13,6 +13,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { POOL_LABEL } from '../../source/pool/names.js';
+import { type PtyProcess, startPty } from '../../test/support/terminal.js';
+import { waitFor } from '../../test/support/wait.js';
 import { type BareClientProcess, spawnBareClient } from '../bare-client.js';
 import type { ChurnOptions, ChurnResult } from '../churn.js';
 import { sleep, wallMs } from '../clock.js';
@@ -23,7 +25,7 @@ import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { readyPods } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { percentile, spread } from '../stats.js';
-import { type PtyProcess, startPty, TokenScanner } from '../terminal.js';
+import { TokenScanner } from '../token-scanner.js';
 import { rowsToCheck } from './startup.js';
 
 /**
@@ -122,11 +124,10 @@ export function startChurn(ctx: BenchContext, opts: ChurnOptions) {
 
 /** Waits until every token shows in the scanner, or the time is up. */
 async function waitForTokens(scanners: TokenScanner[], tokens: string[], ms: number) {
-	const until = wallMs() + ms;
-	while (wallMs() < until) {
-		if (scanners.every((s) => tokens.every((t) => s.seen.has(t)))) return;
-		await sleep(100);
-	}
+	await waitFor(() => scanners.every((s) => tokens.every((t) => s.seen.has(t))), {
+		timeoutMs: ms,
+		intervalMs: 100,
+	}).catch(() => {});
 }
 
 async function liveRound(ctx: BenchContext, round: number, notes: string[]): Promise<LiveRound> {
@@ -179,12 +180,12 @@ async function liveRound(ctx: BenchContext, round: number, notes: string[]): Pro
 		await Promise.all([tui.complete, bare.ready]);
 		tui.detachScreen();
 		if (kubectl) {
-			const until = wallMs() + 30_000;
-			while ((kcText.match(/corral-vdi-ct-/g)?.length ?? 0) < visible.length) {
-				if (wallMs() > until)
-					throw new Error(`kubectl get leases -w did not list the Leases:\n${kcText}`);
-				await sleep(50);
-			}
+			await waitFor(() => (kcText.match(/corral-vdi-ct-/g)?.length ?? 0) >= visible.length, {
+				what: 'kubectl get leases -w to list the Leases',
+				timeoutMs: 30_000,
+				intervalMs: 50,
+				detail: () => kcText,
+			});
 		}
 		await sleep(500); // let both settle after their first screen
 

@@ -9,6 +9,7 @@
  */
 
 import { POOL_LABEL } from '../../source/pool/names.js';
+import { startPty } from '../../test/support/terminal.js';
 import { mapLimit } from '../api-client.js';
 import { spawnBareClient } from '../bare-client.js';
 import { sleep, wallMs } from '../clock.js';
@@ -20,7 +21,7 @@ import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { definableSize, makePool } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { spread } from '../stats.js';
-import { startPty, TokenScanner } from '../terminal.js';
+import { TokenScanner } from '../token-scanner.js';
 import { type LatencyFigures, latencies, startChurn } from './live.js';
 
 /**

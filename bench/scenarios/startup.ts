@@ -6,6 +6,7 @@
  */
 
 import { POOL_LABEL } from '../../source/pool/names.js';
+import { startPty } from '../../test/support/terminal.js';
 import { startConsole } from '../console-process.js';
 import { type BenchContext, profileArgs, type ScenarioResult } from '../context.js';
 import { DESK, deskPool } from '../desk-pool.js';
@@ -13,7 +14,6 @@ import { kubectlArgs, kubectlEnv } from '../kubectl.js';
 import { readyPods } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { spread } from '../stats.js';
-import { startPty } from '../terminal.js';
 
 /** One round's figures. */
 interface StartupRound {

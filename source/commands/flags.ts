@@ -34,7 +34,8 @@ export const GLOBAL_HELP = `Global flags
                         corral-vms, Corral's namespace)
   --context NAME        kubeconfig context (default: the current context)
   --kubeconfig FILE     kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
-  --identity ID         who is acting, for events (default: your user name)
+  --identity ID         who is acting, for events (default: $CTPOOL_IDENTITY, else
+                        <user>@<host>)
   --read-only           refuse every change
   --no-color            no colour in the output
   -h, --help            this help`;

@@ -1,6 +1,7 @@
 /** Where a command writes and what it knows of its terminal: the process, or a test's capture. */
 
 import type { EngineContext } from '../engine/context.js';
+import type { KubeOptions } from '../kube/config.js';
 
 /** A stream a command writes to. */
 export interface OutputStream {
@@ -19,6 +20,12 @@ export interface CommandIo {
 	signal?: AbortSignal;
 	/** Engine settings for tests (clock, delete timeout); the CLI leaves it empty. */
 	engine?: Partial<Pick<EngineContext, 'now' | 'deleteTimeoutMs' | 'concurrency' | 'emit'>>;
+	/**
+	 * Where the connection is looked for, for tests: the environment kubectl's rules read
+	 * (KUBECONFIG, HOME, KUBERNETES_SERVICE_*) and the service account's directory; the CLI
+	 * leaves it empty (the process's environment, the pod's mount).
+	 */
+	connection?: Pick<KubeOptions, 'env' | 'serviceAccountDir'>;
 }
 
 /** The io of the running process. */

@@ -5,6 +5,7 @@ import { PoolError } from '../pool/errors.js';
 import { poolNameProblem } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
 import { applyCommand, runApply } from './apply.js';
+import { auditCommand, runAudit } from './audit.js';
 import { claimCommand, runClaim } from './claim.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { deleteCommand, runDelete } from './delete.js';
@@ -35,6 +36,7 @@ export const COMMANDS: Record<string, Entry> = {
 	release: { spec: releaseCommand, run: runRelease },
 	delete: { spec: deleteCommand, run: runDelete },
 	maintenance: { spec: maintenanceCommand, run: runMaintenance },
+	audit: { spec: auditCommand, run: runAudit },
 	rbac: { spec: rbacCommand, run: runRbac },
 };
 
@@ -135,7 +137,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		const tui = import('../tui/run.js');
 		tui.catch(() => {});
 		const { loadKube } = await import('../kube/config.js');
-		const kube = await loadKube(kubeOptions(args.flags, io.env));
+		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
 		const { runTui } = await tui;
 		const opts: Parameters<typeof runTui>[0] = {
 			kube,

@@ -1,7 +1,7 @@
 /** ctpool rbac: print the Role and RoleBinding ctpool needs, as YAML for `kubectl apply -f -`. */
 
 import { isDnsSubdomain } from '../pool/names.js';
-import { type PolicyRule, roleRules } from '../pool/permissions.js';
+import { NODE_ROOM_RULES, type PolicyRule, roleRules } from '../pool/permissions.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_OK, usageError } from './failure.js';
@@ -22,6 +22,7 @@ export const rbacCommand: CommandSpec = {
 		watch: { type: 'boolean' },
 		events: { type: 'boolean' },
 		services: { type: 'boolean' },
+		nodes: { type: 'boolean' },
 	},
 	help: `
 Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
@@ -48,6 +49,9 @@ Flags
   --no-watch              leave out watch (commands only: no console, no --watch)
   --no-events             leave out the optional Events create
   --no-services           leave out the optional get on Services
+  --nodes                 add a ClusterRole (and its binding) with list on nodes and
+                          on pods in all namespaces: optional; with it the console says
+                          what an Unschedulable member needs against the nodes' free room
 
 ${GLOBAL_HELP}
 
@@ -100,6 +104,8 @@ export function rbacYaml(opts: {
 	watch: boolean;
 	events: boolean;
 	services?: boolean;
+	/** Add the optional cluster-wide node room reads (a ClusterRole and ClusterRoleBinding). */
+	nodes?: boolean;
 }): string {
 	const role = opts.readOnly ? 'ctpool-read-only' : 'ctpool';
 	const lines = [
@@ -137,6 +143,30 @@ export function rbacYaml(opts: {
 		'subjects:',
 		...subject,
 	);
+	if (opts.nodes) {
+		const cluster = `ctpool-node-room`;
+		lines.push(
+			'---',
+			"# optional, cluster-wide: the nodes' free room for the console's hints on Unschedulable members",
+			'apiVersion: rbac.authorization.k8s.io/v1',
+			'kind: ClusterRole',
+			'metadata:',
+			`  name: ${cluster}`,
+			'rules:',
+			...NODE_ROOM_RULES.flatMap(ruleYaml),
+			'---',
+			'apiVersion: rbac.authorization.k8s.io/v1',
+			'kind: ClusterRoleBinding',
+			'metadata:',
+			`  name: ${bindingName(`${cluster}-${opts.namespace}`, opts.subject)}`,
+			'roleRef:',
+			'  apiGroup: rbac.authorization.k8s.io',
+			'  kind: ClusterRole',
+			`  name: ${cluster}`,
+			'subjects:',
+			...subject,
+		);
+	}
 	return `${lines.join('\n')}\n`;
 }
 
@@ -172,6 +202,7 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 				watch: args.flags.watch !== false,
 				events: args.flags.events !== false,
 				services: args.flags.services !== false,
+				nodes: args.flags.nodes === true,
 			}),
 		);
 		return EXIT_OK;

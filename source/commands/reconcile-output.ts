@@ -1,6 +1,7 @@
 /** How apply and reconcile print what a reconcile did. */
 
 import type { ReconcileResult } from '../engine/reconcile.js';
+import { rolloutText } from '../pool/rollout.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandIo, println } from './io.js';
 
@@ -20,6 +21,6 @@ export function printReconcile(io: CommandIo, result: ReconcileResult, prefix = 
 	const s = result.status;
 	println(
 		io.stdout,
-		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${s.exhausted ? ' (exhausted: no member is free)' : ''}${s.rollout ? `; rolling ${s.rollout.updated}/${s.rollout.total} to source ${s.rollout.target.slice(0, 8)}…` : ''}`,
+		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${s.exhausted ? ' (exhausted: no member is free)' : ''}${s.rollout ? `; ${rolloutText(s.rollout)}` : ''}`,
 	);
 }

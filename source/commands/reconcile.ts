@@ -176,7 +176,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		...(scope.pool !== undefined ? { pool: scope.pool } : {}),
 		resyncMs: scope.intervalMs,
 		settleMs: WATCH_DEBOUNCE_MS,
-		context: (ns) => session.engine.context({ namespace: ns }),
+		engine: session.engine,
 		onReconciled(key, result) {
 			if (worthPrinting(result)) printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
 		},

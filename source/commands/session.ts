@@ -3,8 +3,11 @@
  * imported once a command really talks to a cluster, so `ctpool --help` stays fast.
  */
 
-import { userInfo } from 'node:os';
-import type { EngineContext, EngineContextOptions } from '../engine/context.js';
+import {
+	actingIdentity,
+	type EngineContext,
+	type EngineContextOptions,
+} from '../engine/context.js';
 import type { Engine } from '../engine/engine.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
@@ -27,21 +30,14 @@ export interface ConnectionFlags {
 	identity?: string | boolean | undefined;
 }
 
-/** Who is acting: --identity, else the user name of the process. */
+/** Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the console). */
 export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
-	if (typeof flags.identity === 'string' && flags.identity !== '') return flags.identity;
-	try {
-		const name = userInfo().username;
-		if (name) return name;
-	} catch {
-		// no passwd entry
-	}
-	return env.USER || env.USERNAME || 'ctpool';
+	return actingIdentity(typeof flags.identity === 'string' ? flags.identity : undefined, env);
 }
 
 /**
- * The kube options of the global flags. The namespace is Corral's rule: -n, else
- * $CORRAL_NAMESPACE (from env), else corral-vms; an invalid one is a PoolError('usage').
+ * The kube options of the global flags. The namespace is Corral's rule: -n, else (in a pod)
+ * the service account's, else $CORRAL_NAMESPACE (from env), else corral-vms; an invalid one is a PoolError('usage').
  */
 export function kubeOptions(
 	flags: ConnectionFlags,
@@ -65,7 +61,11 @@ export function kubeOptions(
 				`${NAMESPACE_ENV}=${JSON.stringify(sanitize(fromEnv).slice(0, 70))} is not a valid namespace; set it to a DNS-1123 label of at most 63 characters, such as ${DEFAULT_NAMESPACE}, or unset it`,
 			);
 		opts.namespace = fromEnv;
-	} else opts.namespace = defaultNamespace(env);
+		opts.namespaceIsFallback = true;
+	} else {
+		opts.namespace = defaultNamespace(env);
+		opts.namespaceIsFallback = true;
+	}
 	return opts;
 }
 
@@ -80,7 +80,7 @@ export async function connect(
 		import('../engine/engine.js'),
 		import('../engine/kube-event.js'),
 	]);
-	const kube = await loadKube(kubeOptions(flags, io.env));
+	const kube = await loadKube({ ...kubeOptions(flags, io.env), ...io.connection });
 	const ctxOpts: EngineContextOptions = {
 		actor: actorOf(flags, io.env),
 		// The engine events a command prints: Event writes denied (said once, never fatal), and

@@ -2,9 +2,12 @@
 
 import type { PoolSnapshot } from '../engine/read-pool.js';
 import { type MemberView, memberProblems, notFreeReason } from '../pool/member-state.js';
+import { rolloutProgress, rolloutText } from '../pool/rollout.js';
+import { sourceHash } from '../pool/source-hash.js';
+import { sourceFields } from '../pool/spec.js';
 import { buildStatus } from '../pool/status.js';
 import { formatAge } from '../text/age.js';
-import { bounded, sanitize } from '../text/sanitize.js';
+import { bounded, sanitize, sanitizeDeep } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
@@ -62,7 +65,15 @@ export function liveProblems(snap: PoolSnapshot): string[] {
  */
 export function liveStatus(snap: PoolSnapshot, now: number) {
 	const errors = [...new Set([...liveProblems(snap), ...(snap.recorded?.errors ?? [])])];
-	return buildStatus(snap.counts.desired, snap.members, errors, now);
+	const status = buildStatus(snap.counts.desired, snap.members, errors, now);
+	const rollout = liveRollout(snap);
+	if (rollout) status.rollout = rollout;
+	return status;
+}
+
+/** The rollout under way as the members show it now (null when none runs). */
+function liveRollout(snap: PoolSnapshot) {
+	return snap.spec ? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec))) : null;
 }
 
 function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {
@@ -76,6 +87,8 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		io.stdout,
 		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free}   unschedulable ${c.unschedulable}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
 	);
+	const rollout = liveRollout(snap);
+	if (rollout) println(io.stdout, rolloutText(rollout));
 	println(io.stdout);
 	const rows = snap.members.map((v) => [
 		v.name,
@@ -108,17 +121,6 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		println(io.stdout, 'errors of the last reconcile:');
 		for (const e of errors) println(io.stdout, `  ${bounded(e, 400)}`);
 	}
-}
-
-/** Strings made inert for the terminal, everywhere in a JSON value. */
-function sanitizeDeep(value: unknown): unknown {
-	if (typeof value === 'string') return sanitize(value);
-	if (Array.isArray(value)) return value.map(sanitizeDeep);
-	if (value && typeof value === 'object')
-		return Object.fromEntries(
-			Object.entries(value).map(([k, v]) => [sanitize(k), sanitizeDeep(v)]),
-		);
-	return value;
 }
 
 /** Runs `ctpool status`. */

@@ -8,6 +8,7 @@ import {
 } from '../pool/errors.js';
 import { memberIndex, memberName, poolNameProblem } from '../pool/names.js';
 import { MAX_SIZE, specProblems } from '../pool/spec.js';
+import { durationMs } from '../text/age.js';
 import { sanitize } from '../text/sanitize.js';
 
 function usage(command: string, message: string): PoolError {
@@ -105,8 +106,6 @@ export function checkMode(command: string, value: string): 'ephemeral' {
 	);
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** A duration such as 30s, 1m30s, 500ms or 2h, in ms; at least min. */
 export function parseDuration(
 	command: string,
@@ -115,14 +114,8 @@ export function parseDuration(
 	minMs = 1000,
 	maxMs = 24 * 3_600_000,
 ): number {
-	const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
-	let total = 0;
-	let matched = 0;
-	for (let m = re.exec(value); m; m = re.exec(value)) {
-		total += Number(m[1]) * UNIT_MS[m[2]!]!;
-		matched = re.lastIndex;
-	}
-	if (value === '' || matched !== value.length || !Number.isFinite(total))
+	const total = durationMs(value);
+	if (total === null)
 		throw usage(
 			command,
 			`--${flag} ${JSON.stringify(sanitize(value).slice(0, 40))} is not a duration; use a value such as 30s, 2m or 1m30s`,

@@ -5,7 +5,7 @@
  * are dropped, and a change to a pool's objects reconciles it once things settle.
  */
 
-import type { EngineContext } from '../engine/context.js';
+import type { Engine } from '../engine/engine.js';
 import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
 import type { Kube } from '../kube/config.js';
 import type { ConnectionState } from '../kube/connection-state.js';
@@ -33,8 +33,8 @@ export interface PoolControllerOptions {
 	/** Pools reconciled at once (default 4). */
 	workers?: number;
 	clock?: Clock;
-	/** The engine context of a reconcile in a namespace. */
-	context(namespace: string): EngineContext;
+	/** The engine every reconcile runs through, in its pool's namespace (one for the controller). */
+	engine: Engine;
 	/** A reconcile that ran (its errors, if any, are failed steps; retried with backoff). */
 	onReconciled?(key: string, result: ReconcileResult): void;
 	/** A reconcile that threw: retried with backoff, or (terminal) not until the definition changes. */
@@ -72,7 +72,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		version: (key) => cache.version(key),
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
-			const result = await reconcile(opts.context(namespace), pool);
+			const result = await reconcile(opts.engine.context({ namespace }), pool);
 			opts.onReconciled?.(key, result);
 			const busy = result.status.members.some(
 				(m) => m.state === 'Starting' || m.state === 'Terminating',

@@ -3,8 +3,6 @@
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
  */
 
-import { getJson } from '../kube/api-request.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
 import { CLAIM_SECONDS } from '../pool/lease.js';
 import {
@@ -16,13 +14,13 @@ import {
 import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
 import type { LeaseObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
-import { countMembers } from '../pool/status.js';
+import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
 import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
-import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
@@ -115,6 +113,8 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 		});
 		return result;
 	} catch (err) {
+		if (err instanceof PoolError && err.kind === 'no-free')
+			recordRefusal(ctx, pool, identity, err.message);
 		emitEvent(ctx, { pool, action: 'claim', outcome: 'error', message: failureText(err) });
 		throw err;
 	} finally {
@@ -177,11 +177,10 @@ async function claimIn(
 	// None free: the counts as they are now (the Leases listed again when races were lost).
 	const finalObjects: ListedObjects =
 		tried > 0 ? { ...objects, leases: await listLeases(ctx, pool) } : objects;
-	const c = countMembers(
-		spec.size,
-		groupMembers(pool, spec.size, finalObjects).map((m) => memberView(m, facts, ctx.now())),
+	const views = groupMembers(pool, spec.size, finalObjects).map((m) =>
+		memberView(m, facts, ctx.now()),
 	);
-	throw new PoolError('no-free', noFreeMessage(c.desired, c.claimed, c.unschedulable));
+	throw new PoolError('no-free', noFreeMessage(shortfall(spec.size, views)));
 }
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
@@ -293,13 +292,9 @@ function nextCandidate(
 
 async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
 	try {
-		const list = await getJson<{ items?: LeaseObject[] }>(
-			ctx.kube.config,
+		const list = await ctx.kube.readJson<{ items?: LeaseObject[] }>(
 			`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ctx.namespace)}/leases`,
 			{ labelSelector: poolSelector(pool) },
-			ctx.kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-			undefined,
-			{ retry: true },
 		);
 		return list.items ?? [];
 	} catch (err) {
@@ -344,13 +339,13 @@ async function startStopped(
 	spec: PoolSpec,
 	member: string,
 	pvc: PvcObject | undefined,
+	holder: string,
 ): Promise<boolean> {
 	if (pvc?.metadata.deletionTimestamp) return false;
 	try {
 		const pod = (pvc && podFromPvc(pool, member, ctx.namespace, pvc)) ?? sourceFields(spec);
 		const started = await createPod(ctx, pool, member, pod);
-		if (started)
-			recordKubeEvent(ctx, member, 'Started', `${ctx.actor} started ${member} for its claim`);
+		if (started) recordAudit(ctx, pool, { action: 'start', member, holder });
 		return started;
 	} catch (err) {
 		// The claim stands; the next reconcile starts a claimed member without a pod.
@@ -414,13 +409,8 @@ async function settle(
 		return null;
 	}
 	const started =
-		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc) : false;
-	recordKubeEvent(
-		ctx,
-		member,
-		'Claimed',
-		`${member} claimed by ${identity}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
-	);
+		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc, identity) : false;
+	recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
 	return { member, renewed: false, existing: false, started };
 }
 
@@ -452,16 +442,11 @@ async function keepOwn(
 				`the claim of ${sanitize(identity)} on ${member} changed while renewing it; run claim again`,
 			);
 		renewed = true;
-		recordKubeEvent(
-			ctx,
-			member,
-			'Renewed',
-			`expired claim of ${identity} on ${member} renewed${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
-		);
+		recordAudit(ctx, pool, { action: 'renew', member, holder: identity, detail: 'it had expired' });
 	}
 	const started =
 		view.state === 'Stopped'
-			? await startStopped(ctx, pool, spec, member, objects.pvc ?? undefined)
+			? await startStopped(ctx, pool, spec, member, objects.pvc ?? undefined, identity)
 			: false;
 	return { member, renewed, existing: true, started };
 }

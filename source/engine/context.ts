@@ -3,8 +3,10 @@
  * and the caches of the engine it belongs to.
  */
 
+import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
 import type { ClaimReads } from './claim-snapshot.js';
+import type { RefusalTally } from './kube-event.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
 export interface EngineEvent {
@@ -62,6 +64,8 @@ export interface EngineCaches {
 	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
 	/** Whether a denied Event write was reported already (it is said once per engine). */
 	eventsDeniedReported: boolean;
+	/** Refused claims being tallied, by namespace, pool and identity (see recordRefusal). */
+	refusals: Map<string, RefusalTally>;
 }
 
 /** New, empty engine caches. */
@@ -71,6 +75,7 @@ export function createEngineCaches(): EngineCaches {
 		claimsInFlight: new Map(),
 		pendingEvents: new WeakMap(),
 		eventsDeniedReported: false,
+		refusals: new Map(),
 	};
 }
 
@@ -89,6 +94,37 @@ export const DEFAULT_DELETE_TIMEOUT_MS = 120_000;
 export const DEFAULT_CONCURRENCY = 8;
 /** The actor when none is given. */
 export const DEFAULT_ACTOR = 'ctpool';
+
+/** The environment variable that names the acting identity when --identity is not given. */
+export const IDENTITY_ENV = 'CTPOOL_IDENTITY';
+
+/**
+ * The acting identity, the same on the CLI and in the console: the one given (--identity),
+ * else $CTPOOL_IDENTITY, else `<os user>@<host>` (`ctpool` stands in for a part not known).
+ */
+export function actingIdentity(
+	given: string | undefined,
+	env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+	if (given) return given;
+	const fromEnv = env[IDENTITY_ENV];
+	if (fromEnv) return fromEnv;
+	let user = '';
+	try {
+		user = userInfo().username;
+	} catch {
+		// no passwd entry
+	}
+	user ||= env.USER || env.USERNAME || '';
+	let host = '';
+	try {
+		host = hostname();
+	} catch {
+		// no host name
+	}
+	const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '');
+	return `${clean(user) || DEFAULT_ACTOR}@${clean(host) || DEFAULT_ACTOR}`;
+}
 
 /** The clock when none is given. */
 export const systemNow = (): number => Date.now();

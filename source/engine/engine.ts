@@ -7,6 +7,7 @@
 
 import type { Kube } from '../kube/config.js';
 import { apply, writeDefinition } from './apply.js';
+import { readAudit } from './audit.js';
 import { claim } from './claim.js';
 import {
 	createEngineContext,
@@ -51,6 +52,7 @@ export interface Engine {
 	listPools: Bound<typeof listPools>;
 	readDefinition: Bound<typeof readDefinition>;
 	memberEvents: Bound<typeof memberEvents>;
+	readAudit: Bound<typeof readAudit>;
 }
 
 /** Binds an operation to a context. */
@@ -80,6 +82,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		listPools: bind(ctx, listPools),
 		readDefinition: bind(ctx, readDefinition),
 		memberEvents: bind(ctx, memberEvents),
+		readAudit: bind(ctx, readAudit),
 	};
 }
 

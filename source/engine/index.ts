@@ -1,7 +1,9 @@
 /** The pool engine: every operation the CLI, the TUI and the tests run against a cluster. */
 export { apply, writeDefinition } from './apply.js';
+export { type AuditQuery, type AuditTrail, auditSelector, readAudit } from './audit.js';
 export { type ClaimResult, checkIdentity, claim } from './claim.js';
 export {
+	actingIdentity,
 	createEngineContext,
 	DEFAULT_ACTOR,
 	DEFAULT_CONCURRENCY,
@@ -12,13 +14,15 @@ export {
 	type EngineContext,
 	type EngineContextOptions,
 	type EngineEvent,
+	IDENTITY_ENV,
 } from './context.js';
 export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
 export { deletePool } from './delete-pool.js';
 export { createEngine, type Engine, engineOf } from './engine.js';
-export { EVENTS_DENIED_ACTION } from './kube-event.js';
+export { EVENTS_DENIED_ACTION, recordAudit } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { type EventLine, memberEvents } from './member-events.js';
+export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
 export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';

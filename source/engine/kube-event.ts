@@ -8,53 +8,39 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { apiFailure } from '../kube/errors.js';
-import { configMapName, pvcName } from '../pool/names.js';
+import {
+	AUDIT_ANNOTATION,
+	AUDIT_POOL_LABEL,
+	AUDIT_REASON,
+	AUDIT_RECORD_VERSION,
+	type AuditAction,
+	type AuditRecord,
+	auditNote,
+	auditType,
+	normalRecord,
+} from '../pool/audit.js';
+import { configMapName, leaseName, pvcName } from '../pool/names.js';
 import { failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
-
-/** The reasons ctpool records. */
-export type KubeEventReason =
-	| 'Claimed'
-	| 'Renewed'
-	| 'Released'
-	| 'Created'
-	| 'Started'
-	| 'Replaced'
-	| 'Deleted'
-	| 'TakenOver'
-	| 'Maintenance'
-	| 'ReconcileFailed'
-	| 'ReleaseFailed'
-	| 'ClaimFailed';
 
 /** The component name Events carry. */
 export const EVENT_COMPONENT = 'ctpool';
 
-/**
- * Writes an Event about a member's PVC in the background. Call flushKubeEvents before the
- * operation returns, so that the write is done (or has failed) when the caller goes on.
- */
-export function recordKubeEvent(
-	ctx: EngineContext,
-	member: string,
-	reason: KubeEventReason,
-	message: string,
-	type: 'Normal' | 'Warning' = 'Normal',
-): void {
-	writeEvent(ctx, 'PersistentVolumeClaim', pvcName(member), reason, message, type);
-}
+/** An act to record: the audit record, its actor defaulting to the context's. */
+export type AuditAct = Omit<AuditRecord, 'actor' | 'pool'> & { actor?: string };
 
 /**
- * Writes one Event about the pool's ConfigMap in the background: a step done to many members
- * in one operation (`created desk-1..desk-500 (500 members)`), instead of one per member.
+ * Writes the Event of one act in the background, in the one format (see pool/audit.ts):
+ * about the member's PVC, or the pool's ConfigMap for an act on the pool or on many members.
+ * Call flushKubeEvents before the operation returns, so that the write is done (or has
+ * failed) when the caller goes on.
  */
-export function recordPoolEvent(
-	ctx: EngineContext,
-	pool: string,
-	reason: KubeEventReason,
-	message: string,
-): void {
-	writeEvent(ctx, 'ConfigMap', configMapName(pool), reason, message, 'Normal');
+export function recordAudit(ctx: EngineContext, pool: string, act: AuditAct): void {
+	const record = normalRecord({ ...act, pool, actor: act.actor ?? ctx.actor });
+	const [kind, involved] = record.member
+		? (['PersistentVolumeClaim', pvcName(record.member)] as const)
+		: (['ConfigMap', configMapName(pool)] as const);
+	writeEvent(ctx, kind, involved, record);
 }
 
 /** How long the member list of a pool Event may get (an Event message is cut at 1,000). */
@@ -82,13 +68,19 @@ export function memberRanges(members: ReadonlyArray<{ name: string; index: numbe
 	return `${list} (${sorted.length} members)`;
 }
 
+/** The Lease an act on a claim is related to. */
+const CLAIM_ACTIONS: ReadonlySet<AuditAction> = new Set([
+	'claim',
+	'renew',
+	'release',
+	'release-failed',
+]);
+
 function writeEvent(
 	ctx: EngineContext,
 	kind: 'PersistentVolumeClaim' | 'ConfigMap',
 	involved: string,
-	reason: KubeEventReason,
-	message: string,
-	type: 'Normal' | 'Warning',
+	record: AuditRecord,
 ): void {
 	const now = new Date(ctx.now());
 	const event: CoreV1Event = {
@@ -97,6 +89,10 @@ function writeEvent(
 		metadata: {
 			name: `${involved}.${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`,
 			namespace: ctx.namespace,
+			labels: { [AUDIT_POOL_LABEL]: record.pool },
+			annotations: {
+				[AUDIT_ANNOTATION]: JSON.stringify({ v: AUDIT_RECORD_VERSION, ...record }),
+			},
 		},
 		involvedObject: {
 			apiVersion: 'v1',
@@ -104,16 +100,24 @@ function writeEvent(
 			name: involved,
 			namespace: ctx.namespace,
 		},
-		reason,
-		message: message.length > 1000 ? `${message.slice(0, 997)}...` : message,
-		type,
+		reason: AUDIT_REASON[record.action],
+		action: record.action,
+		message: auditNote(record),
+		type: auditType(record.action),
 		source: { component: EVENT_COMPONENT },
 		reportingComponent: EVENT_COMPONENT,
 		reportingInstance: hostname().slice(0, 128),
 		firstTimestamp: now,
 		lastTimestamp: now,
-		count: 1,
+		count: record.count ?? 1,
 	};
+	if (record.member && CLAIM_ACTIONS.has(record.action))
+		event.related = {
+			apiVersion: 'coordination.k8s.io/v1',
+			kind: 'Lease',
+			name: leaseName(record.member),
+			namespace: ctx.namespace,
+		};
 	const pending = ctx.caches.pendingEvents;
 	let set = pending.get(ctx);
 	if (!set) {
@@ -151,4 +155,65 @@ export async function flushKubeEvents(ctx: EngineContext): Promise<void> {
 	const set = ctx.caches.pendingEvents.get(ctx);
 	if (!set || set.size === 0) return;
 	await Promise.allSettled([...set]);
+}
+
+/**
+ * Refused claims are rate-limited per engine, pool and identity: the first refusal writes
+ * its Event at once; the ones within the next REFUSAL_WINDOW_MS are tallied, and written as
+ * one Event whose count (and audit record's count) says how many it stands for: at the next
+ * refusal after the window, or when the window ends (a timer that does not keep the process
+ * alive). A storm of refusals is so at most one Event per identity per window.
+ */
+export const REFUSAL_WINDOW_MS = 60_000;
+
+/** The most (pool, identity) pairs whose refusals are tallied at once; the oldest are dropped. */
+const REFUSAL_KEYS_MAX = 1000;
+
+/** The refusals of one identity in one pool since its last ClaimRefused Event. */
+export interface RefusalTally {
+	last: number;
+	suppressed: number;
+	detail: string;
+	timer: NodeJS.Timeout | null;
+}
+
+/** Records a claim refused for want of free members (a ClaimRefused Warning on the pool's ConfigMap). */
+export function recordRefusal(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+	detail: string,
+): void {
+	const byKey = ctx.caches.refusals;
+	const key = JSON.stringify([ctx.namespace, pool, identity]);
+	const now = ctx.now();
+	const tally = byKey.get(key);
+	const write = (count: number, text: string) =>
+		recordAudit(ctx, pool, {
+			action: 'claim-refused',
+			holder: identity,
+			count,
+			detail: text,
+		});
+	if (tally && now - tally.last < REFUSAL_WINDOW_MS) {
+		tally.suppressed++;
+		tally.detail = detail;
+		tally.timer ??= setTimeout(
+			() => {
+				tally.timer = null;
+				if (tally.suppressed === 0) return;
+				write(tally.suppressed, tally.detail);
+				tally.suppressed = 0;
+				tally.last = ctx.now();
+			},
+			Math.max(0, REFUSAL_WINDOW_MS - (now - tally.last)),
+		).unref();
+		return;
+	}
+	const count = 1 + (tally?.suppressed ?? 0);
+	if (tally?.timer) clearTimeout(tally.timer);
+	byKey.delete(key);
+	byKey.set(key, { last: now, suppressed: 0, detail, timer: null });
+	if (byKey.size > REFUSAL_KEYS_MAX) byKey.delete(byKey.keys().next().value as string);
+	write(count, detail);
 }

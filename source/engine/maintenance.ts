@@ -6,7 +6,7 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
-import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { flushKubeEvents, recordAudit } from './kube-event.js';
 import { annotateOwnedPvc } from './member-ops.js';
 import { checkMember } from './release.js';
 
@@ -64,7 +64,11 @@ async function markMaintenance(
 	const message = on
 		? `${member} put in maintenance by ${ctx.actor}${reason ? `: ${reason}` : ''}`
 		: `${member} taken out of maintenance by ${ctx.actor}`;
-	recordKubeEvent(ctx, member, 'Maintenance', message);
+	recordAudit(ctx, pool, {
+		action: on ? 'maintenance-on' : 'maintenance-off',
+		member,
+		...(on && reason ? { detail: reason } : {}),
+	});
 	await flushKubeEvents(ctx);
 	emitEvent(ctx, { pool, member, action: 'maintenance', outcome: 'ok', message });
 }

@@ -83,18 +83,18 @@ export async function createPod(
 	}
 }
 
-/** Creates a member from the current source: its PVC, then its pod. */
+/** Creates a member from the current source: its PVC (with extra annotations, if any), then its pod. */
 export async function createMember(
 	ctx: EngineContext,
 	pool: string,
 	member: string,
 	src: SourceFields,
+	annotations: Record<string, string> = {},
 ): Promise<void> {
+	const body = buildPvc(pool, member, ctx.namespace, src);
+	if (body.metadata) body.metadata.annotations = { ...body.metadata.annotations, ...annotations };
 	try {
-		await ctx.kube.core.createNamespacedPersistentVolumeClaim({
-			namespace: ctx.namespace,
-			body: buildPvc(pool, member, ctx.namespace, src),
-		});
+		await ctx.kube.core.createNamespacedPersistentVolumeClaim({ namespace: ctx.namespace, body });
 	} catch (err) {
 		throw clusterError(err, {
 			verb: 'create',

@@ -1,6 +1,7 @@
 /** What reconcile does to one member: the contract's five steps as a pure decision. */
 
 import type { MemberView } from '../pool/member-state.js';
+import { replaceHeldUntil } from '../pool/replace-backoff.js';
 
 /** A reconcile step on one member. */
 export type ReconcileStep = 'create' | 'start' | 'replace' | 'delete' | 'takeover';
@@ -19,7 +20,8 @@ export function claimedByUser(view: MemberView): boolean {
  * The step reconcile takes on a member, or null for none:
  * 1. create a Missing member within size (not when a user holds its Lease);
  * 2. start a Stopped member (claimed or in maintenance too: a start destroys nothing);
- * 3. replace an unclaimed, not-in-maintenance member that drifted or Failed;
+ * 3. replace an unclaimed, not-in-maintenance member that drifted or Failed (one that failed
+ *    again after a replace only once its backoff has passed: replaceHeldUntil);
  * 4. delete an unclaimed, not-in-maintenance member above size.
  * A Terminating member, one a live reconciler holds, one with objects under its name that are
  * not the pool's and one whose Lease's times make no sense are left alone. A member whose
@@ -40,7 +42,9 @@ export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	}
 	if (claimed || view.maintenance) return null;
 	if (view.aboveSize) return 'delete';
-	if (view.drifted || view.state === 'Failed') return 'replace';
+	if (view.drifted) return 'replace';
+	// a member that failed again after a replace waits its backoff (no replace storm)
+	if (view.state === 'Failed') return replaceHeldUntil(view, now) === null ? 'replace' : null;
 	return null;
 }
 

@@ -1,7 +1,5 @@
 /** Listing a pool's pods, PVCs and Leases: three label-selector lists, no per-member reads. */
 
-import { getJson } from '../kube/api-request.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../kube/config.js';
 import { memberIndex, memberOfLease, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { clusterError } from './cluster-error.js';
@@ -34,19 +32,17 @@ export async function listPoolObjects(ctx: EngineContext, pool?: string): Promis
 		what: string,
 		selector: string | null = labelSelector,
 	): Promise<T[]> =>
-		getJson<{ items?: T[] }>(
-			ctx.kube.config,
-			`${prefix}/namespaces/${encodeURIComponent(namespace)}/${resource}`,
-			selector === null ? {} : { labelSelector: selector },
-			ctx.kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-			undefined,
-			{ retry: true },
-		).then(
-			(answer) => answer.items ?? [],
-			(err: unknown) => {
-				throw clusterError(err, { verb: 'list', resource: what, namespace });
-			},
-		);
+		ctx.kube
+			.readJson<{ items?: T[] }>(
+				`${prefix}/namespaces/${encodeURIComponent(namespace)}/${resource}`,
+				selector === null ? {} : { labelSelector: selector },
+			)
+			.then(
+				(answer) => answer.items ?? [],
+				(err: unknown) => {
+					throw clusterError(err, { verb: 'list', resource: what, namespace });
+				},
+			);
 	// Leases unselected: one under a member's name without the pool's labels blocks that member
 	// (its name is taken), so it must be seen to be reported. Leases are few in a namespace.
 	const [pods, pvcs, allLeases] = await Promise.all([

@@ -15,8 +15,17 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, STATUS_KEY } from '../pool/names.js';
+import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
+import {
+	heldText,
+	REPLACE_BACKOFF_MAX_MS,
+	type ReplaceStorm,
+	replaceHeldUntil,
+	replaceRecordJson,
+	replaceStorm,
+	stormText,
+} from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
 import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
@@ -29,13 +38,7 @@ import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
 import { ForeignObjectError } from './foreign-objects.js';
-import {
-	flushKubeEvents,
-	type KubeEventReason,
-	memberRanges,
-	recordKubeEvent,
-	recordPoolEvent,
-} from './kube-event.js';
+import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
@@ -85,14 +88,6 @@ const STEP_ORDER: Record<ReconcileStep, number> = {
 	takeover: 4,
 };
 
-const EVENT_REASON: Record<ReconcileStep, KubeEventReason> = {
-	create: 'Created',
-	start: 'Started',
-	replace: 'Replaced',
-	delete: 'Deleted',
-	takeover: 'TakenOver',
-};
-
 /** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
 export async function reconcile(ctx: EngineContext, pool: string): Promise<ReconcileResult> {
 	checkPoolName(pool);
@@ -110,14 +105,14 @@ interface Plan {
 interface BulkDone {
 	name: string;
 	index: number;
-	/** The member's own Event message, used when it is the only one of its kind. */
-	message: string;
+	/** The member's own Event detail, used when it is the only one of its kind. */
+	detail: string;
+	/** Who holds the member's claim (a claimed member started), when anyone does. */
+	holder?: string;
 }
 
 /** Creates and starts done by one reconcile, for one Event per kind instead of one per member. */
 type BulkEvents = Record<'create' | 'start', BulkDone[]>;
-
-const BULK_VERB: Record<keyof BulkEvents, string> = { create: 'created', start: 'started' };
 
 /**
  * Records the Events of the creates and starts: one on the member's PVC when a kind has a
@@ -133,14 +128,19 @@ function recordBulkEvents(
 		const done = bulk[kind];
 		const only = done[0];
 		if (!only) continue;
-		if (done.length === 1) recordKubeEvent(ctx, only.name, EVENT_REASON[kind], only.message);
+		if (done.length === 1)
+			recordAudit(ctx, pool, {
+				action: kind,
+				member: only.name,
+				...(only.detail ? { detail: only.detail } : {}),
+				...(only.holder ? { holder: only.holder } : {}),
+			});
 		else
-			recordPoolEvent(
-				ctx,
-				pool,
-				EVENT_REASON[kind],
-				`${ctx.actor}: ${BULK_VERB[kind]} ${memberRanges(done)}${kind === 'create' ? ` from ${spec.image}` : ''}`,
-			);
+			recordAudit(ctx, pool, {
+				action: kind,
+				target: memberRanges(done),
+				...(kind === 'create' ? { detail: `from ${spec.image}` } : {}),
+			});
 	}
 }
 
@@ -176,9 +176,16 @@ async function reconcileSteps(
 		const step = planStep(view, startNow);
 		if (step) planned.push({ objects: m, view, step });
 	}
+	// no replace storm: when most of the pool fails the same way after replaces, stop
+	// replacing the members that fail with the current source (a drift is still replaced)
+	const storm = replaceStorm(
+		startViews.filter((v) => !v.aboveSize),
+		spec.size,
+	);
+	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
 	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
 	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } = limitRollout(planned, startViews, limit);
+	const { plans, heldBack } = limitRollout(unstormed, startViews, limit);
 	if (heldBack > 0)
 		emitEvent(ctx, {
 			pool,
@@ -211,10 +218,16 @@ async function reconcileSteps(
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
 	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
+	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
+	// the storm first: the pools screen shows the first error of a pool
+	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);
+	if (storm && first) errors.unshift(first);
+	else if (first) errors.push(first);
+	errors.push(...held);
+	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
 	const rollout = rolloutProgress(views, facts.sourceHash);
 	if (rollout) status.rollout = rollout;
-	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
 		statusWritten = await writeStatus(ctx, pool, status);
@@ -229,6 +242,89 @@ async function reconcileSteps(
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
 	return { pool, status, actions, errors, statusWritten };
+}
+
+/** True when a planned step is a replace the storm stops: a Failed member with the current source. */
+function stormHeld(plan: Plan, storm: ReplaceStorm): boolean {
+	const v = plan.view;
+	return plan.step === 'replace' && !v.reconciling && !v.drifted && storm.members.includes(v.name);
+}
+
+/**
+ * The status errors of the replace backoff: the storm (its Warning Event written once, when
+ * the recorded status does not say it yet), and each member whose next replace waits.
+ */
+function backoffErrors(
+	ctx: EngineContext,
+	pool: string,
+	views: readonly MemberView[],
+	storm: ReplaceStorm | null,
+	recorded: PoolStatus | null,
+	now: number,
+): string[] {
+	const out: string[] = [];
+	if (storm) {
+		const text = stormText(pool, storm);
+		out.push(text);
+		if (!recorded?.errors.includes(text)) {
+			recordAudit(ctx, pool, { action: 'replace-stopped', detail: text });
+			emitEvent(ctx, { pool, action: 'replace', outcome: 'error', message: text });
+		}
+	}
+	for (const v of views) {
+		if (storm?.members.includes(v.name) || v.hasLease || v.maintenance || v.aboveSize) continue;
+		const until = replaceHeldUntil(v, now);
+		if (until !== null) out.push(heldText(v, until));
+	}
+	return out;
+}
+
+/**
+ * The replace record the new PVC of a replaced member carries: one more replace after a
+ * failure, now. A replace for drift (the definition changed) or of a member left mid-step
+ * starts the count afresh.
+ */
+function replaceRecord(ctx: EngineContext, v: MemberView): Record<string, string> {
+	if (v.state !== 'Failed' || v.drifted) return {};
+	return { [REPLACED_ANNOTATION]: replaceRecordJson({ count: v.replaces + 1, at: ctx.now() }) };
+}
+
+/**
+ * Forgets the replace record of members that recovered: Ready, and the last replace longer
+ * ago than the longest backoff (a container that is Ready for a moment between crashes keeps
+ * its count). A failed write is only reported: the next reconcile tries again.
+ */
+async function settleReplaceRecords(
+	ctx: EngineContext,
+	pool: string,
+	views: readonly MemberView[],
+	now: number,
+): Promise<void> {
+	const settled = views.filter(
+		(v) =>
+			v.state === 'Ready' && v.replacedAt !== null && now - v.replacedAt >= REPLACE_BACKOFF_MAX_MS,
+	);
+	await mapLimit(settled, ctx.concurrency, async (v) => {
+		try {
+			await ctx.kube.core.patchNamespacedPersistentVolumeClaim(
+				{
+					name: pvcName(v.name),
+					namespace: ctx.namespace,
+					body: { metadata: { annotations: { [REPLACED_ANNOTATION]: null } } },
+				},
+				mergePatchOptions(),
+			);
+		} catch (err) {
+			if (isNotFound(err)) return;
+			emitEvent(ctx, {
+				pool,
+				member: v.name,
+				action: 'replace',
+				outcome: 'info',
+				message: `${v.name} recovered, but its replace count was not cleared: ${failureText(err)}`,
+			});
+		}
+	});
 }
 
 function indexOf(plans: Plan[], member: string): number {
@@ -280,19 +376,36 @@ function runPlan(
 /** What a step does, for messages. */
 function describeStep(step: ReconcileStep, view: MemberView, spec: PoolSpec): string {
 	const member = view.name;
+	const detail = stepDetail(step, view, spec);
 	switch (step) {
 		case 'create':
-			return `create ${member} from ${spec.image}`;
+			return `create ${member} ${detail}`;
 		case 'start':
 			return `start ${member}`;
 		case 'replace':
 			return `replace ${member} (${replaceReason(view)}) from ${spec.image}`;
 		case 'delete':
-			return view.reconciling
-				? `delete ${member} (${replaceReason(view)}; index ${view.index} is above the pool size ${spec.size})`
-				: `delete ${member} (index ${view.index} is above the pool size ${spec.size})`;
+			return `delete ${member} (${detail})`;
 		case 'takeover':
-			return `take over the expired reconciler Lease of ${member} (${view.maintenance ? 'in maintenance: left to the administrator' : 'nothing left to make'})`;
+			return `take over the ${detail}`;
+	}
+}
+
+/** What a step's Event says beside its verb and member (`from <image>`, why). */
+function stepDetail(step: ReconcileStep, view: MemberView, spec: PoolSpec): string {
+	switch (step) {
+		case 'create':
+			return `from ${spec.image}`;
+		case 'start':
+			return '';
+		case 'replace':
+			return `${replaceReason(view)}; from ${spec.image}`;
+		case 'delete':
+			return view.reconciling
+				? `${replaceReason(view)}; index ${view.index} is above the pool size ${spec.size}`
+				: `index ${view.index} is above the pool size ${spec.size}`;
+		case 'takeover':
+			return `expired reconciler Lease of ${view.name} (${view.maintenance ? 'in maintenance: left to the administrator' : 'nothing left to make'})`;
 	}
 }
 
@@ -338,7 +451,8 @@ async function startClaimed(
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
-			message: `${ctx.actor} started ${member} (claimed by ${bounded(plan.view.holder)})`,
+			detail: '',
+			holder: plan.view.holder,
 		});
 		emitEvent(ctx, { pool, member, action: 'start', outcome: 'ok', message: `started ${member}` });
 		return { member, step: 'start', ok: true };
@@ -356,13 +470,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordKubeEvent(
-		ctx,
-		member,
-		'ReconcileFailed',
-		`${step} ${member} by ${ctx.actor} failed: ${error}`,
-		'Warning',
-	);
+	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -427,7 +535,7 @@ async function underLease(
 			bulk.create.push({
 				name: member,
 				index: plan.view.index,
-				message: `${ctx.actor}: ${describeStep(step, plan.view, spec)}`,
+				detail: stepDetail(step, plan.view, spec),
 			});
 			action = succeeded(ctx, pool, member, step);
 		}
@@ -494,7 +602,7 @@ async function decideAndAct(
 			});
 		} else {
 			step = again;
-			const what = describeStep(step, fresh, spec);
+			const what = stepDetail(step, fresh, spec);
 			const src = sourceFields(spec);
 			if (step === 'create') await createMember(ctx, pool, member, src);
 			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
@@ -503,12 +611,13 @@ async function decideAndAct(
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
 				await destroyMember(ctx, pool, member, opts);
-				if (step === 'replace') await createMember(ctx, pool, member, src);
+				if (step === 'replace')
+					await createMember(ctx, pool, member, src, replaceRecord(ctx, fresh));
 			}
-			const message = `${ctx.actor}: ${what}${driftNote(step, now.pvc, spec)}`;
+			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')
-				bulk[step].push({ name: member, index: plan.view.index, message });
-			else recordKubeEvent(ctx, member, EVENT_REASON[step], message);
+				bulk[step].push({ name: member, index: plan.view.index, detail });
+			else recordAudit(ctx, pool, { action: step, member, detail });
 			action = succeeded(ctx, pool, member, step);
 		}
 	} catch (err) {

@@ -21,7 +21,7 @@ import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
-import { flushKubeEvents, recordKubeEvent } from './kube-event.js';
+import { flushKubeEvents, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, replaceLease } from './member-lease.js';
 import { annotateOwnedPvc, createMember, destroyMember, readMember } from './member-ops.js';
 
@@ -138,12 +138,14 @@ async function releaseMember(
 			'busy',
 			`the claim on ${member} changed while releasing it; run release again`,
 		);
-	recordKubeEvent(
-		ctx,
+	// One account of the act for every Event of this release: who held it, who named whom.
+	const act = {
 		member,
-		'Released',
-		`${member} released from ${holder ? bounded(holder) : '(no holder)'} by ${bounded(identity)}${holder !== identity ? ' (--force)' : ''}${ctx.actor !== identity ? ` (acting: ${ctx.actor})` : ''}`,
-	);
+		...(holder ? { holder } : {}),
+		identity,
+		...(holder !== identity ? { force: true } : {}),
+	};
+	recordAudit(ctx, pool, { action: 'release', ...act });
 
 	let destroyError = '';
 	let recreateError = '';
@@ -199,20 +201,17 @@ async function releaseMember(
 		leaseError = `its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over): ${failureText(err)}`;
 	}
 	if (destroyError || recreateError)
-		recordKubeEvent(
-			ctx,
-			member,
-			'ReleaseFailed',
-			`release of ${member} by ${identity}: ${destroyError || recreateError}`,
-			'Warning',
-		);
+		recordAudit(ctx, pool, {
+			action: 'release-failed',
+			...act,
+			detail: destroyError || recreateError,
+		});
 	else if (recreated)
-		recordKubeEvent(
-			ctx,
+		recordAudit(ctx, pool, {
+			action: 'create',
 			member,
-			'Created',
-			`${ctx.actor}: created ${member} again from ${spec.image} after its release`,
-		);
+			detail: `again from ${spec.image} after its release`,
+		});
 	await flushKubeEvents(ctx);
 
 	const extra = leaseError ? `; ${leaseError}` : '';

@@ -25,6 +25,7 @@ import { load as loadYaml } from 'js-yaml';
 import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
+import { getJson, type Query } from './api-request.js';
 import { redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
@@ -34,6 +35,11 @@ export interface KubeOptions {
 	kubeconfig?: string;
 	context?: string;
 	namespace?: string;
+	/**
+	 * The namespace above is only the fallback ($CORRAL_NAMESPACE, else corral-vms), not -n:
+	 * in a pod the service account's namespace wins over it.
+	 */
+	namespaceIsFallback?: boolean;
 	requestTimeoutMs?: number;
 	/** The environment (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); default process.env. */
 	env?: Record<string, string | undefined>;
@@ -63,6 +69,11 @@ export interface PoolClient {
 	coordination: CoordinationV1Api;
 	/** SelfSubjectAccessReview. */
 	authorization: AuthorizationV1Api;
+	/**
+	 * A raw GET answered with plain JSON (big lists without client-node's model classes),
+	 * with the deadline of every call and the retry policy of every read (retry.ts).
+	 */
+	readJson<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T>;
 	/** The deadline of every call (ms); DEFAULT_REQUEST_TIMEOUT_MS when absent. */
 	requestTimeoutMs?: number;
 }
@@ -462,8 +473,14 @@ export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 		config: kc,
 		contextName: ctx.name,
 		server: cluster.server,
-		namespace: opts.namespace || inCluster?.namespace || defaultNamespace(opts.env ?? process.env),
+		namespace:
+			(opts.namespaceIsFallback ? undefined : opts.namespace) ||
+			inCluster?.namespace ||
+			opts.namespace ||
+			defaultNamespace(opts.env ?? process.env),
 		...lazyClients(kc, requestTimeoutMs),
+		readJson: (path, query = {}, signal) =>
+			getJson(kc, path, query, requestTimeoutMs, signal, { retry: true }),
 		requestTimeoutMs,
 	};
 }

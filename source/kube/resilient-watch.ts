@@ -10,6 +10,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from './config.js';
 import { type ConnectionState, sameState } from './connection-state.js';
 import { apiFailure, describeError, forbiddenText, KubeHttpError } from './errors.js';
 import type { KubeObject } from './objects.js';
+import { sleep } from './retry.js';
 
 /** A namespaced resource to watch. */
 export interface WatchedResource {
@@ -119,8 +120,8 @@ export function startResilientWatch(
 	let attempts = 0;
 	let state: ConnectionState = { phase: 'connecting', since: Date.now() };
 	let current: AbortController | null = null;
-	let sleepTimer: ReturnType<typeof setTimeout> | undefined;
-	let wakeUp: (() => void) | undefined;
+	/** Aborted by stop(): ends the pause between two tries at once. */
+	const stopping = new AbortController();
 	let watchdog: ReturnType<typeof setTimeout> | undefined;
 
 	const setState = (next: ConnectionState) => {
@@ -131,12 +132,6 @@ export function startResilientWatch(
 	const markSynced = () => {
 		if (state.phase !== 'synced') setState({ phase: 'synced', since: Date.now() });
 	};
-
-	const sleep = (ms: number) =>
-		new Promise<void>((resolve) => {
-			wakeUp = resolve;
-			sleepTimer = setTimeout(resolve, ms);
-		});
 
 	async function relist(): Promise<void> {
 		const ac = new AbortController();
@@ -285,7 +280,7 @@ export function startResilientWatch(
 		const base = permanent
 			? backoff.max
 			: Math.min(backoff.max, backoff.initial * 2 ** Math.min(attempts - 1, 30));
-		await sleep(base * (0.5 + Math.random() * 0.5));
+		await sleep(base * (0.5 + Math.random() * 0.5), stopping.signal);
 	}
 
 	async function run(): Promise<void> {
@@ -311,8 +306,7 @@ export function startResilientWatch(
 			stopped = true;
 			current?.abort(STOPPED);
 			if (watchdog) clearTimeout(watchdog);
-			if (sleepTimer) clearTimeout(sleepTimer);
-			wakeUp?.();
+			stopping.abort();
 		},
 		state: () => state,
 		resourceVersion: () => rv,

@@ -1,5 +1,6 @@
 /** The errors of the CT-pool contract, with the texts users see. */
 
+import type { Shortfall } from './status.js';
 /** What kind of failure an error is; the CLI maps kinds to exit codes. */
 export type PoolErrorKind =
 	| 'usage' // bad input from the caller: exit 2, nothing changed
@@ -45,9 +46,23 @@ export const RECONCILER_IDENTITY = 'corral-vdi/reconciler';
 export const PERSISTENT_MESSAGE =
 	'persistent CT pools are not supported; use a VM pool for persistent desktops';
 
-/** The contract's text when no member is free. */
-export function noFreeMessage(desired: number, claimed: number, unschedulable: number): string {
-	return `pool has no free members (desired ${desired}, claimed ${claimed}, unschedulable ${unschedulable})`;
+/**
+ * The text for a claim that finds no free member: the contract's three counts always, then
+ * every other reason a desired member is not free, when it applies, so that the parts add up
+ * to desired.
+ */
+export function noFreeMessage(s: Shortfall): string {
+	const parts = [
+		`desired ${s.desired}`,
+		`claimed ${s.claimed}`,
+		`unschedulable ${s.unschedulable}`,
+	];
+	if (s.rebuilding > 0) parts.push(`being rebuilt ${s.rebuilding}`);
+	if (s.failed > 0) parts.push(`failed ${s.failed}`);
+	if (s.maintenance > 0) parts.push(`in maintenance ${s.maintenance}`);
+	if (s.drifted > 0) parts.push(`drifted ${s.drifted}`);
+	if (s.free > 0) parts.push(`free but taken by claims at the same time ${s.free}`);
+	return `pool has no free members (${parts.join(', ')})`;
 }
 
 /** The text for a claim as the reserved identity. */

@@ -13,6 +13,7 @@ import {
 } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
+import { parseReplaceRecord } from './replace-backoff.js';
 import { describeDrift, sourceHash } from './source-hash.js';
 import { type SourceFields, sourceFields } from './spec.js';
 
@@ -115,6 +116,10 @@ export interface MemberView {
 	foreign: MemberObjectKind[];
 	/** Why the member's Lease will not expire as it should (future times...), else ''. */
 	leaseProblem: string;
+	/** How often reconcile replaced the member after failures in a row (its PVC records it). */
+	replaces: number;
+	/** When the last of those replaces happened (ms), or null. */
+	replacedAt: number | null;
 	free: boolean;
 }
 
@@ -186,6 +191,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const userClaim = lease !== null && !reconciling;
 	const annotations = m.pvc?.metadata.annotations ?? {};
 	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
+	const replaced = parseReplaceRecord(annotations);
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
 	const exists = Boolean(m.pod || m.pvc);
@@ -221,6 +227,8 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		createdAt: created.length > 0 ? Math.min(...created) : null,
 		foreign: [...(m.foreign ?? [])],
 		leaseProblem: lease ? (leaseTimeProblem(lease, now) ?? '') : '',
+		replaces: replaced?.count ?? 0,
+		replacedAt: replaced?.at ?? null,
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;

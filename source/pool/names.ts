@@ -16,6 +16,12 @@ export const CT_SPEC_ANNOTATION = 'corral.ct/spec';
 export const ASSIGNED_TO_ANNOTATION = 'corral.dev/vdi-assigned-to';
 /** Annotation on the PVC: present means the member is in maintenance; the value is the reason. */
 export const MAINTENANCE_ANNOTATION = 'corral.dev/vdi-maintenance';
+/**
+ * Annotation on the PVC: how often reconcile has replaced the member after a failure, and
+ * when last: `{"count":2,"at":"2026-11-29T10:00:00Z"}`. Written on the PVC a replace creates,
+ * removed once the member is Ready; it paces the next replace (see replace-backoff.ts).
+ */
+export const REPLACED_ANNOTATION = 'corral.dev/vdi-replaced';
 /** Key of the pool definition in the ConfigMap. */
 export const SPEC_KEY = 'spec';
 /** Key of the pool status in the ConfigMap. */

@@ -31,6 +31,10 @@ export interface ContainerStatus {
 	name: string;
 	ready?: boolean;
 	restartCount?: number;
+	/** The image the kubelet runs, as it reports it. */
+	image?: string;
+	/** The image's digest reference (`docker.io/library/x@sha256:...`). */
+	imageID?: string;
 	state?: {
 		waiting?: { reason?: string; message?: string };
 		running?: { startedAt?: Timestamp };
@@ -51,7 +55,7 @@ export interface ContainerSpec {
 /** A pod, as far as member state and drift go. */
 export interface PodObject {
 	metadata: Meta;
-	spec?: { nodeName?: string; containers?: ContainerSpec[] };
+	spec?: { nodeName?: string; containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
 	status?: {
 		phase?: string;
 		reason?: string;

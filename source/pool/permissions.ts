@@ -13,7 +13,7 @@ export interface PolicyRule {
 }
 
 /** Which part of ctpool a set of rules serves. */
-export type RulePurpose = 'commands' | 'watch' | 'events' | 'services';
+export type RulePurpose = 'commands' | 'watch' | 'events' | 'services' | 'nodes';
 
 /** Rules with the reason they are there. */
 export interface PurposeRules {
@@ -57,9 +57,13 @@ export const WATCH_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['watch'] },
 ];
 
-/** Events create: optional; without it ctpool says once that it records no Events and goes on. */
+/**
+ * Events: optional. create records who did what (without it ctpool says once that it records
+ * no Events and goes on); list and watch read them back (`ctpool audit`, the console's audit
+ * screen and its refused-claims counts, which show that Events cannot be read without them).
+ */
 export const EVENT_RULES: readonly PolicyRule[] = [
-	{ apiGroups: [CORE], resources: ['events'], verbs: ['create'] },
+	{ apiGroups: [CORE], resources: ['events'], verbs: ['create', 'list', 'watch'] },
 ];
 
 /**
@@ -72,6 +76,16 @@ export const SERVICE_READ_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [CORE], resources: ['services'], verbs: ['get'] },
 ];
 
+/**
+ * list on Nodes and on Pods in all namespaces: optional and cluster-wide (a ClusterRole, not
+ * part of the namespace's Role). With them the console's details of an Unschedulable member
+ * say what it requests against the roomiest node's free room; without them the hint says
+ * what it cannot show and why, and the scheduler's message still says why the pod waits.
+ */
+export const NODE_ROOM_RULES: readonly PolicyRule[] = [
+	{ apiGroups: [CORE], resources: ['nodes', 'pods'], verbs: ['list'] },
+];
+
 /** Read-only: get, list and watch on what ctpool reads, nothing that changes the cluster. */
 export const READ_ONLY_RULES: readonly PolicyRule[] = [
 	{
@@ -80,6 +94,7 @@ export const READ_ONLY_RULES: readonly PolicyRule[] = [
 		verbs: ['get', 'list', 'watch'],
 	},
 	{ apiGroups: [COORDINATION], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+	{ apiGroups: [CORE], resources: ['events'], verbs: ['list', 'watch'] },
 ];
 
 /** Options of roleRules. */
@@ -126,7 +141,7 @@ export function roleRules(opts: RoleOptions = {}): PurposeRules[] {
 	if (opts.events !== false)
 		out.push({
 			purpose: 'events',
-			why: 'optional: Kubernetes Events of who did what; without it ctpool says so once and goes on',
+			why: 'optional: Kubernetes Events of who did what (create), read back by ctpool audit and the console (list, watch); without them ctpool says so and goes on',
 			rules: copy(EVENT_RULES),
 		});
 	if (opts.services !== false)

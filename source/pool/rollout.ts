@@ -79,3 +79,8 @@ export function rolloutProgress(
 	const updated = members.filter((v) => v.state !== 'Missing' && !v.drifted).length;
 	return { target, updated, total: members.length };
 }
+
+/** A rollout as ctpool prints it: `rolling 6/19 to source 3f2a1b2c…`. */
+export function rolloutText(r: RolloutProgress): string {
+	return `rolling ${r.updated}/${r.total} to source ${r.target.slice(0, 8)}…`;
+}

@@ -31,6 +31,10 @@ export interface PoolStatus {
 	free: number;
 	unschedulable: number;
 	exhausted: boolean;
+	/** An extension beside the seed's counts: free members that are Ready (claimable now). */
+	claimableNow?: number;
+	/** An extension: free members that are Starting or Stopped (claimable once they start). */
+	claimableSoon?: number;
 	members: StatusMember[];
 	errors: string[];
 	/** An extension, present only while a rollout runs: its progress (readers may ignore it). */
@@ -47,6 +51,10 @@ export interface PoolCounts {
 	unschedulable: number;
 	drifted: number;
 	exhausted: boolean;
+	/** Free and Ready: a claim gets a desktop at once. */
+	claimableNow: number;
+	/** Free and Starting or Stopped: a claim gets one that is still starting. */
+	claimableSoon: number;
 }
 
 /** Counts over member views (observed = members with a PVC or pod, above size included). */
@@ -57,7 +65,9 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 	let free = 0;
 	let unschedulable = 0;
 	let drifted = 0;
+	let claimableNow = 0;
 	for (const v of views) {
+		if (v.free && v.state === 'Ready') claimableNow++;
 		if (v.state !== 'Missing') observed++;
 		if (v.state === 'Ready') ready++;
 		if (v.holder) claimed++;
@@ -74,6 +84,8 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 		unschedulable,
 		drifted,
 		exhausted: observed > 0 && free === 0,
+		claimableNow,
+		claimableSoon: free - claimableNow,
 	};
 }
 
@@ -95,6 +107,8 @@ export function buildStatus(
 		free: c.free,
 		unschedulable: c.unschedulable,
 		exhausted: c.exhausted,
+		claimableNow: c.claimableNow,
+		claimableSoon: c.claimableSoon,
 		members: views.map((v) => {
 			const row: StatusMember = {
 				name: v.name,
@@ -129,4 +143,48 @@ export function parseStatus(text: string | undefined): PoolStatus | null {
 	} catch {
 		return null;
 	}
+}
+
+/**
+ * Why a pool's desired members are not free, each member counted once, in this order:
+ * claimed, being rebuilt (missing, terminating, or the reconciler holds its Lease), in
+ * maintenance, failed, unschedulable, drifted; free is what is left. The parts add up to
+ * desired.
+ */
+export interface Shortfall {
+	desired: number;
+	claimed: number;
+	rebuilding: number;
+	maintenance: number;
+	failed: number;
+	unschedulable: number;
+	drifted: number;
+	free: number;
+}
+
+/** The shortfall of a pool from its member views (members above size are not desired). */
+export function shortfall(size: number, views: readonly MemberView[]): Shortfall {
+	const s: Shortfall = {
+		desired: size,
+		claimed: 0,
+		rebuilding: 0,
+		maintenance: 0,
+		failed: 0,
+		unschedulable: 0,
+		drifted: 0,
+		free: 0,
+	};
+	for (const v of views) {
+		if (v.index > size) continue;
+		if (v.holder) s.claimed++;
+		else if (v.reconciling || v.state === 'Missing' || v.state === 'Terminating') s.rebuilding++;
+		else if (v.maintenance) s.maintenance++;
+		else if (v.state === 'Failed') s.failed++;
+		else if (v.state === 'Unschedulable') s.unschedulable++;
+		else if (v.drifted) s.drifted++;
+		else if (v.free) s.free++;
+		// a Lease with no holder: nobody can claim it until --force; counted as claimed
+		else s.claimed++;
+	}
+	return s;
 }

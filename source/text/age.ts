@@ -36,3 +36,18 @@ export function formatAge(ms: number): string {
 	}
 	return `${years}y`;
 }
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration written as 30s, 1m30s, 500ms or 2h, in ms; null when it is not one. */
+export function durationMs(value: string): number | null {
+	const re = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/gy;
+	let total = 0;
+	let matched = 0;
+	for (let m = re.exec(value); m; m = re.exec(value)) {
+		total += Number(m[1]) * UNIT_MS[m[2]!]!;
+		matched = re.lastIndex;
+	}
+	if (value === '' || matched !== value.length || !Number.isFinite(total)) return null;
+	return total;
+}

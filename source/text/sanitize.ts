@@ -31,3 +31,14 @@ export function bounded(value: unknown, max: number = DISPLAY_BOUND): string {
 	if (text.length <= max) return sanitize(text);
 	return `${sanitize(text.slice(0, max))}…`;
 }
+
+/** Strings made inert for the terminal, everywhere in a JSON value. */
+export function sanitizeDeep(value: unknown): unknown {
+	if (typeof value === 'string') return sanitize(value);
+	if (Array.isArray(value)) return value.map(sanitizeDeep);
+	if (value && typeof value === 'object')
+		return Object.fromEntries(
+			Object.entries(value).map(([k, v]) => [sanitize(k), sanitizeDeep(v)]),
+		);
+	return value;
+}

@@ -25,11 +25,15 @@ export function blockedReason(
 ): string | null {
 	const fixed = staticBlock(state, command);
 	if (fixed) return fixed;
+	if (screen === 'audit' && bindingOf(command).mutating)
+		return 'not on the audit screen; go back with Esc first';
 	const onMembers = screen === 'members' || screen === 'details';
 	const row = onMembers ? selectedRow(state) : null;
 	switch (command) {
 		case Command.Filter:
-			return screen === 'members' ? null : 'the filter works on the members screen';
+			return screen === 'members' || screen === 'audit'
+				? null
+				: 'the filter works on the members screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

@@ -1,32 +1,31 @@
 /** The console's operations over the engine: each runs in the background and reports into the store. */
 
-import { userInfo } from 'node:os';
 import {
+	actingIdentity,
 	claim,
 	createEngine,
 	type EngineContext,
 	type EngineContextOptions,
 	type EngineEvent,
 	memberEvents,
+	readLastLogLines,
+	readNodeRooms,
 	reconcile,
 	release,
 	setMaintenance,
 } from '../engine/index.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
+import { failureKind } from '../pool/index.js';
+import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
 import type { ConsoleStore } from './store.js';
 
-/** The identity the console acts as when none is given: `<user>@ctpool`. */
+/** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
-	try {
-		const name = userInfo().username.replace(/[^A-Za-z0-9._@-]/g, '');
-		return name ? `${name}@ctpool` : 'ctpool';
-	} catch {
-		return 'ctpool';
-	}
+	return actingIdentity(undefined, process.env);
 }
 
 /** Options of the engine-backed operations. */
@@ -64,6 +63,35 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		signal: abort.signal,
 		...opts.engine,
 	});
+
+	/**
+	 * Reads what the hint of the member needs (its state decides): the nodes' room for an
+	 * Unschedulable member, the last log lines of a crashing one. A read that fails is kept as
+	 * the reason the hint cannot show it.
+	 */
+	function loadHintFacts(member: string): void {
+		const state = store.getState();
+		state.setHintFacts(member);
+		const row = state.pool ? state.pools[state.pool]?.rows.find((r) => r.name === member) : null;
+		if (!row) return;
+		const ctx = engine.ctx;
+		const keep = <T>(key: keyof HintFacts, read: Promise<T>) =>
+			void read.then(
+				(value) => {
+					if (store.getState().hintFacts?.member === member)
+						store.getState().setHintFacts(member, { [key]: { value } });
+				},
+				(err: unknown) => {
+					if (store.getState().hintFacts?.member === member)
+						store.getState().setHintFacts(member, {
+							[key]: { unavailable: describeError(err) },
+						});
+				},
+			);
+		if (row.state === 'Unschedulable') keep('rooms', readNodeRooms(ctx));
+		if (row.state === 'Failed' && failureKind(row.message) === 'CrashLoopBackOff')
+			keep('log', readLastLogLines(ctx, member, HINT_LOG_LINES));
+	}
 
 	/** A context whose events go to the log, remembering whether one was an error. */
 	const context = () => {
@@ -231,6 +259,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			);
 		},
 		loadEvents(member) {
+			loadHintFacts(member);
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
 			void memberEvents(engine.ctx, member).then(

@@ -69,6 +69,16 @@ const KEEPS_STATUS: ReadonlySet<Command> = new Set([
 	Command.Help,
 ]);
 
+/** Opens the audit screen on what the screen shows: every shown pool, the pool, the member. */
+function openAudit(ctx: KeyContext): void {
+	const s = ctx.store.getState();
+	if (s.screen === 'members' && s.pool) s.openAudit({ pool: s.pool });
+	else if (s.screen === 'details' && s.pool) {
+		const row = selectedRow(s);
+		s.openAudit(row ? { pool: s.pool, member: row.name } : { pool: s.pool });
+	} else if (s.screen === 'pools') s.openAudit({});
+}
+
 /** Handles one key press. */
 export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 	const s = ctx.store.getState();
@@ -79,15 +89,17 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 	const prompt = s.prompt;
 	if (prompt) {
 		if (prompt.kind === 'filter') {
+			// the audit screen has its own filter
+			const setFilter = s.screen === 'audit' ? s.setAuditFilter : s.setFilter;
 			if (key.escape) {
-				s.setFilter('');
+				setFilter('');
 				s.setPrompt(null);
 			} else if (key.return) s.setPrompt(null);
 			else {
 				const value = editText(prompt.value, input, key);
 				if (value !== null) {
 					s.setPrompt({ kind: 'filter', value });
-					s.setFilter(value);
+					setFilter(value);
 				}
 			}
 			return;
@@ -178,14 +190,20 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		case Command.Back:
-			if (s.screen === 'details') s.setScreen('members');
+			if (s.screen === 'audit') {
+				if (s.auditView.filter) s.setAuditFilter('');
+				else s.setScreen(s.auditView.back);
+			} else if (s.screen === 'details') s.setScreen('members');
 			else if (s.screen === 'members') {
 				if (s.filter) s.setFilter('');
 				else s.setScreen('pools');
 			}
 			return;
 		case Command.Filter:
-			s.setPrompt({ kind: 'filter', value: s.filter });
+			s.setPrompt({ kind: 'filter', value: s.screen === 'audit' ? s.auditView.filter : s.filter });
+			return;
+		case Command.Audit:
+			openAudit(ctx);
 			return;
 		case Command.Claim:
 			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });

@@ -20,6 +20,7 @@ export const Command = {
 	Maintenance: 'maintenance',
 	Console: 'console',
 	Log: 'log',
+	Audit: 'audit',
 	Help: 'help',
 	Quit: 'quit',
 } as const;
@@ -78,7 +79,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description: 'filter members: a regex on name, state, holder, node and message; ! inverts',
+		description:
+			'filter members: a regex on name, state, holder, node and message; ! inverts (audit: pool: member: identity: action: since:)',
 		mutating: false,
 	},
 	{
@@ -128,6 +130,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		keys: 'l',
 		hint: 'log',
 		description: 'show or hide the activity log',
+		mutating: false,
+	},
+	{
+		command: Command.Audit,
+		keys: 'e',
+		hint: 'audit',
+		description:
+			'audit: who did what (from the cluster Events) to the shown pools, this pool or this member',
 		mutating: false,
 	},
 	{ command: Command.Help, keys: '?', hint: 'help', description: 'this help', mutating: false },
@@ -184,6 +194,8 @@ export function commandOf(input: string, key: Key): Command | null {
 			return Command.Console;
 		case 'l':
 			return Command.Log;
+		case 'e':
+			return Command.Audit;
 		case '?':
 			return Command.Help;
 		case 'q':

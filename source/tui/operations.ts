@@ -10,7 +10,7 @@ export interface ConsoleOperations {
 	toggleLoop(pool: string | null): void;
 	/** Turns maintenance on or off for a member. */
 	maintenance(pool: string, member: string, on: boolean): void;
-	/** Lists the recent Events of a member for the details screen. */
+	/** Lists the recent Events of a member, and reads what its hint needs, for the details screen. */
 	loadEvents(member: string): void;
 }
 

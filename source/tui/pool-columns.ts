@@ -1,9 +1,10 @@
 /** The columns of the pools table and what each shows of a pool. */
 
 import { toMillis } from '../pool/index.js';
+import { rolloutText } from '../pool/rollout.js';
 import { ageSince } from './age.js';
 import type { Cell } from './member-columns.js';
-import type { PoolDerivation } from './pool-derivation.js';
+import { type PoolDerivation, poolRollout } from './pool-derivation.js';
 import type { KnownFigures } from './store.js';
 import type { ColumnSpec } from './table-layout.js';
 
@@ -15,6 +16,8 @@ export type PoolColumn =
 	| 'ready'
 	| 'claimed'
 	| 'free'
+	| 'soon'
+	| 'refused'
 	| 'unschedulable'
 	| 'drifted'
 	| 'exhausted'
@@ -29,7 +32,9 @@ export function poolColumns(nameWidth: number): ColumnSpec<PoolColumn>[] {
 		{ key: 'size', title: 'SIZE/OBS', min: 8, max: 9, priority: 0, align: 'right' },
 		{ key: 'ready', title: 'READY', min: 5, max: 5, priority: 1, align: 'right' },
 		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 7, priority: 1, align: 'right' },
-		{ key: 'free', title: 'FREE', min: 5, max: 5, priority: 0, align: 'right' },
+		{ key: 'free', title: 'FREE NOW', min: 8, max: 8, priority: 0, align: 'right' },
+		{ key: 'soon', title: 'SOON', min: 4, max: 4, priority: 1, align: 'right' },
+		{ key: 'refused', title: 'REFUSED/1H', min: 10, max: 10, priority: 1, align: 'right' },
 		{ key: 'unschedulable', title: 'UNSCHED', min: 7, max: 7, priority: 2, align: 'right' },
 		{ key: 'drifted', title: 'DRIFTED', min: 7, max: 7, priority: 2, align: 'right' },
 		{ key: 'exhausted', title: 'EXHAUSTED', min: 9, max: 9, priority: 1 },
@@ -66,14 +71,22 @@ export const UNKNOWN = '…';
 
 /**
  * What a pool shows in a column (not yet sanitised or fitted); a figure whose list has not
- * arrived yet shows UNKNOWN, never a zero.
+ * arrived yet shows UNKNOWN, never a zero. `refused` is the claims refused over the last
+ * hour (null: Events cannot be read; undefined: not read yet).
  */
 export function poolCell(
 	column: PoolColumn,
 	p: PoolDerivation,
 	now: number,
 	known: KnownFigures = { spec: true, counts: true },
+	refused?: number | null,
 ): Cell {
+	if (column === 'refused')
+		return refused === undefined
+			? { text: UNKNOWN, tone: 'muted' }
+			: refused === null
+				? { text: '?', tone: 'muted' }
+				: { text: String(refused), tone: refused > 0 ? 'warn' : undefined };
 	const c = p.counts;
 	const unknown: Cell = { text: UNKNOWN, tone: 'muted' };
 	if (!known.spec && (column === 'image' || column === 'reconcile')) return unknown;
@@ -101,14 +114,23 @@ export function poolCell(
 		case 'claimed':
 			return { text: String(c.claimed) };
 		case 'free':
-			return { text: String(c.free), tone: c.free === 0 && c.observed > 0 ? 'error' : undefined };
+			return {
+				text: String(c.claimableNow),
+				tone: c.free === 0 && c.observed > 0 ? 'error' : c.claimableNow === 0 ? 'warn' : undefined,
+			};
+		case 'soon':
+			return { text: String(c.claimableSoon), tone: c.claimableSoon > 0 ? undefined : 'muted' };
 		case 'unschedulable':
 			return { text: String(c.unschedulable), tone: c.unschedulable > 0 ? 'warn' : undefined };
 		case 'drifted':
 			return { text: String(c.drifted), tone: c.drifted > 0 ? 'warn' : undefined };
 		case 'exhausted':
 			return c.exhausted ? { text: 'EXHAUSTED', tone: 'error' } : { text: 'no', tone: 'muted' };
-		case 'reconcile':
-			return lastReconcile(p, now);
+		case 'reconcile': {
+			const last = lastReconcile(p, now);
+			const rollout = poolRollout(p);
+			// a rollout under way leads the column (an error keeps its tone)
+			return rollout ? { ...last, text: `${rolloutText(rollout)} · ${last.text}` } : last;
+		}
 	}
 }

@@ -18,6 +18,7 @@ import {
 	sourceFields,
 	sourceHash,
 } from '../pool/index.js';
+import { type RolloutProgress, rolloutProgress } from '../pool/rollout.js';
 import type { ColumnFacts } from './member-columns.js';
 import { type MemberRow, memberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
@@ -84,6 +85,16 @@ function readDefinition(
 			recorded,
 		};
 	}
+}
+
+/**
+ * The rollout under way, as the members show it now (the recorded status lags a reconcile
+ * behind): null unless an unclaimed member within size runs an old source.
+ */
+export function poolRollout(p: PoolDerivation): RolloutProgress | null {
+	// no drifted member at all (the incremental count): nothing to scan
+	if (p.counts.drifted === 0) return null;
+	return rolloutProgress(p.rows, p.sourceHash);
 }
 
 /** Derives a whole pool from the index. */

@@ -15,6 +15,8 @@ export interface RowTally {
 	ready: number;
 	claimed: number;
 	free: number;
+	/** Free and Ready rows. */
+	freeReady: number;
 	unschedulable: number;
 	drifted: number;
 	/** Rows with a holder or a reconciler at work (the claim column). */
@@ -34,6 +36,7 @@ export function emptyTally(): RowTally {
 		ready: 0,
 		claimed: 0,
 		free: 0,
+		freeReady: 0,
 		unschedulable: 0,
 		drifted: 0,
 		claimColumn: 0,
@@ -62,6 +65,7 @@ export function tallyRow(t: RowTally, row: MemberRow, by: 1 | -1): void {
 	if (row.state === 'Unschedulable') t.unschedulable += by;
 	if (row.holder) t.claimed += by;
 	if (row.free) t.free += by;
+	if (row.free && row.state === 'Ready') t.freeReady += by;
 	if (row.drifted) t.drifted += by;
 	if (row.holder || row.reconciling) t.claimColumn += by;
 	if (row.maintenance) t.maintenance += by;
@@ -88,6 +92,8 @@ export function tallyCounts(t: RowTally, size: number): PoolCounts {
 		unschedulable: t.unschedulable,
 		drifted: t.drifted,
 		exhausted: t.observed > 0 && t.free === 0,
+		claimableNow: t.freeReady,
+		claimableSoon: t.free - t.freeReady,
 	};
 }
 

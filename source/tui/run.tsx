@@ -11,6 +11,7 @@ import { describeError } from '../kube/errors.js';
 import { startPoolWatch } from '../kube/pool-watch.js';
 import { sanitize } from '../text/sanitize.js';
 import { deniedCommands } from './access.js';
+import { startAuditFeed } from './audit-feed.js';
 import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
 import {
 	createEngineOperations,
@@ -132,6 +133,8 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
 		},
 	);
+	// who did what (the audit screen) and refused claims (the pools and members headers)
+	const auditFeed = startAuditFeed(kube, namespace, store);
 	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
 	// once every kind is listed, one full collection sets the heap limit from the live heap
 	const unsubscribeSynced = store.subscribe((s) => {
@@ -218,6 +221,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			await ops.settle(ABANDON_SETTLE_MS);
 		}
 		watch.stop();
+		auditFeed.stop();
 		try {
 			await stopExtra?.();
 		} catch {

@@ -13,9 +13,12 @@ import {
 	type WatchChange,
 	type WatchKind,
 } from '../kube/pool-watch.js';
+import { type AuditEntry, newestFirst } from '../pool/audit.js';
+import { auditLines } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
+import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import { ObjectIndex } from './object-index.js';
 import {
@@ -26,7 +29,40 @@ import {
 } from './pool-derivation.js';
 
 /** The screens. */
-export type Screen = 'pools' | 'members' | 'details' | 'help';
+export type Screen = 'pools' | 'members' | 'details' | 'help' | 'audit';
+
+/** The audit trail as the console follows it (a watch on ctpool's Events). */
+export interface AuditFeed {
+	/** off: not started; live: listed and watching; denied: Events cannot be listed. */
+	status: 'off' | 'loading' | 'live' | 'denied' | 'error';
+	/** Why it is denied or failing, else ''. */
+	message: string;
+	/** Every audit line seen, newest first (bounded). */
+	entries: readonly AuditEntry[];
+	/** The time of the oldest line seen, or null. */
+	oldest: number | null;
+}
+
+/** What the audit screen shows: all shown pools, one pool, or one member. */
+export interface AuditScope {
+	pool?: string;
+	member?: string;
+}
+
+/** The audit screen's own state. */
+export interface AuditView {
+	scope: AuditScope;
+	/** The screen Esc returns to. */
+	back: Screen;
+	/** The filter text (see audit-filter.ts). */
+	filter: string;
+	/** The selected line, by Event name, and where it was. */
+	selected: string | null;
+	selectedIndex: number;
+}
+
+/** The most audit lines the console keeps (the oldest give way). */
+export const AUDIT_LINES_MAX = 5000;
 
 /** An open prompt: the claim identity, the release confirm, or the filter being typed. */
 export type Prompt =
@@ -143,7 +179,11 @@ export interface ConsoleState {
 	/** Commands the identity lacks RBAC rights for, with the reason. */
 	denied: Partial<Record<Command, string>>;
 	details: DetailsEvents | null;
+	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
+	hintFacts: { member: string; facts: HintFacts } | null;
 	request: ConsoleRequest | null;
+	audit: AuditFeed;
+	auditView: AuditView;
 }
 
 /** The store's actions. */
@@ -194,8 +234,20 @@ export interface ConsoleActions {
 	setDenied(denied: Partial<Record<Command, string>>): void;
 	/** Records the events of the member on the details screen. */
 	setDetails(details: DetailsEvents | null): void;
+	/** Records facts read for the hint of a member (a new member starts afresh; null clears). */
+	setHintFacts(member: string | null, facts?: HintFacts): void;
 	/** Asks the runner to quit or to hand the terminal to a console. */
 	setRequest(request: ConsoleRequest | null): void;
+	/** Replaces every audit line (a full list), or adds or removes one (a watch change). */
+	auditChange(
+		change: { reset: readonly AuditEntry[] } | { upsert: AuditEntry } | { delete: string },
+	): void;
+	/** Records the audit feed's state. */
+	setAuditStatus(status: AuditFeed['status'], message?: string): void;
+	/** Opens the audit screen on a scope. */
+	openAudit(scope: AuditScope): void;
+	/** Sets the audit screen's filter. */
+	setAuditFilter(filter: string): void;
 	/** The objects of a member, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
 }
@@ -219,6 +271,7 @@ let nextLogId = 1;
 /** Creates a console store. */
 export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 	const index = new ObjectIndex();
+	const auditByName = new Map<string, AuditEntry>();
 	const logLimit = opts.logLimit ?? 500;
 	const now0 = opts.now ?? Date.now();
 	const session: ConsoleSession = {
@@ -261,7 +314,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		status: null,
 		denied: {},
 		details: null,
+		hintFacts: null,
 		request: null,
+		audit: { status: 'off', message: '', entries: [], oldest: null },
+		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
 
 		applyBatch(changes) {
 			if (changes.length === 0) return;
@@ -351,6 +407,20 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		move(delta) {
 			const state = get();
+			if (state.screen === 'audit') {
+				const lines = auditLines(state);
+				if (lines.length === 0) return;
+				const at = selectedAuditPosition(state.auditView, lines);
+				const next = Math.max(0, Math.min(lines.length - 1, at + delta));
+				set({
+					auditView: {
+						...state.auditView,
+						selected: lines[next]?.name ?? null,
+						selectedIndex: next,
+					},
+				});
+				return;
+			}
 			if (state.screen === 'pools') {
 				const names = state.poolNames;
 				if (names.length === 0) return;
@@ -424,8 +494,59 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			set({ details });
 		},
 
+		setHintFacts(member, facts = {}) {
+			if (member === null) return set({ hintFacts: null });
+			const had = get().hintFacts;
+			set({
+				hintFacts: {
+					member,
+					facts: had?.member === member ? { ...had.facts, ...facts } : { ...facts },
+				},
+			});
+		},
+
 		setRequest(request) {
 			set({ request });
+		},
+
+		auditChange(change) {
+			if ('reset' in change) auditByName.clear();
+			const list = 'reset' in change ? change.reset : [];
+			for (const e of list) auditByName.set(e.name, e);
+			if ('upsert' in change) auditByName.set(change.upsert.name, change.upsert);
+			if ('delete' in change && !auditByName.delete(change.delete)) return;
+			const entries = [...auditByName.values()].sort(newestFirst);
+			for (const gone of entries.splice(AUDIT_LINES_MAX)) auditByName.delete(gone.name);
+			let oldest: number | null = null;
+			for (const e of entries) if (oldest === null || e.time < oldest) oldest = e.time;
+			set({ audit: { ...get().audit, entries, oldest } });
+		},
+
+		setAuditStatus(status, message = '') {
+			const a = get().audit;
+			if (a.status !== status || a.message !== message) set({ audit: { ...a, status, message } });
+		},
+
+		openAudit(scope) {
+			const state = get();
+			set({
+				screen: 'audit',
+				status: null,
+				auditView: {
+					scope,
+					back:
+						state.screen === 'audit' || state.screen === 'help'
+							? state.auditView.back
+							: state.screen,
+					filter: '',
+					selected: null,
+					selectedIndex: 0,
+				},
+			});
+		},
+
+		setAuditFilter(filter) {
+			set({ auditView: { ...get().auditView, filter, selected: null, selectedIndex: 0 } });
 		},
 
 		memberObjects(member) {
@@ -482,4 +603,17 @@ export function selectedPosition(
 export function selectedRow(state: ConsoleState): MemberRow | null {
 	const rows = visibleRows(state);
 	return rows[selectedPosition(state, rows)] ?? null;
+}
+
+/** Where the audit selection is among the shown lines (its line, else its old position). */
+export function selectedAuditPosition(
+	view: Pick<AuditView, 'selected' | 'selectedIndex'>,
+	lines: readonly AuditEntry[],
+): number {
+	if (lines.length === 0) return 0;
+	if (view.selected) {
+		const i = lines.findIndex((l) => l.name === view.selected);
+		if (i >= 0) return i;
+	}
+	return Math.max(0, Math.min(lines.length - 1, view.selectedIndex));
 }

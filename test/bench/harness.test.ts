@@ -16,7 +16,7 @@ import { formatSpread, ratio, textTable } from '../../bench/report.js';
 import { parseBenchArgs } from '../../bench/run.js';
 import { activitySince } from '../../bench/sim-control.js';
 import { percentile, spread } from '../../bench/stats.js';
-import { TokenScanner } from '../../bench/terminal.js';
+import { TokenScanner } from '../../bench/token-scanner.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { startTestSim } from '../support/sim.js';
 

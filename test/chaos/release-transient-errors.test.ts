@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claim, reconcile, release } from '../../source/engine/index.js';
 import { leaseName, MAINTENANCE_ANNOTATION, pvcName } from '../../source/pool/index.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
-import { waitFor } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { readyPool, startTappedCluster, type TappedCluster } from './tapped-cluster.js';
 
 const ELEVEN_MINUTES = 11 * 60_000;

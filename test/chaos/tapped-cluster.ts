@@ -16,7 +16,8 @@ import {
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { kubeconfigYaml, type SimCluster } from '../../source/sim/index.js';
 import { FAST } from '../engine/cluster.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 /** One planned fault: answer the nth matching request with status (then forget it). */
 interface PlannedFault {

@@ -16,6 +16,8 @@ export interface RunOptions {
 	signal?: AbortSignal;
 	engine?: CommandIo['engine'];
 	env?: Record<string, string | undefined>;
+	/** Where the connection is looked for (the environment kubectl reads, the service account files). */
+	connection?: CommandIo['connection'];
 }
 
 /** Runs `ctpool <argv>` in this process and captures stdout and stderr. */
@@ -28,6 +30,7 @@ export async function ctpool(argv: string[], opts: RunOptions = {}): Promise<Run
 		env: opts.env ?? { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' },
 	};
 	if (opts.signal) io.signal = opts.signal;
+	if (opts.connection) io.connection = opts.connection;
 	io.engine = { deleteTimeoutMs: 20_000, ...(opts.engine ?? {}) };
 	const code = await runCli(argv, io);
 	return { code, stdout, stderr };

@@ -1,8 +1,9 @@
 import { loadYaml } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, version } from '../../source/commands/main.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { putLease, uidOf } from '../engine/fixtures.js';
+import { waitFor } from '../support/wait.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolSpec, waitReady } from '../engine/fixtures.js';
+import { waitReady } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolSpec } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const built = existsSync(CLI);

@@ -9,10 +9,13 @@ import {
 } from '../../source/controller/pool-controller.js';
 import { writeDefinition } from '../../source/engine/apply.js';
 import { createEngineContext } from '../../source/engine/context.js';
+import { createEngine } from '../../source/engine/engine.js';
 import type { ReconcileResult } from '../../source/engine/reconcile.js';
 import { ctpool } from '../commands/capture.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
-import { poolSpec, putDefinition } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { putDefinition } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
 const running: PoolController[] = [];
@@ -43,7 +46,7 @@ function controllerOf(
 		...(pool ? { pool } : {}),
 		resyncMs: 60_000,
 		settleMs: 50,
-		context: (ns) => createEngineContext(c.kube, { namespace: ns, actor, deleteTimeoutMs: 20_000 }),
+		engine: createEngine(c.kube, { actor, deleteTimeoutMs: 20_000 }),
 		onReconciled: (key, result) => results.push({ key, result }),
 		onFailed: (key, d) => failures.push({ key, d }),
 	});

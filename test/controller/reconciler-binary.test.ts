@@ -11,8 +11,8 @@ import { claim } from '../../source/engine/claim.js';
 import { createEngineContext } from '../../source/engine/context.js';
 import { requireBuild } from '../e2e/ctpool-console.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolSpec } from '../engine/fixtures.js';
-import { waitFor } from '../support/sim.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 

@@ -12,7 +12,8 @@ import {
 	reconcile,
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let kube: Kube;

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quit, requireBuild, startCtpool } from '../e2e/ctpool-console.js';
-import type { TestTerminal } from '../e2e/terminal.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
+import type { TestTerminal } from '../support/terminal.js';
 
 let dir: string;
 let t: TestTerminal | null = null;

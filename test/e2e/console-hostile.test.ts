@@ -15,22 +15,12 @@ import {
 	reconcile,
 } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
-import { leaseName, type PoolSpec } from '../../source/pool/index.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { leaseName } from '../../source/pool/index.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import type { TestTerminal } from '../support/terminal.js';
+import { waitFor } from '../support/wait.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
-import type { TestTerminal } from './terminal.js';
-
-const spec = (size: number): PoolSpec => ({
-	image: 'ghcr.io/example/desktop:1',
-	cpu: '1',
-	memory: '1Gi',
-	disk: '5Gi',
-	storageClass: '',
-	privileged: false,
-	init: false,
-	mode: 'ephemeral',
-	size,
-});
 
 const SLOW = 45_000;
 let sim: TestSim;
@@ -62,7 +52,7 @@ async function openWithClaim(
 ): Promise<{ name: string; member: string; term: TestTerminal }> {
 	pool++;
 	const name = `h${pool}`;
-	await apply(ctxOf('test'), name, spec(1));
+	await apply(ctxOf('test'), name, poolSpec({ size: 1 }));
 	await waitFor(async () => (await readPool(ctxOf('test'), name)).members[0]?.state === 'Ready', {
 		what: `${name}-1 Ready`,
 		timeoutMs: SLOW,

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, createEngineContext } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
 
@@ -13,23 +14,13 @@ let sim: TestSim;
 beforeAll(async () => {
 	requireBuild();
 	sim = await startTestSim({ namespaces: ['team-x'] });
-	const spec = (image: string) => ({
-		image,
-		cpu: '1',
-		memory: '64Mi',
-		disk: '1Gi',
-		storageClass: '',
-		privileged: false,
-		init: false,
-		mode: 'ephemeral' as const,
-		size: 1,
-	});
+
 	for (const [namespace, image] of [
 		['corral-vms', 'ghcr.io/example/default:1'],
 		['team-x', 'ghcr.io/example/team:1'],
 	] as const) {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, namespace });
-		await apply(createEngineContext(kube, { actor: 'test' }), 'home', spec(image));
+		await apply(createEngineContext(kube, { actor: 'test' }), 'home', poolSpec({ image, size: 1 }));
 	}
 });
 afterAll(() => sim?.cleanup());

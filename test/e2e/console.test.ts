@@ -7,23 +7,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, writeDefinition } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
-import type { PoolSpec } from '../../source/pool/index.js';
 import { kubectlAvailable } from '../support/kubectl.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
+import type { TestTerminal } from '../support/terminal.js';
 import { quit, requireBuild, startCtpool } from './ctpool-console.js';
-import type { TestTerminal } from './terminal.js';
-
-const spec = (size: number): PoolSpec => ({
-	image: 'ghcr.io/example/desktop:1',
-	cpu: '1',
-	memory: '1Gi',
-	disk: '5Gi',
-	storageClass: '',
-	privileged: false,
-	init: false,
-	mode: 'ephemeral',
-	size,
-});
 
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')
@@ -59,7 +47,7 @@ async function openOn(
 ): Promise<{ name: string; term: TestTerminal }> {
 	pool++;
 	const name = `p${pool}`;
-	await apply(createEngineContext(kube, { actor: 'test' }), name, spec(size));
+	await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size }));
 	t = startCtpool({
 		args: [name, '--identity', 'erin@example.com', ...extra],
 		kubeconfig: sim.kubeconfigPath,
@@ -129,7 +117,11 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 
 	it('reconciles after a scale-up', async () => {
 		const { name, term } = await openOn(2);
-		await writeDefinition(createEngineContext(kube, { actor: 'test' }), name, spec(3));
+		await writeDefinition(
+			createEngineContext(kube, { actor: 'test' }),
+			name,
+			poolSpec({ size: 3 }),
+		);
 		await term.waitFor(new RegExp(`${name}-3\\s+Missing`), SLOW);
 		term.write('r');
 		await term.waitFor(new RegExp(`${name}-3\\s+Ready`), SLOW);
@@ -202,7 +194,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('comes back with the reason when kubectl is not installed', async () => {
 		pool++;
 		const name = `p${pool}`;
-		await apply(createEngineContext(kube, { actor: 'test' }), name, spec(1));
+		await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
 		t = startCtpool({
 			args: [name],
 			kubeconfig: sim.kubeconfigPath,
@@ -239,7 +231,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('opens the pools screen without a pool, and --read-only removes every mutating key', async () => {
 		pool++;
 		const name = `p${pool}`;
-		await apply(createEngineContext(kube, { actor: 'test' }), name, spec(1));
+		await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
 		t = startCtpool({ args: ['--read-only'], kubeconfig: sim.kubeconfigPath, columns: 120 });
 		await t.waitFor(new RegExp(`^${name}\\s+ghcr\\.io/example/desktop:1\\s+1/1`, 'm'), SLOW);
 		expect(t.screen()).toMatch(/pools \(\d+\)/);

@@ -2,7 +2,7 @@
 
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startTerminal, type TestTerminal, terminalEnv } from './terminal.js';
+import { startTerminal, type TestTerminal, terminalEnv } from '../support/terminal.js';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -34,7 +34,6 @@ export function startCtpool(run: CtpoolRun): TestTerminal {
 		...(run.cacheDir ? { KUBECACHEDIR: run.cacheDir } : {}),
 		...run.env,
 	});
-	delete env.KUBECONFIG;
 	return startTerminal(
 		process.execPath,
 		[CLI, ...run.args, ...(run.kubeconfig ? ['--kubeconfig', run.kubeconfig] : [])],

@@ -4,8 +4,9 @@ import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { objects, poolSpec, waitReady } from './fixtures.js';
+import { objects, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -150,7 +151,9 @@ describe('apply then reconcile', () => {
 		expect(bulk.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['ConfigMap', 'corral-vdi-ctpool-evt', 'Created'],
 		]);
-		expect(bulk[0]?.message).toContain('ops@example.com: created evt-1..evt-3 (3 members)');
+		expect(bulk[0]?.message).toBe(
+			'created evt-1..evt-3 (3 members) by ops@example.com: from ghcr.io/example/desktop:1',
+		);
 		expect(ctpoolEvents('evt-')).toEqual([]);
 
 		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 4 }));
@@ -158,6 +161,8 @@ describe('apply then reconcile', () => {
 		expect(single.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['PersistentVolumeClaim', 'evt-4-data', 'Created'],
 		]);
-		expect(single[0]?.message).toContain('ops@example.com: create evt-4');
+		expect(single[0]?.message).toBe(
+			'created evt-4 by ops@example.com: from ghcr.io/example/desktop:1',
+		);
 	});
 });

@@ -15,7 +15,7 @@ import { startTestSim } from '../support/sim.js';
 export interface TestCluster {
 	sim: SimCluster;
 	kube: Kube;
-	/** A fresh engine context (each with its own event list). */
+	/** A fresh engine context: a new engine (its own caches), with its own event list. */
 	context(opts?: Partial<Omit<EngineContext, 'kube'>>): EngineContext & { events: EngineEvent[] };
 	/** ctpool's mutations (attempted or done) after a mark. */
 	ctpoolMutations(mark: number): AuditMutation[];
@@ -63,21 +63,4 @@ export async function startTestCluster(
 		},
 		close: () => test.cleanup(),
 	};
-}
-
-/** Polls until check() returns a value other than undefined/false (generous timeout). */
-export async function waitFor<T>(
-	check: () => T | undefined | false | Promise<T | undefined | false>,
-	what: string,
-	timeoutMs = 20_000,
-): Promise<T> {
-	const start = Date.now();
-	let pause = 20;
-	for (;;) {
-		const v = await check();
-		if (v !== undefined && v !== false) return v;
-		if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, pause));
-		pause = Math.min(200, pause * 2);
-	}
 }

@@ -9,8 +9,9 @@ import {
 	setMaintenance,
 } from '../../source/engine/index.js';
 import { PERSISTENT_MESSAGE } from '../../source/pool/errors.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolError, poolSpec, putDefinition, putLease, waitReady } from './fixtures.js';
+import { poolError, putDefinition, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -4,26 +4,9 @@ import { expect } from 'vitest';
 import type { EngineContext } from '../../source/engine/index.js';
 import { readPool } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
-import type { PoolSpec } from '../../source/pool/spec.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { waitFor } from '../support/wait.js';
 import type { TestCluster } from './cluster.js';
-import { waitFor } from './cluster.js';
-
-/** A small valid pool definition (small requests so that 50 members fit the simulated nodes). */
-export function poolSpec(over: Partial<PoolSpec> = {}): PoolSpec {
-	return {
-		image: 'ghcr.io/example/desktop:1',
-		cpu: '1',
-		memory: '64Mi',
-		disk: '1Gi',
-		storageClass: '',
-		privileged: false,
-		init: false,
-		mode: 'ephemeral',
-		size: 3,
-		...over,
-	};
-}
 
 /** The objects of a kind in namespace corral, by name. */
 export function objects(c: TestCluster, resource: string): Map<string, SimObject> {

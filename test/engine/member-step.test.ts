@@ -6,7 +6,7 @@ import { type MemberObjects, memberView } from '../../source/pool/member-state.j
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { HASH, lease, NOW, pod, pvc } from '../pool/fixtures.js';
-import { poolSpec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 
 const failedPod = (name: string) => pod(name, { phase: 'Failed' });
 

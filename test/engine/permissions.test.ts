@@ -16,8 +16,9 @@ import {
 } from '../../source/pool/permissions.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolSpec, waitReady } from './fixtures.js';
+import { waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, reconcile, writeDefinition } from '../../source/engine/index.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { objects, poolSpec, putLease, waitReady } from './fixtures.js';
+import { objects, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
-import { poolError, poolSpec, putLease, uidOf, waitReady } from './fixtures.js';
+import { poolError, putLease, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {

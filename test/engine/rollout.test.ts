@@ -6,20 +6,16 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPoolController } from '../../source/controller/pool-controller.js';
-import {
-	apply,
-	claim,
-	createEngineContext,
-	readDefinition,
-	release,
-} from '../../source/engine/index.js';
+import { apply, claim, createEngine, readDefinition, release } from '../../source/engine/index.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
-import { startTestCluster, type TestCluster, waitFor } from './cluster.js';
-import { poolSpec, waitReady } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
+import { startTestCluster, type TestCluster } from './cluster.js';
+import { waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -64,8 +60,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			pool: 'roll',
 			resyncMs: 60_000,
 			settleMs: 50,
-			context: (namespace) =>
-				createEngineContext(c.kube, { namespace, actor: 'reconciler', deleteTimeoutMs: 20_000 }),
+			engine: createEngine(c.kube, { actor: 'reconciler', deleteTimeoutMs: 20_000 }),
 		});
 		try {
 			const r = await ctpool([
@@ -99,8 +94,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 						(m) =>
 							ready(pod(m)) && pod(m)?.metadata.labels?.['corral.dev/vdi-ct-source'] === target,
 					) || undefined,
-				'every unclaimed member on the new image and Ready',
-				90_000,
+				{ what: 'every unclaimed member on the new image and Ready', timeoutMs: 90_000 },
 			);
 			await waitFor(async () => {
 				const status = parseStatus((await readDefinition(ctx, 'roll')).configMap.data?.status);

@@ -12,7 +12,7 @@ import {
 	registerSecret,
 } from '../../source/kube/errors.js';
 import { PoolError } from '../../source/pool/errors.js';
-import { type SimCluster, startSimCluster } from '../../source/sim/index.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 
 function status(code: number, reason: string, message: string, details?: unknown): string {
 	return JSON.stringify({
@@ -152,14 +152,15 @@ describe('redact', () => {
 });
 
 describe('against the simulated cluster', () => {
-	let sim: SimCluster | undefined;
+	let testSim: TestSim | undefined;
 	afterEach(async () => {
-		await sim?.close();
-		sim = undefined;
+		await testSim?.cleanup();
+		testSim = undefined;
 	});
 
 	test('the token in a request path never shows in an error text', async () => {
-		sim = await startSimCluster({ config: { timeScale: 0.01 }, namespaces: ['corral'] });
+		testSim = await startTestSim();
+		const sim = testSim.cluster;
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 		const token = sim.token;
 		const notFound = await kube.core

@@ -4,15 +4,19 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
+import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPoolController } from '../../source/controller/pool-controller.js';
-import { apply, createEngineContext } from '../../source/engine/index.js';
+import { apply, createEngine, createEngineContext } from '../../source/engine/index.js';
 import { listPoolRefs } from '../../source/engine/list-definitions.js';
 import { loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { selfSignedCertificate } from '../../source/sim/cert.js';
-import { poolSpec } from '../engine/fixtures.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import type { SimObject } from '../../source/sim/store-api.js';
+import { ctpool } from '../commands/capture.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { simFetch, startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let dir: string;
@@ -84,7 +88,7 @@ describe('in-cluster configuration', () => {
 			kube,
 			namespace: kube.namespace,
 			resyncMs: 60_000,
-			context: (namespace) => createEngineContext(kube, { namespace, actor: 'in-cluster' }),
+			engine: createEngine(kube, { actor: 'in-cluster' }),
 		});
 		try {
 			await waitFor(() => pools.notReady() === null, { what: 'the watches in sync over TLS' });
@@ -119,5 +123,83 @@ describe('in-cluster configuration', () => {
 			serviceAccountDir: empty,
 		});
 		expect(kube.contextName).toBe(sim.cluster.contextName);
+	});
+});
+
+describe('in-cluster configuration with a service account token', () => {
+	/** A token for team-b/NAME from the TokenRequest API, as the kubelet projects one. */
+	async function tokenFor(name: string): Promise<string> {
+		sim.cluster.store.create(
+			'serviceaccounts',
+			{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'team-b' } },
+			{ who: 'test-admin' },
+		);
+		const r = await simFetch(
+			sim.cluster,
+			`/api/v1/namespaces/team-b/serviceaccounts/${name}/token`,
+			{
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json' },
+				body: JSON.stringify({
+					apiVersion: 'authentication.k8s.io/v1',
+					kind: 'TokenRequest',
+					spec: { expirationSeconds: 3600 },
+				}),
+			},
+		);
+		expect(r.status).toBe(201);
+		return (r.json() as { status: { token: string } }).status.token;
+	}
+
+	it('runs status and reconcile under the Role `ctpool rbac` prints, and is refused without it', async () => {
+		const admin = createEngine(
+			await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: 'team-b' }),
+			{ actor: 'test-admin', deleteTimeoutMs: 20_000 },
+		);
+		await admin.apply('sa-pool', poolSpec({ size: 1 }));
+		const sa = await serviceAccount('reconciler', {
+			token: await tokenFor('reconciler'),
+			'ca.crt': await servedCertificate(sim.cluster.port),
+			namespace: 'team-b',
+		});
+		// no -n: the pod's namespace is its service account's
+		const inPod = (argv: string[]) =>
+			ctpool(argv, {
+				env: { NO_COLOR: '1', ...podEnv() },
+				connection: { env: podEnv(), serviceAccountDir: sa },
+			});
+
+		// authenticated as the service account, but nothing is granted yet
+		for (const argv of [
+			['status', 'sa-pool'],
+			['reconcile', 'sa-pool'],
+		]) {
+			const r = await inPod(argv);
+			expect({ argv, code: r.code }).toEqual({ argv, code: 1 });
+			// refused in the service account's namespace (no -n given): authenticated, not authorised
+			expect(r.stderr).toMatch(/^ctpool: forbidden: cannot \w+ \w+ in namespace team-b/);
+		}
+
+		// `ctpool rbac | kubectl apply -f -`, as the admin
+		const printed = await ctpool(['rbac', '--service-account', 'reconciler', '-n', 'team-b']);
+		expect(printed.code).toBe(0);
+		const docs = yaml.loadAll(printed.stdout) as SimObject[];
+		expect(docs.map((d) => d.kind).sort()).toEqual(['Role', 'RoleBinding']);
+		for (const doc of docs)
+			sim.cluster.store.create(doc.kind === 'Role' ? 'roles' : 'rolebindings', doc, {
+				who: 'test-admin',
+			});
+
+		const status = await inPod(['status', 'sa-pool', '-o', 'json']);
+		expect(status.stderr).toBe('');
+		expect(status.code).toBe(0);
+		expect(JSON.parse(status.stdout)).toMatchObject({ desired: 1, observed: 1 });
+		// the admin grows the pool without reconciling; the service account's reconcile does it
+		await admin.writeDefinition('sa-pool', poolSpec({ size: 2 }));
+		const reconciled = await inPod(['reconcile', 'sa-pool']);
+		expect(reconciled.stderr).toBe('');
+		expect(reconciled.code).toBe(0);
+		expect(reconciled.stdout).toContain('sa-pool-2 created');
+		expect(sim.cluster.store.get('pods', 'team-b', 'sa-pool-2')).toBeDefined();
 	});
 });

@@ -9,7 +9,9 @@ import {
 	type WatchChange,
 	type WatchKind,
 } from '../../source/kube/pool-watch.js';
-import { type SimCluster, type StartSimOptions, startSimCluster } from '../../source/sim/index.js';
+import type { SimCluster, StartSimOptions } from '../../source/sim/index.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const POOL = 'corral.dev/vdi-ct-pool';
 const NS = 'corral';
@@ -64,20 +66,23 @@ class Recorder {
 	}
 }
 
+let testSim: TestSim | undefined;
 let sim: SimCluster | undefined;
 let watch: PoolWatch | undefined;
 
 afterEach(async () => {
 	watch?.stop();
 	watch = undefined;
-	await sim?.close();
+	await testSim?.cleanup();
+	testSim = undefined;
 	sim = undefined;
 });
 
 async function setup(
 	simOpts: StartSimOptions = {},
 ): Promise<{ sim: SimCluster; kube: Kube; rec: Recorder }> {
-	sim = await startSimCluster({ config: { timeScale: 0.01 }, namespaces: ['corral'], ...simOpts });
+	testSim = await startTestSim({ bookmarkIntervalMs: undefined, ...simOpts });
+	sim = testSim.cluster;
 	const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, requestTimeoutMs: 10_000 });
 	return { sim, kube, rec: new Recorder() };
 }
@@ -89,14 +94,6 @@ function start(kube: Kube, rec: Recorder, opts: Partial<PoolWatchOptions> = {}):
 		rec,
 	);
 	return watch;
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!cond()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 10));
-	}
 }
 
 function configMap(name: string, pool = 'desk', data: Record<string, string> = {}) {
@@ -135,7 +132,7 @@ describe('startPoolWatch', () => {
 		});
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('other', 'lab') });
 		start(kube, rec);
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect(rec.byKind.at(-1)).toMatchObject({
 			pods: { phase: 'synced' },
 			persistentvolumeclaims: { phase: 'synced' },
@@ -164,10 +161,13 @@ describe('startPoolWatch', () => {
 				},
 			},
 		});
-		await until('the pod running', () => {
-			const pod = rec.objects.pods.get('desk-1') as { status?: { phase?: string } } | undefined;
-			return pod?.status?.phase === 'Running';
-		});
+		await waitFor(
+			() => {
+				const pod = rec.objects.pods.get('desk-1') as { status?: { phase?: string } } | undefined;
+				return pod?.status?.phase === 'Running';
+			},
+			{ what: 'the pod running', intervalMs: 10, timeoutMs: 15_000 },
+		);
 		const pod = rec.objects.pods.get('desk-1')!;
 		expect(pod.kind).toBe('Pod');
 		expect(typeof pod.metadata.creationTimestamp).toBe('string');
@@ -183,16 +183,23 @@ describe('startPoolWatch', () => {
 			namespace: NS,
 			body: configMap('corral-vdi-ctpool-desk', 'desk', { spec: '{"size":2}' }),
 		});
-		await until('the new data', () => {
-			const cm = rec.objects.configmaps.get('corral-vdi-ctpool-desk') as
-				| { data?: Record<string, string> }
-				| undefined;
-			return cm?.data?.spec === '{"size":2}';
-		});
+		await waitFor(
+			() => {
+				const cm = rec.objects.configmaps.get('corral-vdi-ctpool-desk') as
+					| { data?: Record<string, string> }
+					| undefined;
+				return cm?.data?.spec === '{"size":2}';
+			},
+			{ what: 'the new data', intervalMs: 10, timeoutMs: 15_000 },
+		);
 
 		// DELETED.
 		await kube.core.deleteNamespacedConfigMap({ name: 'corral-vdi-ctpool-desk', namespace: NS });
-		await until('the delete', () => rec.objects.configmaps.size === 0);
+		await waitFor(() => rec.objects.configmaps.size === 0, {
+			what: 'the delete',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const del = rec.changes.findLast((c) => c.kind === 'configmaps');
 		expect(del).toMatchObject({
 			op: 'delete',
@@ -219,7 +226,7 @@ describe('startPoolWatch', () => {
 			body: { metadata: { name: 'unlabelled' } },
 		});
 		watch = startPoolWatch(kube, { namespace: NS, kinds: ['configmaps'], batchMs: 10 }, rec);
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['a', 'b']);
 		expect(Object.keys(rec.byKind.at(-1)!)).toHaveLength(4);
 	});
@@ -227,14 +234,22 @@ describe('startPoolWatch', () => {
 	test('survives dropped watches without losing or duplicating an object', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'] });
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		for (let i = 1; i <= 5; i++)
 			await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap(`cm-${i}`) });
-		await until('five objects', () => rec.objects.configmaps.size === 5);
+		await waitFor(() => rec.objects.configmaps.size === 5, {
+			what: 'five objects',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 
 		// The connection is cut and new ones refused while the cluster keeps changing.
 		sim.faults.refuseConnectionsFor(600);
-		await until('reconnecting', () => rec.states.at(-1)?.phase === 'reconnecting');
+		await waitFor(() => rec.states.at(-1)?.phase === 'reconnecting', {
+			what: 'reconnecting',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const down = rec.states.at(-1);
 		expect(down).toMatchObject({ phase: 'reconnecting' });
 		if (down?.phase === 'reconnecting') {
@@ -247,15 +262,22 @@ describe('startPoolWatch', () => {
 		store.delete('configmaps', NS, 'cm-3');
 		store.create('configmaps', configMap('cm-6'));
 
-		await until('synced again', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced again', intervalMs: 10, timeoutMs: 15_000 });
 		sim.faults.dropWatches();
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('cm-7') });
-		await until('cm-7', () => rec.objects.configmaps.has('cm-7'));
+		await waitFor(() => rec.objects.configmaps.has('cm-7'), {
+			what: 'cm-7',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 
 		const fresh = await listed(kube, 'configmaps');
-		await until('the same state as a fresh list', () => {
-			return JSON.stringify(rec.held('configmaps')) === JSON.stringify(fresh);
-		});
+		await waitFor(
+			() => {
+				return JSON.stringify(rec.held('configmaps')) === JSON.stringify(fresh);
+			},
+			{ what: 'the same state as a fresh list', intervalMs: 10, timeoutMs: 15_000 },
+		);
 		expect(Object.keys(fresh).sort()).toEqual(['cm-1', 'cm-2', 'cm-4', 'cm-5', 'cm-6', 'cm-7']);
 		// Resumed from the last resourceVersion: no relist, nothing delivered twice.
 		expect(rec.resets('configmaps')).toBe(1);
@@ -265,12 +287,20 @@ describe('startPoolWatch', () => {
 	test('a watch the server ends on time is resumed from the last resourceVersion', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'], timeoutSeconds: 1 });
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		const watchesBefore = () =>
 			sim.audit.requests().filter((r) => r.verb === 'watch' && r.resource === 'configmaps').length;
-		await until('two watches ended by the server', () => watchesBefore() >= 3, 20_000);
+		await waitFor(() => watchesBefore() >= 3, {
+			what: 'two watches ended by the server',
+			intervalMs: 10,
+			timeoutMs: 20_000,
+		});
 		sim.store.create('configmaps', configMap('later'));
-		await until('later', () => rec.objects.configmaps.has('later'));
+		await waitFor(() => rec.objects.configmaps.has('later'), {
+			what: 'later',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(rec.resets('configmaps')).toBe(1);
 		expect(rec.states.every((s) => s.phase === 'synced')).toBe(true);
 	});
@@ -278,18 +308,26 @@ describe('startPoolWatch', () => {
 	test('410 Expired relists and the reset removes what vanished meanwhile', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'] });
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('keep') });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('gone') });
-		await until('two objects', () => rec.objects.configmaps.size === 2);
+		await waitFor(() => rec.objects.configmaps.size === 2, {
+			what: 'two objects',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 
 		sim.faults.refuseConnectionsFor(300);
 		sim.faults.force410Once();
 		sim.store.delete('configmaps', NS, 'gone');
 		sim.store.create('configmaps', configMap('new'));
 
-		await until('the relist', () => rec.resets('configmaps') === 2);
-		await until('synced', () => synced(rec));
+		await waitFor(() => rec.resets('configmaps') === 2, {
+			what: 'the relist',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['keep', 'new']);
 		expect(rec.held('configmaps')).toEqual(await listed(kube, 'configmaps'));
 		// A delete event for "gone" never came; the reset alone removed it.
@@ -300,10 +338,14 @@ describe('startPoolWatch', () => {
 		// A 300 ms window stands for the real 5 minutes; bookmarks keep their real minute.
 		const { sim, kube, rec } = await setup({ compactionMs: 300 });
 		start(kube, rec, { kinds: ['configmaps'] });
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('keep') });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('gone') });
-		await until('two objects', () => rec.objects.configmaps.size === 2);
+		await waitFor(() => rec.objects.configmaps.size === 2, {
+			what: 'two objects',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const seen = Number(rec.objects.configmaps.get('gone')?.metadata.resourceVersion);
 
 		// Cut off for longer than the window, while the cluster changes: no fault forces a 410.
@@ -313,8 +355,12 @@ describe('startPoolWatch', () => {
 		const keep = sim.store.get('configmaps', NS, 'keep')!;
 		sim.store.update('configmaps', { ...keep, data: { changed: 'yes' } });
 
-		await until('the relist', () => rec.resets('configmaps') === 2, 20_000);
-		await until('synced', () => synced(rec));
+		await waitFor(() => rec.resets('configmaps') === 2, {
+			what: 'the relist',
+			intervalMs: 10,
+			timeoutMs: 20_000,
+		});
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect(sim.store.compactedRevision()).toBeGreaterThan(seen);
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['keep', 'new']);
 		expect(rec.held('configmaps')).toEqual(await listed(kube, 'configmaps'));
@@ -324,16 +370,22 @@ describe('startPoolWatch', () => {
 		expect(rec.changes.some((c) => c.op === 'delete')).toBe(false);
 		// After the relist it follows changes again.
 		sim.store.create('configmaps', configMap('after'));
-		await until('after', () => rec.objects.configmaps.has('after'));
+		await waitFor(() => rec.objects.configmaps.has('after'), {
+			what: 'after',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 	});
 
 	test('500s on list: reconnecting with the error, then synced', async () => {
 		const { sim, kube, rec } = await setup();
 		sim.faults.set({ errorRate: 1 });
 		start(kube, rec, { kinds: ['pods', 'configmaps'] });
-		await until('two failed attempts', () =>
-			rec.states.some((s) => s.phase === 'reconnecting' && s.attempts >= 2),
-		);
+		await waitFor(() => rec.states.some((s) => s.phase === 'reconnecting' && s.attempts >= 2), {
+			what: 'two failed attempts',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const s = rec.states.findLast((x) => x.phase === 'reconnecting');
 		expect(s?.phase === 'reconnecting' && s.lastError).toMatch(
 			/^list (pods|configmaps) in namespace corral: server error \(HTTP 50[03]/,
@@ -342,22 +394,25 @@ describe('startPoolWatch', () => {
 		const firsts = rec.states.filter((x) => x.phase === 'reconnecting').map((x) => x.since);
 		expect(new Set(firsts).size).toBe(1);
 		sim.faults.set({ errorRate: 0 });
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect(watch?.connection().phase).toBe('synced');
 	});
 
 	test('403 names the missing permission, and recovers when it is granted', async () => {
 		const { sim, kube, rec } = await setup({ config: { timeScale: 0.01, deny: ['list pods'] } });
 		start(kube, rec);
-		await until('failed, the other kinds synced', () => {
-			const k = rec.byKind.at(-1);
-			return (
-				rec.states.at(-1)?.phase === 'failed' &&
-				k?.configmaps.phase === 'synced' &&
-				k.leases.phase === 'synced' &&
-				k.persistentvolumeclaims.phase === 'synced'
-			);
-		});
+		await waitFor(
+			() => {
+				const k = rec.byKind.at(-1);
+				return (
+					rec.states.at(-1)?.phase === 'failed' &&
+					k?.configmaps.phase === 'synced' &&
+					k.leases.phase === 'synced' &&
+					k.persistentvolumeclaims.phase === 'synced'
+				);
+			},
+			{ what: 'failed, the other kinds synced', intervalMs: 10, timeoutMs: 15_000 },
+		);
 		const failed = rec.states.at(-1);
 		expect(failed).toMatchObject({
 			phase: 'failed',
@@ -372,7 +427,7 @@ describe('startPoolWatch', () => {
 			persistentvolumeclaims: { phase: 'synced' },
 		});
 		sim.config.deny = [];
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 		expect(rec.resets('pods')).toBe(1);
 	});
 
@@ -380,25 +435,35 @@ describe('startPoolWatch', () => {
 		const { sim, kube, rec } = await setup();
 		sim.faults.refuseConnectionsFor(500);
 		start(kube, rec, { kinds: ['configmaps'] });
-		await until('reconnecting', () => rec.states.at(-1)?.phase === 'reconnecting');
+		await waitFor(() => rec.states.at(-1)?.phase === 'reconnecting', {
+			what: 'reconnecting',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const s = rec.states.at(-1);
 		expect(s?.phase === 'reconnecting' && s.lastError).toMatch(/cluster/);
-		await until('synced', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
 	});
 
 	test('the watchdog restarts a silent stream', async () => {
 		const { sim, kube, rec } = await setup({ bookmarkIntervalMs: 60_000 });
 		start(kube, rec, { kinds: ['configmaps'], silenceMs: 300 });
-		await until('synced', () => synced(rec));
-		await until('a restart for silence', () =>
-			rec.states.some(
-				(s) => s.phase === 'reconnecting' && s.lastError.includes('no event or bookmark'),
-			),
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(
+			() =>
+				rec.states.some(
+					(s) => s.phase === 'reconnecting' && s.lastError.includes('no event or bookmark'),
+				),
+			{ what: 'a restart for silence', intervalMs: 10, timeoutMs: 15_000 },
 		);
-		await until('synced again', () => synced(rec));
+		await waitFor(() => synced(rec), { what: 'synced again', intervalMs: 10, timeoutMs: 15_000 });
 		// Nothing was lost across the restarts.
 		sim.store.create('configmaps', configMap('after'));
-		await until('after', () => rec.objects.configmaps.has('after'));
+		await waitFor(() => rec.objects.configmaps.has('after'), {
+			what: 'after',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(rec.resets('configmaps')).toBe(1);
 	});
 
@@ -406,14 +471,25 @@ describe('startPoolWatch', () => {
 		const { sim, kube, rec } = await setup();
 		const before = countResources();
 		const w = start(kube, rec, { silenceMs: 5_000 });
-		await until('synced', () => synced(rec));
-		await until('four watches open', () => sim.openWatches() === 4);
-		w.stop();
-		await until('the watches closed on the server', () => sim.openWatches() === 0);
-		await until('no timer or socket of ours left', () => {
-			const after = countResources();
-			return after.Timeout <= before.Timeout && after.TCPSocketWrap <= before.TCPSocketWrap;
+		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => sim.openWatches() === 4, {
+			what: 'four watches open',
+			intervalMs: 10,
+			timeoutMs: 15_000,
 		});
+		w.stop();
+		await waitFor(() => sim.openWatches() === 0, {
+			what: 'the watches closed on the server',
+			intervalMs: 10,
+			timeoutMs: 15_000,
+		});
+		await waitFor(
+			() => {
+				const after = countResources();
+				return after.Timeout <= before.Timeout && after.TCPSocketWrap <= before.TCPSocketWrap;
+			},
+			{ what: 'no timer or socket of ours left', intervalMs: 10, timeoutMs: 15_000 },
+		);
 		const seen = rec.batches;
 		const states = rec.states.length;
 		sim.store.create('configmaps', configMap('late'));

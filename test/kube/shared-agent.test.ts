@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getJson, streamLines } from '../../source/kube/api-request.js';
 import { type Kube, loadKube, MAX_CONNECTIONS } from '../../source/kube/config.js';
-import { waitFor, withSim } from '../support/sim.js';
+import { withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const sim = withSim();
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ctpool, type RunResult } from '../commands/capture.js';
 import { simFetch } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { BUILT, CLI, runBinary, type SafetyCluster, startSafetyCluster } from './safety-cluster.js';
 
 let c: SafetyCluster;
@@ -115,17 +116,15 @@ describe('the simulated cluster', () => {
 				out += d.toString();
 			});
 			try {
-				const port = await new Promise<number>((resolve, reject) => {
-					const timer = setTimeout(() => reject(new Error(`no address in: ${out}`)), 30_000);
-					const poll = setInterval(() => {
-						const m = /running at https:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-						if (m) {
-							clearInterval(poll);
-							clearTimeout(timer);
-							resolve(Number(m[1]));
-						}
-					}, 50);
-				});
+				const port = await waitFor(
+					() => Number(/running at https:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? 0),
+					{
+						what: 'the address it serves on',
+						timeoutMs: 30_000,
+						intervalMs: 50,
+						detail: () => out,
+					},
+				);
 				expect(await tryConnect('127.0.0.1', port)).toBe('connected');
 				for (const address of outsideAddresses())
 					expect(await tryConnect(address, port)).toBe('ECONNREFUSED');

@@ -15,8 +15,10 @@ import {
 } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName, RECONCILER_IDENTITY } from '../../source/pool/index.js';
 import type { SimObject } from '../../source/sim/store-api.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
-import { poolError, poolSpec, waitReady } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { poolError, waitReady } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -18,8 +18,9 @@ import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
-import { startTestCluster, type TestCluster, waitFor } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 const IMG = [
@@ -389,8 +390,7 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 		// Its four watches are opened (or refused) after the banner.
 		await waitFor(
 			() => c.sim.audit.since(mark).requests.filter((q) => q.verb === 'watch').length >= 4,
-			'watches',
-			3_000,
+			{ what: 'watches', timeoutMs: 3_000 },
 		).catch(() => undefined);
 		c.sim.store.delete('pods', NS, member, { who: 'test-admin', gracePeriodSeconds: 0 });
 		again = await waitFor(
@@ -398,8 +398,7 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 				const uid = podUid(member);
 				return uid !== undefined && uid !== before;
 			},
-			`${member} started again through the watch`,
-			8_000,
+			{ what: `${member} started again through the watch`, timeoutMs: 8_000 },
 		).then(
 			() => true,
 			() => false,

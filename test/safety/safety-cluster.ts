@@ -10,7 +10,8 @@ import type { AuditMutation } from '../../source/sim/audit.js';
 import type { SimClusterConfig } from '../../source/sim/config.js';
 import type { SimCluster } from '../../source/sim/index.js';
 import { FAST } from '../engine/cluster.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 /** The built CLI; tests through it skip (and say so) when it has not been built. */
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));

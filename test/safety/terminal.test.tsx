@@ -25,7 +25,7 @@ import { type ConsoleStore, createConsoleStore } from '../../source/tui/store.js
 import { createTheme } from '../../source/tui/theme.js';
 import { App } from '../../source/tui/views/App.js';
 import { ctpool } from '../commands/capture.js';
-import { waitFor } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { type SafetyCluster, startSafetyCluster } from './safety-cluster.js';
 
 /** Every byte no cluster string may bring to the terminal (newline aside). */

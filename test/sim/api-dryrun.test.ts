@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../source/sim/store-api.js';
-import { simFetch, waitFor, withSim } from '../support/sim.js';
+import { simFetch, withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 const env = withSim();

@@ -1,7 +1,8 @@
 import { ApiException, CoreV1Api, Watch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../source/sim/faults.js';
-import { kubeConfigFor, simFetch, startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { kubeConfigFor, simFetch, startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 

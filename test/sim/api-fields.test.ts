@@ -3,7 +3,8 @@ import { apply, claim } from '../../source/engine/index.js';
 import { RESOURCES } from '../../source/sim/resources.js';
 import { typeError, unknownFields } from '../../source/sim/schema.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolSpec, waitReady } from '../engine/fixtures.js';
+import { waitReady } from '../engine/fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
 import { simFetch } from '../support/sim.js';
 
 const NS = 'corral';

@@ -8,7 +8,8 @@ import {
 	V1MicroTime,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { kubeConfigFor, simFetch, waitFor, withSim } from '../support/sim.js';
+import { kubeConfigFor, simFetch, withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 const env = withSim();

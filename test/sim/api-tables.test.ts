@@ -2,7 +2,8 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { humanDuration, podCells, printerFor } from '../../source/sim/tables.js';
-import { simFetch, waitFor, withSim } from '../support/sim.js';
+import { simFetch, withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 /** A SPDY upgrade request as kubectl's fallback sends it; resolves with the plain HTTP answer. */
 function rawUpgrade(

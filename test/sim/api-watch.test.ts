@@ -1,6 +1,7 @@
 import { CoreV1Api, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubeConfigFor, simFetch, startTestSim, type TestSim, waitFor } from '../support/sim.js';
+import { kubeConfigFor, simFetch, startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 

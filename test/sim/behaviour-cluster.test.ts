@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeKubectl, kubectl as runKubectl } from '../support/kubectl.js';
-import { kubeConfigFor, waitFor, withSim } from '../support/sim.js';
+import { kubeConfigFor, withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { NS, podManifest, pvcManifest } from './behaviour-support.js';
 
 const sim = withSim({

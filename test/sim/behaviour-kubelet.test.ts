@@ -2,6 +2,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../source/sim/store-api.js';
+import { waitFor } from '../support/wait.js';
 import {
 	condition,
 	eventsAbout,
@@ -12,7 +13,6 @@ import {
 	podManifest,
 	startTestCluster,
 	type TestCluster,
-	waitFor,
 	waitingReason,
 } from './behaviour-support.js';
 
@@ -39,10 +39,13 @@ describe('kubelet', () => {
 		const { store } = cluster;
 		const seen = history(cluster, 'desk-1');
 		store.create('pods', podManifest('desk-1'));
-		const ready = await waitFor(store, 'desk-1 Ready', () => {
-			const p = pod(store, 'desk-1');
-			return isReady(p) && p;
-		});
+		const ready = await waitFor(
+			() => {
+				const p = pod(store, 'desk-1');
+				return isReady(p) && p;
+			},
+			{ what: 'desk-1 Ready', wakeOn: store },
+		);
 		const creating = seen.find((p) => waitingReason(p) === 'ContainerCreating');
 		expect(creating).toBeDefined();
 		expect(creating?.status.phase).toBe('Pending');
@@ -80,10 +83,13 @@ describe('kubelet', () => {
 		const { store } = cluster;
 		const seen = history(cluster, 'bad');
 		store.create('pods', podManifest('bad', { image: 'ghcr.io/example/desktop:broken' }));
-		const backoff = await waitFor(store, 'ImagePullBackOff', () => {
-			const p = pod(store, 'bad');
-			return waitingReason(p) === 'ImagePullBackOff' && p;
-		});
+		const backoff = await waitFor(
+			() => {
+				const p = pod(store, 'bad');
+				return waitingReason(p) === 'ImagePullBackOff' && p;
+			},
+			{ what: 'ImagePullBackOff', wakeOn: store },
+		);
 		const pullErr = seen.find((p) => waitingReason(p) === 'ErrImagePull');
 		expect(pullErr?.status.containerStatuses?.[0]?.state?.waiting?.message).toBe(
 			'rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/example/desktop:broken": failed to resolve reference "ghcr.io/example/desktop:broken": ghcr.io/example/desktop:broken: not found',
@@ -107,10 +113,13 @@ describe('kubelet', () => {
 		cluster = startTestCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('nowhere', { image: 'registry.invalid/desk:1' }));
-		await waitFor(store, 'ErrImagePull', () => {
-			const r = waitingReason(pod(store, 'nowhere'));
-			return r === 'ErrImagePull' || r === 'ImagePullBackOff';
-		});
+		await waitFor(
+			() => {
+				const r = waitingReason(pod(store, 'nowhere'));
+				return r === 'ErrImagePull' || r === 'ImagePullBackOff';
+			},
+			{ what: 'ErrImagePull', wakeOn: store },
+		);
 	});
 
 	it('retries a failing pull with back-off, counting the repeated events', async () => {
@@ -118,8 +127,10 @@ describe('kubelet', () => {
 		cluster = startTestCluster({ timeScale: 0.001 });
 		const { store } = cluster;
 		store.create('pods', podManifest('bad', { image: 'x:broken' }));
-		const again = await waitFor(store, 'a second pull failure', () =>
-			eventsAbout(store, 'bad').find((e) => e.message === 'Error: ErrImagePull' && e.count >= 2),
+		const again = await waitFor(
+			() =>
+				eventsAbout(store, 'bad').find((e) => e.message === 'Error: ErrImagePull' && e.count >= 2),
+			{ what: 'a second pull failure', wakeOn: store },
 		);
 		expect(again.type).toBe('Warning');
 	});
@@ -128,13 +139,16 @@ describe('kubelet', () => {
 		cluster = startTestCluster();
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 		const seen = history(cluster, 'desk-1');
 		controllers.crash(NS, 'desk-1');
-		const looping = await waitFor(store, 'CrashLoopBackOff', () => {
-			const p = pod(store, 'desk-1');
-			return waitingReason(p) === 'CrashLoopBackOff' && p;
-		});
+		const looping = await waitFor(
+			() => {
+				const p = pod(store, 'desk-1');
+				return waitingReason(p) === 'CrashLoopBackOff' && p;
+			},
+			{ what: 'CrashLoopBackOff', wakeOn: store },
+		);
 		const crashed = seen.find((p) => p.status.containerStatuses?.[0]?.state?.terminated);
 		expect(crashed?.status.containerStatuses?.[0]?.state?.terminated).toMatchObject({
 			exitCode: 1,
@@ -160,7 +174,7 @@ describe('kubelet', () => {
 		cluster = startTestCluster();
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 		controllers.fail(NS, 'desk-1');
 		const p = pod(store, 'desk-1');
 		expect(p?.status.phase).toBe('Failed');
@@ -181,12 +195,12 @@ describe('kubelet', () => {
 			}
 		});
 		store.create('pods', podManifest('desk-1'));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 		store.delete('pods', NS, 'desk-1', { gracePeriodSeconds: 30, who: 'test' });
 		const terminating = pod(store, 'desk-1');
 		expect(terminating?.metadata.deletionTimestamp).toBeDefined();
 		expect(terminating?.metadata.deletionGracePeriodSeconds).toBe(30);
-		await waitFor(store, 'desk-1 gone', () => !pod(store, 'desk-1'));
+		await waitFor(() => !pod(store, 'desk-1'), { what: 'desk-1 gone', wakeOn: store });
 		expect(writers).toEqual(['test', 'system:kubelet']);
 		expect(eventsAbout(store, 'desk-1').find((e) => e.reason === 'Killing')?.message).toBe(
 			'Stopping container ct',
@@ -197,12 +211,12 @@ describe('kubelet', () => {
 		cluster = startTestCluster({ timeScale: 0.01 });
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1'));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 		store.delete('pods', NS, 'desk-1', { gracePeriodSeconds: 10 });
 		store.delete('pods', NS, 'desk-1', { gracePeriodSeconds: 0 });
 		expect(pod(store, 'desk-1')).toBeUndefined();
 		const fresh = store.create('pods', podManifest('desk-1'));
-		await waitFor(store, 'new desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'new desk-1 Ready', wakeOn: store });
 		// Past the first pod's grace period (10 s × 0.01), the new pod is still there.
 		await new Promise((r) => setTimeout(r, 300));
 		expect(pod(store, 'desk-1')?.metadata.uid).toBe(fresh.metadata.uid);
@@ -212,11 +226,10 @@ describe('kubelet', () => {
 		cluster = startTestCluster({ containerStartMs: 1_000_000 });
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
-		await waitFor(
-			store,
-			'desk-1 creating',
-			() => waitingReason(pod(store, 'desk-1')) === 'ContainerCreating',
-		);
+		await waitFor(() => waitingReason(pod(store, 'desk-1')) === 'ContainerCreating', {
+			what: 'desk-1 creating',
+			wakeOn: store,
+		});
 		expect(controllers.backlog().timers).toBeGreaterThan(0);
 		controllers.stop();
 		expect(controllers.backlog().timers).toBe(0);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ControllerErrors } from '../../source/sim/controllers/controller-errors.js';
 import { EventRecorder } from '../../source/sim/controllers/events.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { waitFor } from '../support/wait.js';
 import {
 	eventsAbout,
 	isReady,
@@ -13,7 +14,6 @@ import {
 	pvcManifest,
 	startTestCluster,
 	type TestCluster,
-	waitFor,
 } from './behaviour-support.js';
 
 let cluster: TestCluster | undefined;
@@ -38,10 +38,13 @@ describe('volume provisioner', () => {
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data', 'standard'));
 		expect(pvc(c, 'data')?.status.phase).toBe('Pending');
-		const bound = await waitFor(c.store, 'data Bound', () => {
-			const p = pvc(c, 'data');
-			return p?.status.phase === 'Bound' && p;
-		});
+		const bound = await waitFor(
+			() => {
+				const p = pvc(c, 'data');
+				return p?.status.phase === 'Bound' && p;
+			},
+			{ what: 'data Bound', wakeOn: c.store },
+		);
 		expect(bound.spec.volumeName).toBe(`pvc-${bound.metadata.uid}`);
 		expect(bound.status.capacity?.storage).toBe('5Gi');
 		expect(bound.status.accessModes).toEqual(['ReadWriteOnce']);
@@ -53,10 +56,13 @@ describe('volume provisioner', () => {
 		cluster = startTestCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data'));
-		const bound = await waitFor(c.store, 'data Bound', () => {
-			const p = pvc(c, 'data');
-			return p?.status.phase === 'Bound' && p;
-		});
+		const bound = await waitFor(
+			() => {
+				const p = pvc(c, 'data');
+				return p?.status.phase === 'Bound' && p;
+			},
+			{ what: 'data Bound', wakeOn: c.store },
+		);
 		expect(bound.spec.storageClassName).toBe('standard');
 	});
 
@@ -65,14 +71,18 @@ describe('volume provisioner', () => {
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('lost-class', 'gold'));
 		c.store.create('persistentvolumeclaims', pvcManifest('fine', 'standard'));
-		const ev = await waitFor(c.store, 'ProvisioningFailed', () =>
-			eventsAbout(c.store, 'lost-class').find((e) => e.reason === 'ProvisioningFailed'),
+		const ev = await waitFor(
+			() => eventsAbout(c.store, 'lost-class').find((e) => e.reason === 'ProvisioningFailed'),
+			{ what: 'ProvisioningFailed', wakeOn: c.store },
 		);
 		expect(ev).toMatchObject({
 			type: 'Warning',
 			message: 'storageclass.storage.k8s.io "gold" not found',
 		});
-		await waitFor(c.store, 'fine Bound', () => pvc(c, 'fine')?.status.phase === 'Bound');
+		await waitFor(() => pvc(c, 'fine')?.status.phase === 'Bound', {
+			what: 'fine Bound',
+			wakeOn: c.store,
+		});
 		expect(pvc(c, 'lost-class')?.status.phase).toBe('Pending');
 	});
 
@@ -81,17 +91,24 @@ describe('volume provisioner', () => {
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('wait-data', 'wait'));
 		c.store.create('persistentvolumeclaims', pvcManifest('other', 'standard'));
-		const ev = await waitFor(c.store, 'WaitForFirstConsumer event', () =>
-			eventsAbout(c.store, 'wait-data').find((e) => e.reason === 'WaitForFirstConsumer'),
+		const ev = await waitFor(
+			() => eventsAbout(c.store, 'wait-data').find((e) => e.reason === 'WaitForFirstConsumer'),
+			{ what: 'WaitForFirstConsumer event', wakeOn: c.store },
 		);
 		expect(ev.message).toBe('waiting for first consumer to be created before binding');
-		await waitFor(c.store, 'other Bound', () => pvc(c, 'other')?.status.phase === 'Bound');
+		await waitFor(() => pvc(c, 'other')?.status.phase === 'Bound', {
+			what: 'other Bound',
+			wakeOn: c.store,
+		});
 		expect(pvc(c, 'wait-data')?.status.phase).toBe('Pending');
 		c.store.create('pods', podManifest('desk-1', { claim: 'wait-data' }));
-		const ready = await waitFor(c.store, 'desk-1 Ready', () => {
-			const p = pod(c.store, 'desk-1');
-			return isReady(p) && p;
-		});
+		const ready = await waitFor(
+			() => {
+				const p = pod(c.store, 'desk-1');
+				return isReady(p) && p;
+			},
+			{ what: 'desk-1 Ready', wakeOn: c.store },
+		);
 		const bound = pvc(c, 'wait-data');
 		expect(bound?.status.phase).toBe('Bound');
 		expect(bound?.metadata.annotations?.['volume.kubernetes.io/selected-node']).toBe(
@@ -105,34 +122,43 @@ describe('volume provisioner', () => {
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		c.store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
-		await waitFor(c.store, 'desk-1 Ready', () => isReady(pod(c.store, 'desk-1')));
+		await waitFor(() => isReady(pod(c.store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: c.store });
 		c.store.delete('persistentvolumeclaims', NS, 'desk-1-data');
 		const terminating = pvc(c, 'desk-1-data');
 		expect(terminating?.metadata.deletionTimestamp).toBeDefined();
 		expect(terminating?.metadata.finalizers).toContain('kubernetes.io/pvc-protection');
 		// Another claim going through a full provisioning cycle: the protected one stays.
 		c.store.create('persistentvolumeclaims', pvcManifest('other'));
-		await waitFor(c.store, 'other Bound', () => pvc(c, 'other')?.status.phase === 'Bound');
+		await waitFor(() => pvc(c, 'other')?.status.phase === 'Bound', {
+			what: 'other Bound',
+			wakeOn: c.store,
+		});
 		expect(pvc(c, 'desk-1-data')?.metadata.deletionTimestamp).toBeDefined();
 		c.store.delete('pods', NS, 'desk-1', { gracePeriodSeconds: 1 });
-		await waitFor(c.store, 'desk-1 gone', () => !pod(c.store, 'desk-1'));
-		await waitFor(c.store, 'desk-1-data gone', () => !pvc(c, 'desk-1-data'));
+		await waitFor(() => !pod(c.store, 'desk-1'), { what: 'desk-1 gone', wakeOn: c.store });
+		await waitFor(() => !pvc(c, 'desk-1-data'), { what: 'desk-1-data gone', wakeOn: c.store });
 	});
 
 	it('removes a deleted claim at once when no pod uses it', async () => {
 		cluster = startTestCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('unused'));
-		await waitFor(c.store, 'unused Bound', () => pvc(c, 'unused')?.status.phase === 'Bound');
+		await waitFor(() => pvc(c, 'unused')?.status.phase === 'Bound', {
+			what: 'unused Bound',
+			wakeOn: c.store,
+		});
 		c.store.delete('persistentvolumeclaims', NS, 'unused');
-		await waitFor(c.store, 'unused gone', () => !pvc(c, 'unused'));
+		await waitFor(() => !pvc(c, 'unused'), { what: 'unused gone', wakeOn: c.store });
 	});
 
 	it('marks a claim Lost on request', async () => {
 		cluster = startTestCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data'));
-		await waitFor(c.store, 'data Bound', () => pvc(c, 'data')?.status.phase === 'Bound');
+		await waitFor(() => pvc(c, 'data')?.status.phase === 'Bound', {
+			what: 'data Bound',
+			wakeOn: c.store,
+		});
 		c.controllers.loseVolume(NS, 'data');
 		expect(pvc(c, 'data')?.status.phase).toBe('Lost');
 		const lost = eventsAbout(c.store, 'data').find((e) => e.reason === 'ClaimLost');
@@ -214,9 +240,12 @@ describe('namespace deletion', () => {
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		c.store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
-		await waitFor(c.store, 'desk-1 Ready', () => isReady(pod(c.store, 'desk-1')));
+		await waitFor(() => isReady(pod(c.store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: c.store });
 		c.store.delete('namespaces', undefined, NS);
-		await waitFor(c.store, 'namespace gone', () => !c.store.get('namespaces', undefined, NS));
+		await waitFor(() => !c.store.get('namespaces', undefined, NS), {
+			what: 'namespace gone',
+			wakeOn: c.store,
+		});
 		expect(c.controllers.errors()).toEqual([]);
 	});
 });

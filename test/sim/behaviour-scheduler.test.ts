@@ -2,6 +2,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { fitErrorMessage } from '../../source/sim/controllers/index.js';
+import { waitFor } from '../support/wait.js';
 import {
 	condition,
 	eventsAbout,
@@ -12,7 +13,6 @@ import {
 	pvcManifest,
 	startTestCluster,
 	type TestCluster,
-	waitFor,
 } from './behaviour-support.js';
 
 let cluster: TestCluster | undefined;
@@ -63,10 +63,13 @@ describe('scheduler', () => {
 		cluster = startTestCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1'));
-		const ready = await waitFor(store, 'desk-1 Ready', () => {
-			const p = pod(store, 'desk-1');
-			return isReady(p) && p;
-		});
+		const ready = await waitFor(
+			() => {
+				const p = pod(store, 'desk-1');
+				return isReady(p) && p;
+			},
+			{ what: 'desk-1 Ready', wakeOn: store },
+		);
 		expect(ready.spec.nodeName).toMatch(/^node-[abc]$/);
 		expect(condition(ready, 'PodScheduled')?.status).toBe('True');
 		const reasons = eventsAbout(store, 'desk-1').map((e) => e.reason);
@@ -83,10 +86,13 @@ describe('scheduler', () => {
 		cluster = startTestCluster();
 		const { store } = cluster;
 		for (const n of [1, 2, 3]) store.create('pods', podManifest(`desk-${n}`));
-		const placed = await waitFor(store, 'three pods bound', () => {
-			const names = [1, 2, 3].map((n) => pod(store, `desk-${n}`)?.spec.nodeName);
-			return names.every(Boolean) && names;
-		});
+		const placed = await waitFor(
+			() => {
+				const names = [1, 2, 3].map((n) => pod(store, `desk-${n}`)?.spec.nodeName);
+				return names.every(Boolean) && names;
+			},
+			{ what: 'three pods bound', wakeOn: store },
+		);
 		expect(new Set(placed).size).toBe(3);
 	});
 
@@ -98,15 +104,19 @@ describe('scheduler', () => {
 		store.create('pods', podManifest('big', { memory: '8Gi' }));
 		const message =
 			'0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
-		const p = await waitFor(store, 'big unschedulable', () => {
-			const p = pod(store, 'big');
-			return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
-		});
+		const p = await waitFor(
+			() => {
+				const p = pod(store, 'big');
+				return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
+			},
+			{ what: 'big unschedulable', wakeOn: store },
+		);
 		expect(p.status.phase).toBe('Pending');
 		expect(p.spec.nodeName).toBeUndefined();
 		expect(condition(p, 'PodScheduled')).toMatchObject({ status: 'False', message });
-		const ev = await waitFor(store, 'FailedScheduling event', () =>
-			eventsAbout(store, 'big').find((e) => e.reason === 'FailedScheduling'),
+		const ev = await waitFor(
+			() => eventsAbout(store, 'big').find((e) => e.reason === 'FailedScheduling'),
+			{ what: 'FailedScheduling event', wakeOn: store },
 		);
 		expect(ev).toMatchObject({
 			type: 'Warning',
@@ -121,10 +131,13 @@ describe('scheduler', () => {
 		});
 		const { store } = cluster;
 		store.create('pods', podManifest('wide', { cpu: '2', memory: '2Gi' }));
-		const p = await waitFor(store, 'wide unschedulable', () => {
-			const p = pod(store, 'wide');
-			return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
-		});
+		const p = await waitFor(
+			() => {
+				const p = pod(store, 'wide');
+				return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
+			},
+			{ what: 'wide unschedulable', wakeOn: store },
+		);
 		expect(condition(p, 'PodScheduled')?.message).toBe(
 			'0/3 nodes are available: 2 Insufficient cpu, 2 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
 		);
@@ -137,25 +150,26 @@ describe('scheduler', () => {
 		const { store } = cluster;
 		store.create('pods', podManifest('a', { memory: '3Gi' }));
 		store.create('pods', podManifest('b', { memory: '3Gi' }));
-		await waitFor(
-			store,
-			'a and b Ready',
-			() => isReady(pod(store, 'a')) && isReady(pod(store, 'b')),
-		);
+		await waitFor(() => isReady(pod(store, 'a')) && isReady(pod(store, 'b')), {
+			what: 'a and b Ready',
+			wakeOn: store,
+		});
 		store.create('pods', podManifest('c', { memory: '3Gi' }));
-		await waitFor(
-			store,
-			'c unschedulable',
-			() => condition(pod(store, 'c'), 'PodScheduled')?.reason === 'Unschedulable',
-		);
+		await waitFor(() => condition(pod(store, 'c'), 'PodScheduled')?.reason === 'Unschedulable', {
+			what: 'c unschedulable',
+			wakeOn: store,
+		});
 		const nodeOfA = pod(store, 'a')?.spec.nodeName;
 		store.delete('pods', NS, 'a', { gracePeriodSeconds: 1 });
 		// Still there while terminating: its room is not free yet.
 		expect(pod(store, 'a')?.metadata.deletionTimestamp).toBeDefined();
-		const c = await waitFor(store, 'c Ready', () => {
-			const p = pod(store, 'c');
-			return isReady(p) && p;
-		});
+		const c = await waitFor(
+			() => {
+				const p = pod(store, 'c');
+				return isReady(p) && p;
+			},
+			{ what: 'c Ready', wakeOn: store },
+		);
 		expect(pod(store, 'a')).toBeUndefined();
 		expect(c.spec.nodeName).toBe(nodeOfA);
 		expect(condition(c, 'PodScheduled')?.status).toBe('True');
@@ -165,15 +179,14 @@ describe('scheduler', () => {
 		cluster = startTestCluster({ nodes: nodes(['node-a', '2', '4Gi']) });
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('a', { memory: '3Gi' }));
-		await waitFor(store, 'a Ready', () => isReady(pod(store, 'a')));
+		await waitFor(() => isReady(pod(store, 'a')), { what: 'a Ready', wakeOn: store });
 		store.create('pods', podManifest('b', { memory: '3Gi' }));
-		await waitFor(
-			store,
-			'b unschedulable',
-			() => condition(pod(store, 'b'), 'PodScheduled')?.reason === 'Unschedulable',
-		);
+		await waitFor(() => condition(pod(store, 'b'), 'PodScheduled')?.reason === 'Unschedulable', {
+			what: 'b unschedulable',
+			wakeOn: store,
+		});
 		controllers.fail(NS, 'a');
-		await waitFor(store, 'b Ready', () => isReady(pod(store, 'b')));
+		await waitFor(() => isReady(pod(store, 'b')), { what: 'b Ready', wakeOn: store });
 		expect(pod(store, 'a')?.status.phase).toBe('Failed');
 	});
 
@@ -181,11 +194,10 @@ describe('scheduler', () => {
 		cluster = startTestCluster({ nodes: nodes(['node-a', '2', '2Gi']) });
 		const { store } = cluster;
 		store.create('pods', podManifest('p', { memory: '4Gi' }));
-		await waitFor(
-			store,
-			'p unschedulable',
-			() => condition(pod(store, 'p'), 'PodScheduled')?.reason === 'Unschedulable',
-		);
+		await waitFor(() => condition(pod(store, 'p'), 'PodScheduled')?.reason === 'Unschedulable', {
+			what: 'p unschedulable',
+			wakeOn: store,
+		});
 		expect(condition(pod(store, 'p'), 'PodScheduled')?.message).toContain(
 			'0/1 nodes are available: 1 Insufficient memory.',
 		);
@@ -195,10 +207,13 @@ describe('scheduler', () => {
 			metadata: { name: 'node-big' },
 			status: { allocatable: { cpu: '8', memory: '32Gi' } },
 		});
-		const p = await waitFor(store, 'p Ready', () => {
-			const p = pod(store, 'p');
-			return isReady(p) && p;
-		});
+		const p = await waitFor(
+			() => {
+				const p = pod(store, 'p');
+				return isReady(p) && p;
+			},
+			{ what: 'p Ready', wakeOn: store },
+		);
 		expect(p.spec.nodeName).toBe('node-big');
 	});
 
@@ -216,16 +231,19 @@ describe('scheduler', () => {
 		cluster = startTestCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
-		const p = await waitFor(store, 'desk-1 unschedulable', () => {
-			const p = pod(store, 'desk-1');
-			return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
-		});
+		const p = await waitFor(
+			() => {
+				const p = pod(store, 'desk-1');
+				return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
+			},
+			{ what: 'desk-1 unschedulable', wakeOn: store },
+		);
 		expect(condition(p, 'PodScheduled')?.message).toBe(
 			'0/3 nodes are available: persistentvolumeclaim "desk-1-data" not found. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
 		);
 		expect(p.status.phase).toBe('Pending');
 		store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 	});
 
 	it('waits for an Immediate claim that is still provisioning', async () => {
@@ -233,14 +251,17 @@ describe('scheduler', () => {
 		const { store } = cluster;
 		store.create('persistentvolumeclaims', pvcManifest('slow-data', 'slow'));
 		store.create('pods', podManifest('desk-2', { claim: 'slow-data' }));
-		const p = await waitFor(store, 'desk-2 unschedulable', () => {
-			const p = pod(store, 'desk-2');
-			return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
-		});
+		const p = await waitFor(
+			() => {
+				const p = pod(store, 'desk-2');
+				return condition(p, 'PodScheduled')?.reason === 'Unschedulable' && p;
+			},
+			{ what: 'desk-2 unschedulable', wakeOn: store },
+		);
 		expect(condition(p, 'PodScheduled')?.message).toBe(
 			'0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
 		);
-		await waitFor(store, 'desk-2 Ready', () => isReady(pod(store, 'desk-2')));
+		await waitFor(() => isReady(pod(store, 'desk-2')), { what: 'desk-2 Ready', wakeOn: store });
 		expect(cluster.controllers.errors()).toEqual([]);
 	});
 });

@@ -88,48 +88,6 @@ export function pvcManifest(name: string, storageClassName?: string): SimObject 
 	};
 }
 
-/**
- * Resolves with the first truthy value of check, tried now and after every store change
- * (and every 50 ms, for conditions that depend on time alone); rejects after timeoutMs
- * naming what was awaited.
- */
-export function waitFor<T>(
-	store: Store,
-	what: string,
-	check: () => T | undefined | null | false,
-	timeoutMs = 15_000,
-): Promise<T> {
-	return new Promise((resolve, reject) => {
-		let done = false;
-		const finish = (fn: () => void) => {
-			if (done) return;
-			done = true;
-			unsubscribe();
-			clearInterval(poll);
-			clearTimeout(timer);
-			fn();
-		};
-		const attempt = () => {
-			if (done) return;
-			let v: T | undefined | null | false;
-			try {
-				v = check();
-			} catch (err) {
-				finish(() => reject(err));
-				return;
-			}
-			if (v) finish(() => resolve(v as T));
-		};
-		const unsubscribe = store.onChange(() => queueMicrotask(attempt));
-		const poll = setInterval(attempt, 50);
-		const timer = setTimeout(
-			() => finish(() => reject(new Error(`timed out waiting for ${what}`))),
-			timeoutMs,
-		);
-		attempt();
-	});
-}
-
 /** A pod's typed status fields the tests read. */
 export interface PodView {
 	metadata: SimObject['metadata'];

@@ -7,6 +7,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../source/sim/store-api.js';
+import { waitFor } from '../support/wait.js';
 import {
 	BOOTSTRAP,
 	isReady,
@@ -17,7 +18,6 @@ import {
 	pvcManifest,
 	startTestCluster,
 	type TestCluster,
-	waitFor,
 } from './behaviour-support.js';
 
 let cluster: TestCluster | undefined;
@@ -42,7 +42,11 @@ async function timeToGone(
 	const started = Date.now();
 	const opts = grace === undefined ? { who: 'test' } : { who: 'test', gracePeriodSeconds: grace };
 	store.delete('pods', NS, name, opts);
-	await waitFor(store, `${name} gone`, () => !pod(store, name), 60_000);
+	await waitFor(() => !pod(store, name), {
+		what: `${name} gone`,
+		wakeOn: store,
+		timeoutMs: 60_000,
+	});
 	off();
 	return { seconds: (Date.now() - started) / 1000 / c.config.timeScale, last: last! };
 }
@@ -57,7 +61,7 @@ describe('pod termination', () => {
 		const { store } = cluster;
 		store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
-		await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 		expect(
 			(
 				store.get('pods', NS, 'desk-1')?.spec as
@@ -76,7 +80,10 @@ describe('pod termination', () => {
 		expect(last.metadata.deletionGracePeriodSeconds).toBe(30);
 		expect(terminated(last)).toMatchObject({ exitCode: 137, reason: 'Error' });
 		expect(last.status.phase).toBe('Failed');
-		await waitFor(store, 'PVC gone', () => !store.get('persistentvolumeclaims', NS, 'desk-1-data'));
+		await waitFor(() => !store.get('persistentvolumeclaims', NS, 'desk-1-data'), {
+			what: 'PVC gone',
+			wakeOn: store,
+		});
 		expect(order).toEqual(['pods/desk-1', 'persistentvolumeclaims/desk-1-data']);
 		// The pod's container logs went with it.
 		expect(cluster.controllers.logs.size()).toBe(0);
@@ -87,7 +94,7 @@ describe('pod termination', () => {
 		cluster = startTestCluster({ timeScale: 0.2 });
 		const { store } = cluster;
 		store.create('pods', podManifest('own', { command: null }));
-		await waitFor(store, 'own Ready', () => isReady(pod(store, 'own')));
+		await waitFor(() => isReady(pod(store, 'own')), { what: 'own Ready', wakeOn: store });
 		const { seconds, last } = await timeToGone(cluster, 'own');
 		// It exited on SIGTERM (exit 0), not at the end of the 30 s grace (SIGKILL, 137).
 		expect(terminated(last)).toMatchObject({ exitCode: 0, reason: 'Completed' });
@@ -110,11 +117,10 @@ describe('pod termination', () => {
 			}),
 		);
 		store.create('pods', podManifest('shell', { command: ['sh'] }));
-		await waitFor(
-			store,
-			'both Ready',
-			() => isReady(pod(store, 'boot')) && isReady(pod(store, 'shell')),
-		);
+		await waitFor(() => isReady(pod(store, 'boot')) && isReady(pod(store, 'shell')), {
+			what: 'both Ready',
+			wakeOn: store,
+		});
 		const [boot, shell] = await Promise.all([
 			timeToGone(cluster, 'boot', 3),
 			timeToGone(cluster, 'shell', 3),
@@ -130,7 +136,10 @@ describe('pod termination', () => {
 		const { store } = cluster;
 		store.create('pods', podManifest('five'));
 		store.create('pods', podManifest('now'));
-		await waitFor(store, 'Ready', () => isReady(pod(store, 'five')) && isReady(pod(store, 'now')));
+		await waitFor(() => isReady(pod(store, 'five')) && isReady(pod(store, 'now')), {
+			what: 'Ready',
+			wakeOn: store,
+		});
 		const five = await timeToGone(cluster, 'five', 5);
 		expect(five.seconds).toBeGreaterThanOrEqual(5);
 		expect(five.last.metadata.deletionGracePeriodSeconds).toBe(5);
@@ -140,7 +149,7 @@ describe('pod termination', () => {
 		expect(shorter.last.metadata.deletionGracePeriodSeconds).toBe(2);
 		expect(shorter.seconds).toBeGreaterThanOrEqual(2);
 		store.create('pods', podManifest('zero'));
-		await waitFor(store, 'zero Ready', () => isReady(pod(store, 'zero')));
+		await waitFor(() => isReady(pod(store, 'zero')), { what: 'zero Ready', wakeOn: store });
 		store.delete('pods', NS, 'zero', { gracePeriodSeconds: 0 });
 		expect(pod(store, 'zero')).toBeUndefined();
 	});
@@ -149,7 +158,10 @@ describe('pod termination', () => {
 		cluster = startTestCluster({ timeScale: 0.1, containerStartMs: 1_000_000 });
 		const { store } = cluster;
 		store.create('pods', podManifest('creating'));
-		await waitFor(store, 'scheduled', () => pod(store, 'creating')?.spec.nodeName);
+		await waitFor(() => pod(store, 'creating')?.spec.nodeName, {
+			what: 'scheduled',
+			wakeOn: store,
+		});
 		const { seconds } = await timeToGone(cluster, 'creating');
 		expect(seconds).toBeLessThan(30);
 	});

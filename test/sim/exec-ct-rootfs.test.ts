@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apply, reconcile } from '../../source/engine/index.js';
 import { consoleArgs } from '../../source/tui/console.js';
-import { startTerminal } from '../e2e/terminal.js';
 import { startTestCluster, type TestCluster } from '../engine/cluster.js';
-import { poolSpec, waitReady } from '../engine/fixtures.js';
+import { waitReady } from '../engine/fixtures.js';
 import { describeKubectl, kubectl, kubectlPath } from '../support/kubectl.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { startTerminal } from '../support/terminal.js';
 
 describeKubectl('a CT root file system on the simulated cluster', () => {
 	let c: TestCluster;

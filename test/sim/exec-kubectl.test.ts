@@ -7,12 +7,12 @@
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Exec, type V1Status } from '@kubernetes/client-node';
-import { spawn as spawnPty } from '@lydell/node-pty';
-import { Terminal } from '@xterm/headless';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeKubectl, kubectlPath, kubectl as runKubectl } from '../support/kubectl.js';
 import { kubeConfigFor, withSim } from '../support/sim.js';
-import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
+import { startTerminal, terminalEnv } from '../support/terminal.js';
+import { waitFor } from '../support/wait.js';
+import { isReady, NS, pod, podManifest } from './behaviour-support.js';
 
 const sim = withSim();
 
@@ -20,11 +20,10 @@ beforeAll(async () => {
 	const { store } = sim.cluster;
 	store.create('pods', podManifest('desk-1'));
 	store.create('pods', podManifest('desk-2'));
-	await waitFor(
-		store,
-		'desk-1 and desk-2 Ready',
-		() => isReady(pod(store, 'desk-1')) && isReady(pod(store, 'desk-2')),
-	);
+	await waitFor(() => isReady(pod(store, 'desk-1')) && isReady(pod(store, 'desk-2')), {
+		what: 'desk-1 and desk-2 Ready',
+		wakeOn: store,
+	});
 });
 
 function cacheDir(): string {
@@ -57,52 +56,21 @@ describeKubectl('kubectl exec against the simulated cluster', () => {
 	});
 
 	it('runs an interactive shell in a pseudo-terminal', async () => {
-		const term = new Terminal({ cols: 90, rows: 20, allowProposedApi: true });
-		const env = { ...process.env, KUBECACHEDIR: cacheDir() } as Record<string, string>;
-		delete env.KUBECONFIG;
 		const args = ['--kubeconfig', sim.kubeconfigPath, '--cache-dir', cacheDir(), '-n', NS];
-		const child = spawnPty(kubectlPath()!, [...args, 'exec', '-it', 'desk-1', '--', 'sh'], {
-			name: 'xterm',
-			cols: 90,
+		const term = startTerminal(kubectlPath()!, [...args, 'exec', '-it', 'desk-1', '--', 'sh'], {
+			columns: 90,
 			rows: 20,
-			cwd: process.cwd(),
-			env,
+			env: terminalEnv({ KUBECACHEDIR: cacheDir() }),
 		});
-		let raw = '';
-		child.onData((d) => {
-			raw += d;
-			term.write(d);
-		});
-		const exited = new Promise<number>((resolve) => child.onExit((e) => resolve(e.exitCode)));
-		const screen = () =>
-			new Promise<string>((resolve) =>
-				term.write('', () => {
-					const lines: string[] = [];
-					for (let i = 0; i < term.buffer.active.length; i++) {
-						lines.push(term.buffer.active.getLine(i)?.translateToString(true) ?? '');
-					}
-					resolve(lines.join('\n'));
-				}),
-			);
-		const waitScreen = (re: RegExp) =>
-			vi.waitFor(
-				async () => {
-					const s = await screen();
-					if (!re.test(s))
-						throw new Error(`screen lacks ${re}:\n${s}\nraw: ${JSON.stringify(raw)}`);
-				},
-				{ timeout: 30_000, interval: 50 },
-			);
 		try {
-			await waitScreen(/desk-1:\/# $/m);
-			child.write('hostname\r');
-			await waitScreen(/^desk-1:\/# hostname\ndesk-1\ndesk-1:\/# $/m);
-			child.write('stty size\r');
-			await waitScreen(/^20 90$/m);
-			child.write('exit\r');
-			expect(await exited).toBe(0);
+			await term.waitFor(/desk-1:\/# $/m);
+			term.write('hostname\r');
+			await term.waitFor(/^desk-1:\/# hostname\ndesk-1\ndesk-1:\/# $/m);
+			term.write('stty size\r');
+			await term.waitFor(/^20 90$/m);
+			term.write('exit\r');
+			expect(await term.exited).toBe(0);
 		} finally {
-			child.kill();
 			term.dispose();
 		}
 	});

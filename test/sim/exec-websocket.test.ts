@@ -11,6 +11,7 @@ import { Exec, KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { execUpgrade } from '../../source/sim/exec.js';
+import { waitFor } from '../support/wait.js';
 import {
 	isReady,
 	NS,
@@ -19,7 +20,6 @@ import {
 	pvcManifest,
 	startTestCluster,
 	type TestCluster,
-	waitFor,
 	waitingReason,
 } from './behaviour-support.js';
 
@@ -73,7 +73,10 @@ function kubeConfig(): KubeConfig {
 async function readyPod(name: string, claim?: string): Promise<void> {
 	if (claim) cluster.store.create('persistentvolumeclaims', pvcManifest(claim));
 	cluster.store.create('pods', podManifest(name, claim ? { claim } : {}));
-	await waitFor(cluster.store, `${name} Ready`, () => isReady(pod(cluster.store, name)));
+	await waitFor(() => isReady(pod(cluster.store, name)), {
+		what: `${name} Ready`,
+		wakeOn: cluster.store,
+	});
 }
 
 interface ExecResult {
@@ -245,11 +248,10 @@ describe('exec refusals before the upgrade', () => {
 		cluster.close();
 		cluster = startTestCluster({ containerStartMs: 10_000_000 });
 		cluster.store.create('pods', podManifest('slow'));
-		await waitFor(
-			cluster.store,
-			'slow creating',
-			() => waitingReason(pod(cluster.store, 'slow')) === 'ContainerCreating',
-		);
+		await waitFor(() => waitingReason(pod(cluster.store, 'slow')) === 'ContainerCreating', {
+			what: 'slow creating',
+			wakeOn: cluster.store,
+		});
 		const r = await refused(path('slow'));
 		expect(r.code).toBe(400);
 		expect(r.body.message).toBe('unable to upgrade connection: container not found ("ct")');
@@ -272,8 +274,10 @@ describe('exec refusals before the upgrade', () => {
 
 	it('400 for a pod the scheduler could not place', async () => {
 		cluster.store.create('pods', podManifest('huge', { memory: '1Ti' }));
-		await waitFor(cluster.store, 'huge unschedulable', () =>
-			pod(cluster.store, 'huge')?.status.conditions?.some((c) => c.reason === 'Unschedulable'),
+		await waitFor(
+			() =>
+				pod(cluster.store, 'huge')?.status.conditions?.some((c) => c.reason === 'Unschedulable'),
+			{ what: 'huge unschedulable', wakeOn: cluster.store },
 		);
 		const r = await refused(path('huge'));
 		expect(r.body.message).toBe('pod huge does not have a host assigned');

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
-import { waitFor, withSim } from '../support/sim.js';
+import { withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 

@@ -7,7 +7,8 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { simFetch, withSim } from '../support/sim.js';
-import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
+import { waitFor } from '../support/wait.js';
+import { isReady, NS, pod, podManifest } from './behaviour-support.js';
 
 const sim = withSim();
 
@@ -21,9 +22,10 @@ beforeAll(async () => {
 	const { store } = sim.cluster;
 	for (const name of ['d-1', 'd-2']) store.create('pods', pinned(name, 'node-a'));
 	store.create('pods', pinned('e-1', 'node-b'));
-	await waitFor(store, 'the pods Ready', () =>
-		['d-1', 'd-2', 'e-1'].every((n) => isReady(pod(store, n))),
-	);
+	await waitFor(() => ['d-1', 'd-2', 'e-1'].every((n) => isReady(pod(store, n))), {
+		what: 'the pods Ready',
+		wakeOn: store,
+	});
 });
 
 it('evicts with a JSON Eviction, and answers 404 for a missing pod', async () => {
@@ -43,7 +45,7 @@ it('evicts with a JSON Eviction, and answers 404 for a missing pod', async () =>
 	expect((missing.json() as { message: string }).message).toBe('pods "ghost" not found');
 	const { store } = sim.cluster;
 	store.create('pods', pinned('j-1', 'node-b'));
-	await waitFor(store, 'j-1 Ready', () => isReady(pod(store, 'j-1')));
+	await waitFor(() => isReady(pod(store, 'j-1')), { what: 'j-1 Ready', wakeOn: store });
 	const dry = await evict('j-1', '?dryRun=All');
 	expect(dry.status).toBe(201);
 	expect(store.get('pods', NS, 'j-1')?.metadata.deletionTimestamp).toBeUndefined();
@@ -56,7 +58,10 @@ it('evicts with a JSON Eviction, and answers 404 for a missing pod', async () =>
 		status: 'Success',
 		code: 201,
 	});
-	await waitFor(store, 'j-1 gone', () => store.get('pods', NS, 'j-1') === undefined);
+	await waitFor(() => store.get('pods', NS, 'j-1') === undefined, {
+		what: 'j-1 gone',
+		wakeOn: store,
+	});
 });
 
 describeKubectl('kubectl drain against the simulated cluster', () => {
@@ -106,9 +111,10 @@ describeKubectl('kubectl drain against the simulated cluster', () => {
 		const nodes = await run('get', 'node', 'node-a');
 		expect(nodes.stdout).toMatch(/node-a\s+Ready,SchedulingDisabled/);
 		for (let i = 0; i < 4; i++) store.create('pods', podManifest(`after-${i}`));
-		await waitFor(store, 'the new pods scheduled', () =>
-			[0, 1, 2, 3].every((i) => pod(store, `after-${i}`)?.spec?.nodeName),
-		);
+		await waitFor(() => [0, 1, 2, 3].every((i) => pod(store, `after-${i}`)?.spec?.nodeName), {
+			what: 'the new pods scheduled',
+			wakeOn: store,
+		});
 		for (let i = 0; i < 4; i++) expect(pod(store, `after-${i}`)?.spec?.nodeName).not.toBe('node-a');
 		const un = await run('uncordon', 'node-a');
 		expect(un.stdout.trim()).toBe('node/node-a uncordoned');

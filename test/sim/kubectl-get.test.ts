@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
-import { waitFor, withSim } from '../support/sim.js';
+import { withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 

@@ -7,7 +7,8 @@
 import { expect, it } from 'vitest';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
-import { waitFor, withSim } from '../support/sim.js';
+import { withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 import { BOOTSTRAP } from './behaviour-support.js';
 
 const NS = 'corral';

@@ -2,7 +2,8 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
-import { simFetch, waitFor, withSim } from '../support/sim.js';
+import { simFetch, withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 const NOT_FOUND = 'the server could not find the requested resource';

@@ -6,7 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { describePython, runPythonScenario } from '../support/python.js';
-import { waitFor, withSim } from '../support/sim.js';
+import { withSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
 

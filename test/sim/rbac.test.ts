@@ -9,7 +9,8 @@ import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeKubectl, kubectl, spawnKubectl } from '../support/kubectl.js';
 import { serviceAccountKubeConfig, simFetch, withSim } from '../support/sim.js';
-import { isReady, NS, pod, podManifest, waitFor } from './behaviour-support.js';
+import { waitFor } from '../support/wait.js';
+import { isReady, NS, pod, podManifest } from './behaviour-support.js';
 
 const sim = withSim();
 const SA = 'desk-user';
@@ -61,7 +62,7 @@ beforeAll(async () => {
 	const sa = await serviceAccountKubeConfig(sim.cluster, NS, SA);
 	saConfig = sa.kubeconfigPath;
 	saToken = sa.token;
-	await waitFor(store, 'desk-1 Ready', () => isReady(pod(store, 'desk-1')));
+	await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
 });
 
 /** Whether the ServiceAccount's request on a path with a method is allowed (not 403). */
@@ -215,9 +216,10 @@ describe('a ServiceAccount bound to a Role', () => {
 			() => {},
 		);
 		try {
-			await waitFor(sim.cluster.store, 'the ADDED event of desk-1', () =>
-				seen.includes('ADDED desk-1'),
-			);
+			await waitFor(() => seen.includes('ADDED desk-1'), {
+				what: 'the ADDED event of desk-1',
+				wakeOn: sim.cluster.store,
+			});
 		} finally {
 			allowedWatch.abort();
 		}

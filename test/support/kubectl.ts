@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { describe, it } from 'vitest';
+import { Changes, WaitAborted, waitFor } from './wait.js';
 
 /** The kubectl on the PATH, or undefined. */
 export function kubectlPath(): string | undefined {
@@ -154,11 +155,11 @@ export function spawnKubectl(args: string[], opts: KubectlOptions): KubectlProce
 	const child = spawn(bin, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
 	let out = '';
 	let err = '';
-	const waiters = new Set<() => void>();
+	const changes = new Changes();
 	const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
 	child.stdout?.setEncoding('utf8').on('data', (d: string) => {
 		out += d;
-		for (const w of [...waiters]) w();
+		changes.emit();
 	});
 	child.stderr?.setEncoding('utf8').on('data', (d: string) => {
 		err += d;
@@ -166,35 +167,28 @@ export function spawnKubectl(args: string[], opts: KubectlOptions): KubectlProce
 	const killer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
 	child.once('close', () => {
 		clearTimeout(killer);
-		for (const w of [...waiters]) w();
+		changes.emit();
 	});
 	return {
 		child,
 		stdout: () => out,
 		stderr: () => err,
 		waitFor(pattern, timeoutMs = 20_000) {
-			return new Promise((resolve, reject) => {
-				const check = () => {
+			return waitFor(
+				() => {
 					const m = out.match(pattern);
-					if (m) {
-						done();
-						resolve(m);
-					} else if (child.exitCode !== null || child.signalCode !== null) {
-						done();
-						reject(new Error(`kubectl exited before printing ${pattern}: ${out}${err}`));
-					}
-				};
-				const timer = setTimeout(() => {
-					done();
-					reject(new Error(`timed out waiting for ${pattern}; stdout: ${out}; stderr: ${err}`));
-				}, timeoutMs);
-				const done = () => {
-					clearTimeout(timer);
-					waiters.delete(check);
-				};
-				waiters.add(check);
-				check();
-			});
+					if (m) return m;
+					if (child.exitCode !== null || child.signalCode !== null)
+						throw new WaitAborted(`kubectl exited before printing ${pattern}: ${out}${err}`);
+					return null;
+				},
+				{
+					what: String(pattern),
+					timeoutMs,
+					wakeOn: changes,
+					detail: () => `stdout: ${out}; stderr: ${err}`,
+				},
+			);
 		},
 		async stop() {
 			if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

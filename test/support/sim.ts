@@ -1,6 +1,6 @@
 /**
  * Test helpers around the simulated cluster: start one at test pace with its kubeconfig in
- * a temp dir, wait for conditions, and build client-node clients through the kubeconfig.
+ * a temp dir, and build client-node clients through the kubeconfig.
  */
 
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -110,46 +110,6 @@ export async function serviceAccountKubeConfig(
 	const kubeconfigPath = await cluster.serviceAccountKubeconfig(namespace, name);
 	const kc = await kubeConfigFor({ kubeconfigPath });
 	return { kc, kubeconfigPath, token: kc.getCurrentUser()?.token ?? '' };
-}
-
-/** Options of waitFor. */
-export interface WaitOptions {
-	/** Give up after this long (ms, default 15,000). */
-	timeoutMs?: number;
-	/** Poll this often (ms, default 20). */
-	intervalMs?: number;
-	/** Named in the timeout error. */
-	what?: string;
-}
-
-/**
- * Polls until `check` returns a truthy value (or a promise of one) and returns it; throws
- * after the timeout with the last error or value seen.
- */
-export async function waitFor<T>(
-	check: () => T | Promise<T>,
-	opts: WaitOptions = {},
-): Promise<NonNullable<T>> {
-	const timeout = opts.timeoutMs ?? 15_000;
-	const interval = opts.intervalMs ?? 20;
-	const deadline = Date.now() + timeout;
-	let last: unknown;
-	for (;;) {
-		try {
-			const v = await check();
-			if (v) return v as NonNullable<T>;
-			last = v;
-		} catch (err) {
-			last = err;
-		}
-		if (Date.now() > deadline) {
-			const detail = last instanceof Error ? last.message : JSON.stringify(last);
-			throw new Error(
-				`timed out after ${timeout} ms waiting for ${opts.what ?? 'a condition'} (last: ${detail})`,
-			);
-		}
-		await new Promise((r) => setTimeout(r, interval));
-	}
 }
 
 /** Raw HTTP against the sim with its token (for what client-node does not expose). */

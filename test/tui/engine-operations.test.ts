@@ -11,8 +11,9 @@ import {
 } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
-import { spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let kube: Kube;
@@ -23,7 +24,7 @@ let watch: PoolWatch;
 beforeAll(async () => {
 	sim = await startTestSim();
 	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-	await apply(createEngineContext(kube, { actor: 'test' }), 'desk', spec({ size: 3 }));
+	await apply(createEngineContext(kube, { actor: 'test' }), 'desk', poolSpec({ size: 3 }));
 	store = createConsoleStore({
 		session: { namespace: 'corral', actor: 'admin@example.com' },
 		pool: 'desk',
@@ -125,7 +126,7 @@ describe('engine operations', () => {
 	});
 
 	it('reconciles after a scale-up, and the live loop follows a later one by itself', async () => {
-		await apply(createEngineContext(kube, { actor: 'test' }), 'desk', spec({ size: 4 })).catch(
+		await apply(createEngineContext(kube, { actor: 'test' }), 'desk', poolSpec({ size: 4 })).catch(
 			() => {},
 		);
 		ops.reconcile('desk');
@@ -136,7 +137,7 @@ describe('engine operations', () => {
 		// a definition change made elsewhere (no reconcile): the loop sees it through the watch
 		const ctx = createEngineContext(kube, { actor: 'test' });
 		const { writeDefinition } = await import('../../source/engine/index.js');
-		await writeDefinition(ctx, 'desk', spec({ size: 5 }));
+		await writeDefinition(ctx, 'desk', poolSpec({ size: 5 }));
 		await waitFor(() => row('desk-5')?.state === 'Ready', { what: 'desk-5 made by the loop' });
 		// a pass that finds nothing to do leaves the log alone
 		await waitFor(() => !store.getState().loop.running, { what: 'the loop at rest' });

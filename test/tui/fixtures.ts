@@ -22,22 +22,6 @@ import {
 /** A fixed clock for tests. */
 export const NOW = Date.parse('2026-11-29T10:00:00Z');
 
-/** A pool spec with defaults. */
-export function spec(over: Partial<PoolSpec> = {}): PoolSpec {
-	return {
-		image: 'ghcr.io/example/desktop:1',
-		cpu: '1',
-		memory: '512Mi',
-		disk: '5Gi',
-		storageClass: '',
-		privileged: false,
-		init: false,
-		mode: 'ephemeral',
-		size: 3,
-		...over,
-	};
-}
-
 /** The definition ConfigMap. */
 export function configMap(pool: string, s: PoolSpec, status?: unknown): KubeObject {
 	return {

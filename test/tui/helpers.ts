@@ -7,7 +7,8 @@ import {
 	type ConsoleStore,
 	createConsoleStore,
 } from '../../source/tui/store.js';
-import { configMap, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, NOW, upserts } from './fixtures.js';
 
 /** A synced store on pool desk with the given objects (the definition added). */
 export function storeWith(
@@ -19,7 +20,7 @@ export function storeWith(
 		status?: unknown;
 	} = {},
 ): ConsoleStore {
-	const s = opts.spec ?? spec();
+	const s = opts.spec ?? poolSpec();
 	const store = createConsoleStore({
 		session: { namespace: 'corral', context: 'sim', ...opts.session },
 		pool: opts.pool === undefined ? 'desk' : opts.pool,

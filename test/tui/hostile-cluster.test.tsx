@@ -7,7 +7,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONSOLE_STRING_BOUND } from '../../source/tui/bounded-object.js';
-import { member, spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { lines, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -21,7 +22,7 @@ const MB = 1024 * 1024;
 const huge = `holder-${'h'.repeat(MB)}`;
 
 function objects() {
-	const s = spec({ size: 2 });
+	const s = poolSpec({ size: 2 });
 	const objs = [...member('desk', 1, s, { holder: huge }), ...member('desk', 2, s)];
 	for (const o of objs) {
 		(o.metadata as { annotations?: Record<string, string> }).annotations = {
@@ -56,7 +57,7 @@ describe('a 1 MB field', () => {
 
 describe("objects under a member name that are not the pool's", () => {
 	it("are named in the member's row from the recorded status, and the member is not free", async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const status = {
 			observedAt: '2026-11-29T10:00:00Z',
 			members: [],
@@ -84,7 +85,7 @@ describe("objects under a member name that are not the pool's", () => {
 
 describe('a member stranded by a reconciler Lease renewed in the future', () => {
 	it('says so in its row, and x confirms a forced release that names it', async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const { ops, calls } = recordingOps();
 		const store = storeWith(
 			[

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { member, spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { lineWith, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -9,7 +10,7 @@ afterEach(() => {
 	r = null;
 });
 
-const s = spec({ size: 4 });
+const s = poolSpec({ size: 4 });
 const objects = () => [
 	...member('desk', 1, s),
 	...member('desk', 2, s, { holder: 'alice@example.com' }),

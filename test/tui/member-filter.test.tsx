@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { matchesFilter, parseFilter } from '../../source/tui/member-filter.js';
 import { visibleRows } from '../../source/tui/store.js';
-import { member, spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -18,7 +19,7 @@ afterEach(() => {
 	r = null;
 });
 
-const s = spec({ size: 150 });
+const s = poolSpec({ size: 150 });
 
 /** 150 members: desk-7 held by alice, desk-20 Failed, desk-21 Starting, desk-30 on gpu-node-7. */
 function pool150() {

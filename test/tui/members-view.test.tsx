@@ -1,6 +1,7 @@
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
-import { member, spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';
 import { type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -12,7 +13,7 @@ afterEach(() => {
 
 describe('members screen', () => {
 	it('shows the header and one row per member in index order', async () => {
-		const s = spec({ size: 4, memory: '2Gi' });
+		const s = poolSpec({ size: 4, memory: '2Gi' });
 		const store = storeWith(
 			[
 				...member('desk', 2, s, { holder: 'alice@example.com' }),
@@ -28,7 +29,9 @@ describe('members screen', () => {
 		expect(frame).toContain(
 			'image ghcr.io/example/desktop:1 · size 4 · ephemeral · cpu 1 · mem 2Gi',
 		);
-		expect(frame).toContain('desired 4 observed 3 ready 2 claimed 1 free 1 unschedulable 1');
+		expect(frame).toContain(
+			'desired 4 observed 3 ready 2 claimed 1 claimable now 1 soon 0 refused/1h … unschedulable 1',
+		);
 		const rows = lines(frame).filter((l) => /^desk-\d/.test(l));
 		expect(rows.map((l) => l.split(' ')[0])).toEqual(['desk-1', 'desk-2', 'desk-3', 'desk-4']);
 		expect(lineWith(frame, 'desk-2')).toMatch(/desk-2\s+Ready\s+alice@example\.com\s+60s 59m left/);
@@ -37,8 +40,8 @@ describe('members screen', () => {
 	});
 
 	it('marks expired claims, drift with what drifted, maintenance and members above size', async () => {
-		const old = spec({ size: 2, image: 'ghcr.io/example/desktop:1' });
-		const s = spec({ size: 2, image: 'ghcr.io/example/desktop:2' });
+		const old = poolSpec({ size: 2, image: 'ghcr.io/example/desktop:1' });
+		const s = poolSpec({ size: 2, image: 'ghcr.io/example/desktop:2' });
 		const store = storeWith(
 			[
 				...member('desk', 1, s, { holder: 'bob@example.com', claimedAgo: 2 * 3600_000 }),
@@ -57,8 +60,8 @@ describe('members screen', () => {
 	});
 
 	it('keeps every fact at 80 columns: hidden columns move into the message', async () => {
-		const old = spec({ size: 2, image: 'ghcr.io/example/desktop:1' });
-		const s = spec({ size: 2, image: 'ghcr.io/example/desktop:2' });
+		const old = poolSpec({ size: 2, image: 'ghcr.io/example/desktop:1' });
+		const s = poolSpec({ size: 2, image: 'ghcr.io/example/desktop:2' });
 		const store = storeWith(
 			[
 				...member('desk', 1, old, { holder: 'alice@example.com' }),
@@ -81,7 +84,7 @@ describe('members screen', () => {
 	});
 
 	it('keeps columns aligned with wide characters in holders', async () => {
-		const s = spec({ size: 3 });
+		const s = poolSpec({ size: 3 });
 		const store = storeWith(
 			[
 				...member('desk', 1, s, { holder: '张伟@例子.公司.中国.example.com' }),
@@ -99,7 +102,7 @@ describe('members screen', () => {
 	});
 
 	it('follows the watch: a new holder appears without any key', async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith([...member('desk', 1, s), ...member('desk', 2, s)], { spec: s });
 		r = await renderConsole(store, { columns: 100, rows: 24 });
 		expect(lineWith(r.lastFrame(), 'desk-2')).not.toContain('dave@example.com');

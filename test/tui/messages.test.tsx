@@ -7,7 +7,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATUS_TTL_MS } from '../../source/tui/store.js';
-import { configMap, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lineWith, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -19,8 +20,8 @@ afterEach(() => {
 
 /** Pools desk (one free member) and bad (one member), on the pools screen. */
 function twoPools() {
-	const desk = spec({ size: 1 });
-	const bad = spec({ size: 1, image: 'ghcr.io/example/bad:1' });
+	const desk = poolSpec({ size: 1 });
+	const bad = poolSpec({ size: 1, image: 'ghcr.io/example/bad:1' });
 	const store = storeWith(member('desk', 1, desk), { spec: desk, pool: null });
 	store.getState().applyBatch(upserts([configMap('bad', bad), ...member('bad', 1, bad)]));
 	return store;

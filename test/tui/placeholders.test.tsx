@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionState, WatchKind } from '../../source/kube/pool-watch.js';
 import { createConsoleStore } from '../../source/tui/store.js';
-import { configMap, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lineWith } from './helpers.js';
 import { flush, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -16,7 +17,7 @@ afterEach(() => {
 	r = null;
 });
 
-const s = spec({ size: 6 });
+const s = poolSpec({ size: 6 });
 
 /** A store still connecting, on the pools screen or pool desk. */
 function connecting(pool: string | null) {
@@ -72,7 +73,11 @@ describe.each([
 		r = await renderConsole(store, { columns, rows });
 		let frame = r.lastFrame();
 		expect(frame).toContain('pool desk: … reading its definition');
-		expect(frame).toContain('desired … observed … ready … claimed … free …');
+		expect(frame).toMatch(
+			columns >= 120
+				? /desired … observed … ready … claimed … claimable now … soon … refused\/1h … unschedulable … drifted …/
+				: /desired … obs … ready … claimed … free …\+… refused … unsched … drift …/,
+		);
 		expect(frame).not.toContain('no definition');
 		expect(frame).toContain('… reading the members of pool desk');
 		store.getState().applyBatch(upserts([configMap('desk', s)]));
@@ -80,10 +85,18 @@ describe.each([
 		await flush();
 		frame = r.lastFrame();
 		expect(frame).toContain('size 6');
-		expect(frame).toContain('desired 6 observed … ready … claimed … free …');
+		expect(frame).toMatch(
+			columns >= 120
+				? /desired 6 observed … ready … claimed … claimable now … soon …/
+				: /desired 6 obs … ready … claimed … free …\+…/,
+		);
 		store.getState().applyBatch(upserts(member('desk', 1, s)));
 		syncedKinds(store, ['configmaps', 'persistentvolumeclaims', 'pods', 'leases']);
 		await flush();
-		expect(r.lastFrame()).toContain('desired 6 observed 1 ready 1 claimed 0 free 1');
+		expect(r.lastFrame()).toMatch(
+			columns >= 120
+				? /desired 6 observed 1 ready 1 claimed 0 claimable now 1 soon 0/
+				: /desired 6 obs 1 ready 1 claimed 0 free 1\+0/,
+		);
 	});
 });

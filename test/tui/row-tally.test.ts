@@ -7,11 +7,12 @@ import { ObjectIndex } from '../../source/tui/object-index.js';
 import { derivePool } from '../../source/tui/pool-derivation.js';
 import { currentPool } from '../../source/tui/store.js';
 import { clean, displayWidth } from '../../source/tui/text-fit.js';
-import { configMap, deletes, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
 import { storeWith } from './helpers.js';
 
 const SIZE = 6;
-const s = spec({ size: SIZE });
+const s = poolSpec({ size: SIZE });
 
 /** One step: a member (maybe above size) put in some state, or its objects deleted. */
 const step = fc.record({
@@ -46,7 +47,7 @@ describe('row tally', () => {
 								...(b.holder ? { holder: b.holder } : {}),
 								...(b.maintenance ? { maintenance: b.maintenance } : {}),
 								...(b.drift
-									? { builtFrom: spec({ size: SIZE, image: 'ghcr.io/example/desktop:2' }) }
+									? { builtFrom: poolSpec({ size: SIZE, image: 'ghcr.io/example/desktop:2' }) }
 									: {}),
 							});
 							return b.remove ? deletes(objects) : upserts(objects);

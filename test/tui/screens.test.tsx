@@ -2,7 +2,8 @@ import chalk from 'chalk';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { Command } from '../../source/tui/keys.js';
-import { configMap, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -14,8 +15,8 @@ afterEach(() => {
 
 describe('pools screen', () => {
 	it('lists every pool with its counts and last reconcile; Enter opens one, Esc returns', async () => {
-		const desk = spec({ size: 2 });
-		const lab = spec({ size: 1, image: 'ghcr.io/example/lab:3' });
+		const desk = poolSpec({ size: 2 });
+		const lab = poolSpec({ size: 1, image: 'ghcr.io/example/lab:3' });
 		const status = {
 			observedAt: new Date(NOW - 120_000).toISOString(),
 			reconciler: 'corral-vdi/reconciler',
@@ -44,12 +45,14 @@ describe('pools screen', () => {
 		r = await renderConsole(store, { columns: 160, rows: 24 });
 		let frame = r.lastFrame();
 		expect(frame).toContain('pools (2)');
-		expect(lineWith(frame, 'POOL')).toMatch(/POOL\s+IMAGE\s+SIZE\/OBS\s+READY\s+CLAIMED\s+FREE/);
+		expect(lineWith(frame, 'POOL')).toMatch(
+			/POOL\s+IMAGE\s+SIZE\/OBS\s+READY\s+CLAIMED\s+FREE NOW\s+SOON\s+REFUSED\/1H/,
+		);
 		expect(lineWith(frame, 'desk ')).toMatch(
-			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+0\s+no\s+2m ago: ok/,
+			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+…\s+0\s+0\s+no\s+2m ago: ok/,
 		);
 		expect(lineWith(frame, 'lab ')).toMatch(
-			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
+			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+…\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
 		);
 		await r.press('j', KEY.enter);
 		frame = r.lastFrame();
@@ -69,7 +72,7 @@ describe('pools screen', () => {
 
 describe('member details', () => {
 	it('shows pod, PVC and Lease fields, the source hashes, why it is not free, and its events', async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith(
 			[...member('desk', 1, s, { holder: 'alice@example.com', claimedAgo: 600_000 })],
 			{ spec: s },
@@ -113,7 +116,7 @@ describe('member details', () => {
 	});
 
 	it('says why a free member is free', async () => {
-		const s = spec({ size: 1 });
+		const s = poolSpec({ size: 1 });
 		const store = storeWith(member('desk', 1, s), { spec: s });
 		r = await renderConsole(store, { columns: 120, rows: 30 });
 		await r.press(KEY.enter);
@@ -123,7 +126,7 @@ describe('member details', () => {
 
 describe('help', () => {
 	it('lists every key and which are disabled and why', async () => {
-		const s = spec({ size: 1 });
+		const s = poolSpec({ size: 1 });
 		const store = storeWith(member('desk', 1, s), { spec: s });
 		store.getState().setDenied({
 			[Command.Console]:
@@ -175,7 +178,7 @@ describe('help', () => {
 
 describe('read-only', () => {
 	it('removes every mutating key from the hints and refuses them', async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith([...member('desk', 1, s, { holder: 'alice@example.com' })], {
 			spec: s,
 			session: { readOnly: true },
@@ -199,7 +202,7 @@ describe('read-only', () => {
 
 describe('staleness', () => {
 	it('shows a stale banner with since, retries and the last error, dims the table, and clears on recovery', async () => {
-		const s = spec({ size: 1 });
+		const s = poolSpec({ size: 1 });
 		const store = storeWith([...member('desk', 1, s), ...member('desk', 2, s)], { spec: s });
 		const level = chalk.level;
 		chalk.level = 1; // styles on, as on a terminal
@@ -259,7 +262,7 @@ describe('staleness', () => {
 
 describe('size', () => {
 	it('windows a long table at 80x24: never more lines than fit, the selection always visible', async () => {
-		const s = spec({ size: 200 });
+		const s = poolSpec({ size: 200 });
 		const objects = [];
 		for (let i = 1; i <= 200; i++)
 			objects.push(...member('desk', i, s, i % 7 === 0 ? { holder: `user${i}@example.com` } : {}));
@@ -293,7 +296,7 @@ describe('size', () => {
 	});
 
 	it('redraws on resize, and shows a clear message below the minimum size', async () => {
-		const s = spec({ size: 3 });
+		const s = poolSpec({ size: 3 });
 		const store = storeWith([...member('desk', 1, s), ...member('desk', 2, s)], { spec: s });
 		r = await renderConsole(store, { columns: 100, rows: 30 });
 		await r.resize(50, 10);
@@ -314,7 +317,7 @@ describe('no colour', () => {
 		expect(colourDisabled(false, { NO_COLOR: '' })).toBe(false);
 		expect(colourDisabled(true, {})).toBe(true);
 		expect(colourDisabled(false, {})).toBe(false);
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith(
 			[...member('desk', 1, s), ...member('desk', 2, s, { state: 'Failed' })],
 			{ spec: s },
@@ -337,7 +340,7 @@ describe('no colour', () => {
 
 describe('sanitising', () => {
 	it('never lets an escape sequence from the cluster reach the screen', async () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const evil = 'mallory\u001b]0;pwned\u0007\u001b[31m\u001b[2J\u009b31m@example.com';
 		const store = storeWith(
 			[

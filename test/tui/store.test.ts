@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { currentPool, selectedRow } from '../../source/tui/store.js';
-import { configMap, deletes, lease, member, NOW, spec, upserts } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { configMap, deletes, lease, member, NOW, upserts } from './fixtures.js';
 import { storeWith } from './helpers.js';
 
 describe('console store', () => {
 	it('derives rows in index order with Missing members up to size', () => {
-		const s = spec({ size: 3 });
+		const s = poolSpec({ size: 3 });
 		const store = storeWith([...member('desk', 3, s), ...member('desk', 1, s)], { spec: s });
 		const p = currentPool(store.getState());
 		expect(p?.rows.map((r) => `${r.name}:${r.state}`)).toEqual([
@@ -17,7 +18,7 @@ describe('console store', () => {
 	});
 
 	it('derives again only the members a batch touched', () => {
-		const s = spec({ size: 3 });
+		const s = poolSpec({ size: 3 });
 		const store = storeWith(
 			[...member('desk', 1, s), ...member('desk', 2, s), ...member('desk', 3, s)],
 			{
@@ -36,10 +37,10 @@ describe('console store', () => {
 	});
 
 	it('derives the whole pool again when its definition changes', () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith([...member('desk', 1, s), ...member('desk', 2, s)], { spec: s });
 		const before = currentPool(store.getState())!.rows;
-		const s2 = spec({ size: 2, image: 'ghcr.io/example/desktop:2' });
+		const s2 = poolSpec({ size: 2, image: 'ghcr.io/example/desktop:2' });
 		store.getState().applyBatch(upserts([configMap('desk', s2)]));
 		const after = currentPool(store.getState())!.rows;
 		expect(after[0]).not.toBe(before[0]);
@@ -50,7 +51,7 @@ describe('console store', () => {
 	});
 
 	it('applies a whole batch in one update', () => {
-		const s = spec({ size: 50 });
+		const s = poolSpec({ size: 50 });
 		const store = storeWith([], { spec: s });
 		let updates = 0;
 		const unsubscribe = store.subscribe(() => updates++);
@@ -63,7 +64,7 @@ describe('console store', () => {
 	});
 
 	it('a reset replaces every object of its kind', () => {
-		const s = spec({ size: 2 });
+		const s = poolSpec({ size: 2 });
 		const store = storeWith(
 			[
 				...member('desk', 1, s, { holder: 'a@example.com' }),
@@ -81,7 +82,7 @@ describe('console store', () => {
 	});
 
 	it('drops members above size once their objects are gone, and pools with nothing left', () => {
-		const s = spec({ size: 1 });
+		const s = poolSpec({ size: 1 });
 		const extra = member('desk', 2, s);
 		const store = storeWith([...member('desk', 1, s), ...extra], { spec: s, pool: null });
 		expect(currentPool({ ...store.getState(), pool: 'desk' })?.rows.map((r) => r.name)).toEqual([
@@ -100,7 +101,7 @@ describe('console store', () => {
 	});
 
 	it('keeps the selection on its member by name, else at its place', () => {
-		const s = spec({ size: 4 });
+		const s = poolSpec({ size: 4 });
 		const objects = [1, 2, 3, 4].flatMap((i) => member('desk', i, s));
 		const store = storeWith(objects, { spec: s });
 		store.getState().move(2);
@@ -113,13 +114,13 @@ describe('console store', () => {
 		expect(selectedRow(store.getState())?.name).toBe('desk-3');
 		store.getState().setFilter('');
 		// desk-3 goes (above size and deleted): the row now at its place is selected
-		store.getState().applyBatch(upserts([configMap('desk', spec({ size: 2 }))]));
+		store.getState().applyBatch(upserts([configMap('desk', poolSpec({ size: 2 }))]));
 		store.getState().applyBatch(deletes(member('desk', 3, s)));
 		expect(selectedRow(store.getState())?.name).toBe('desk-4');
 	});
 
 	it('marks a claim expired when the clock passes its expiry', () => {
-		const s = spec({ size: 1 });
+		const s = poolSpec({ size: 1 });
 		const store = storeWith(
 			member('desk', 1, s, { holder: 'a@example.com', claimedAgo: 3590_000 }),
 			{ spec: s },

@@ -8,7 +8,8 @@
 
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { member, spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
 import { recordingOps, storeWith } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -18,7 +19,7 @@ afterEach(() => {
 	r = null;
 });
 
-const s = spec({ size: 2 });
+const s = poolSpec({ size: 2 });
 const objects = () => [...member('desk', 1, s), ...member('desk', 2, s)];
 
 const ISSUE_SEQUENCES = ['\u001b[31m', '\u001b[0m', '\u001b[5m', '\u001b[6n'];

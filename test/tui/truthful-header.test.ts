@@ -14,15 +14,16 @@ import { startPoolWatch } from '../../source/kube/pool-watch.js';
 import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { connectionView, headerConnection } from '../../source/tui/staleness.js';
 import { createConsoleStore } from '../../source/tui/store.js';
-import { startTestSim, type TestSim, waitFor } from '../support/sim.js';
-import { spec } from './fixtures.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
+import { waitFor } from '../support/wait.js';
 
 let sim: TestSim;
 let kube: Kube;
 beforeAll(async () => {
 	sim = await startTestSim();
 	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-	await apply(createEngineContext(kube, { actor: 'test' }), 'desk', spec({ size: 1 }));
+	await apply(createEngineContext(kube, { actor: 'test' }), 'desk', poolSpec({ size: 1 }));
 });
 afterAll(() => sim?.cleanup());
 

@@ -1,5 +1,6 @@
 /** What the controllers read from pods: typed views, requests, claims and phases. */
 
+import { podRequests as poolPodRequests } from '../../pool/node-room.js';
 import { parseQuantity } from '../../pool/quantity.js';
 import type { SimObject } from '../store-api.js';
 
@@ -111,28 +112,9 @@ export function bytes(q: string | undefined): number {
 	return v === null || v < 0 ? 0 : Math.round(v);
 }
 
-function containerRequests(c: PodContainer): Requests {
-	const req = c.resources?.requests ?? {};
-	const lim = c.resources?.limits ?? {};
-	// The API server defaults a missing request to the limit.
-	return { milliCpu: milliCpu(req.cpu ?? lim.cpu), memory: bytes(req.memory ?? lim.memory) };
-}
-
 /** The pod's effective requests: the sum over containers, at least the largest init container. */
 export function podRequests(pod: Pod): Requests {
-	let milli = 0;
-	let mem = 0;
-	for (const c of pod.spec?.containers ?? []) {
-		const r = containerRequests(c);
-		milli += r.milliCpu;
-		mem += r.memory;
-	}
-	for (const c of pod.spec?.initContainers ?? []) {
-		const r = containerRequests(c);
-		milli = Math.max(milli, r.milliCpu);
-		mem = Math.max(mem, r.memory);
-	}
-	return { milliCpu: milli, memory: mem };
+	return poolPodRequests(pod);
 }
 
 /** The names of the PVCs the pod mounts. */

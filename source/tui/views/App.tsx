@@ -14,6 +14,7 @@ import { type ConsoleStore, visibleRows } from '../store.js';
 import { type Theme, ThemeContext } from '../theme.js';
 import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 import { ActivityLog } from './activity-log.js';
+import { AuditView } from './audit-view.js';
 import { Header, headerHeight } from './header.js';
 import { HelpView } from './help-view.js';
 import { KeyHints } from './key-hints.js';
@@ -139,6 +140,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 				<MembersView width={columns} height={layout.body} />
 			) : screen === 'details' ? (
 				<MemberDetails height={layout.body} />
+			) : screen === 'audit' ? (
+				<AuditView width={columns} height={layout.body} />
 			) : (
 				<HelpView width={columns} height={layout.body} />
 			)}

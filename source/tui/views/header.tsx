@@ -1,8 +1,11 @@
 /** The header: where the console looks (pool, namespace, context), the pool's spec and counts, and the connection. */
 
 import { Box, Text } from 'ink';
+import { recordedStorm } from '../../pool/index.js';
+import { rolloutText } from '../../pool/rollout.js';
+import { refusedIn } from '../audit-filter.js';
 import { UNKNOWN } from '../pool-columns.js';
-import type { PoolDerivation } from '../pool-derivation.js';
+import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
@@ -13,7 +16,7 @@ const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
-	const base = screen === 'pools' || screen === 'help' ? 1 : 3;
+	const base = screen === 'pools' || screen === 'help' || screen === 'audit' ? 1 : 3;
 	return base + (note ? 1 : 0);
 }
 
@@ -36,6 +39,75 @@ function specLine(p: PoolDerivation | null, pool: string, known: boolean): strin
 	return parts.join(' · ');
 }
 
+/** One figure of the counts line: its labels from the widest to the narrowest, its value. */
+interface CountSegment {
+	label: string;
+	labels: readonly [string, string, string];
+	value: string;
+}
+
+/** A segment as drawn: the label chosen for the width, and the value. */
+interface FittedSegment {
+	label: string;
+	text: string;
+	value: string;
+}
+
+/**
+ * The counts line's figures: desired, observed, ready, claimed, claimable now (Ready and free)
+ * and soon (Starting or Stopped and free), refused claims over the last hour, unschedulable,
+ * drifted.
+ */
+function countSegments(
+	base: { desired: string; observed: string; ready: string; claimed: string },
+	now: string,
+	soon: string,
+	refused: string,
+	unschedulable: string,
+	drifted: string,
+): CountSegment[] {
+	return [
+		{ label: 'desired', labels: ['desired', 'desired', 'des'], value: base.desired },
+		{ label: 'observed', labels: ['observed', 'obs', 'obs'], value: base.observed },
+		{ label: 'ready', labels: ['ready', 'ready', 'rdy'], value: base.ready },
+		{ label: 'claimed', labels: ['claimed', 'claimed', 'clm'], value: base.claimed },
+		{ label: 'now', labels: ['claimable now', 'free', 'free'], value: now },
+		{ label: 'soon', labels: ['soon', 'soon', 'soon'], value: soon },
+		{ label: 'refused', labels: ['refused/1h', 'refused', 'ref'], value: refused },
+		{
+			label: 'unschedulable',
+			labels: ['unschedulable', 'unsched', 'unsch'],
+			value: unschedulable,
+		},
+		{ label: 'drifted', labels: ['drifted', 'drift', 'drift'], value: drifted },
+	];
+}
+
+/**
+ * The segments with the widest labels that fit the width: the full ones, then short ones with
+ * claimable now and soon as one `free N+M`, then the shortest (cut at the end if even those
+ * do not fit).
+ */
+function fitSegments(segments: CountSegment[], width: number): FittedSegment[] {
+	let fitted: FittedSegment[] = [];
+	for (const tier of [0, 1, 2] as const) {
+		fitted = segments.map((s) => ({ label: s.label, text: s.labels[tier], value: s.value }));
+		if (tier > 0) {
+			const soon = fitted.find((s) => s.label === 'soon')?.value ?? '';
+			fitted = fitted
+				.filter((s) => s.label !== 'soon')
+				.map((s) => (s.label === 'now' ? { ...s, value: `${s.value}+${soon}` } : s));
+		}
+		if (countsText(fitted).length <= width) break;
+	}
+	return fitted;
+}
+
+/** The counts line as text. */
+function countsText(segments: readonly FittedSegment[]): string {
+	return segments.map((s) => `${s.text} ${s.value}`).join(' ');
+}
+
 /** The header. */
 export function Header() {
 	const theme = useTheme();
@@ -52,7 +124,12 @@ export function Header() {
 	const loop = useConsole((s) => s.loop);
 	const connColour =
 		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
-	const where = screen === 'pools' ? `pools (${poolCount})` : `pool ${clean(poolName ?? '')}`;
+	const where =
+		screen === 'pools'
+			? `pools (${poolCount})`
+			: screen === 'audit'
+				? 'audit'
+				: `pool ${clean(poolName ?? '')}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const { columns } = useTerminalSize();
@@ -68,6 +145,10 @@ export function Header() {
 		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
 	);
 	const c = pool?.counts;
+	// a rollout leads the spec line (the new source's spec): the figures below stay in place
+	const rollout = knownCounts && pool ? poolRollout(pool) : null;
+	const stormed = pool ? recordedStorm(pool.recorded?.errors, pool.pool) : false;
+	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
 	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
 		<Box flexDirection="column">
@@ -86,16 +167,32 @@ export function Header() {
 				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
 				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
-			{screen !== 'pools' && !helpOpen ? (
+			{screen !== 'pools' && screen !== 'audit' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
+						{rollout ? (
+							<Text bold color={theme.accent}>
+								{clean(rolloutText(rollout))} ·{' '}
+							</Text>
+						) : null}
 						{clean(specLine(pool, poolName ?? '', knownSpec))}
 					</Text>
 					<Text wrap="truncate">
 						{!knownCounts ? (
 							<Text color={theme.muted}>
-								desired {desired} observed {UNKNOWN} ready {UNKNOWN} claimed {UNKNOWN} free{' '}
-								{UNKNOWN} unschedulable {UNKNOWN} drifted {UNKNOWN}
+								{countsText(
+									fitSegments(
+										countSegments(
+											{ desired, observed: UNKNOWN, ready: UNKNOWN, claimed: UNKNOWN },
+											UNKNOWN,
+											UNKNOWN,
+											UNKNOWN,
+											UNKNOWN,
+											UNKNOWN,
+										),
+										columns,
+									),
+								)}
 							</Text>
 						) : c ? (
 							<>
@@ -104,17 +201,48 @@ export function Header() {
 										EXHAUSTED{'  '}
 									</Text>
 								) : null}
-								<Text>
-									desired {knownSpec ? c.desired : UNKNOWN} observed {c.observed} ready {c.ready}{' '}
-									claimed {c.claimed} free{' '}
-								</Text>
-								<Text bold color={c.free === 0 && c.observed > 0 ? theme.error : theme.ok}>
-									{c.free}
-								</Text>
-								<Text>
-									{' '}
-									unschedulable {c.unschedulable} drifted {c.drifted}
-								</Text>
+								{stormed ? (
+									<Text bold color={theme.error}>
+										REPLACING STOPPED{'  '}
+									</Text>
+								) : null}
+								{fitSegments(
+									countSegments(
+										{
+											desired: knownSpec ? String(c.desired) : UNKNOWN,
+											observed: String(c.observed),
+											ready: String(c.ready),
+											claimed: String(c.claimed),
+										},
+										String(c.claimableNow),
+										String(c.claimableSoon),
+										refused === undefined ? UNKNOWN : refused === null ? '?' : String(refused),
+										String(c.unschedulable),
+										String(c.drifted),
+									),
+									columns -
+										(c.exhausted ? 'EXHAUSTED  '.length : 0) -
+										(stormed ? 'REPLACING STOPPED  '.length : 0),
+								).map((seg, i) => (
+									<Text key={seg.label}>
+										{i > 0 ? ' ' : ''}
+										{seg.text}{' '}
+										<Text
+											bold={seg.label === 'now' || (seg.label === 'refused' && Boolean(refused))}
+											color={
+												seg.label === 'now'
+													? c.free === 0 && c.observed > 0
+														? theme.error
+														: theme.ok
+													: seg.label === 'refused' && refused
+														? theme.warn
+														: undefined
+											}
+										>
+											{seg.value}
+										</Text>
+									</Text>
+								))}
 							</>
 						) : (
 							<Text color={theme.muted}>no members seen yet</Text>

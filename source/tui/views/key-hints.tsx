@@ -19,6 +19,7 @@ const SHOWN: readonly Command[] = [
 	Command.Maintenance,
 	Command.Console,
 	Command.Log,
+	Command.Audit,
 	Command.Help,
 	Command.Quit,
 ];
@@ -31,6 +32,11 @@ export function keyHints(
 	for (const b of KEY_BINDINGS) {
 		if (!SHOWN.includes(b.command)) continue;
 		if (b.mutating && state.session.readOnly) continue;
+		if (
+			state.screen === 'audit' &&
+			(b.mutating || b.command === Command.Open || b.command === Command.Audit)
+		)
+			continue;
 		if (
 			state.screen === 'pools' &&
 			(b.command === Command.Filter ||
@@ -47,6 +53,7 @@ export function keyHints(
 
 /** The hints that give way first when the line is too narrow, first to go first. */
 const GIVE_WAY: readonly string[] = [
+	'audit',
 	'log',
 	'console',
 	'maint',

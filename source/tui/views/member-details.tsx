@@ -12,12 +12,14 @@ import {
 } from '../../pool/index.js';
 import { formatAge } from '../../text/age.js';
 import { ageSince, clockTime } from '../age.js';
+import { type HintFacts, type HintPool, hintPool, imageLine, memberHint } from '../member-hint.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
 import { type ConsoleState, selectedRow } from '../store.js';
 import { clean } from '../text-fit.js';
+import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore } from '../use-console.js';
+import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 
 /** One line of the details screen. */
 export interface DetailLine {
@@ -31,12 +33,37 @@ function when(t: unknown, now: number): string {
 	return ms === null ? '-' : `${clockTime(ms)} (${ageSince(ms, now)} ago)`;
 }
 
-/** The lines of the details screen for a member (events excluded). */
+/** The label column's width on the details screen. */
+const LABEL_WIDTH = 10;
+
+/** What the "what to do now" lines need: the member's pool and the facts read for it. */
+export interface DetailHint {
+	pool: HintPool;
+	facts: HintFacts;
+	/** The width the text of a line may take (hint lines wrap to it; 0: no wrapping). */
+	width: number;
+}
+
+/** The hint lines, wrapped to the width (continuations carry no label). */
+function hintLines(
+	row: MemberRow,
+	objects: MemberObjectSet,
+	hint: DetailHint,
+	now: number,
+): DetailLine[] {
+	return memberHint(row, objects.pod ?? null, hint.pool, hint.facts, now).flatMap((h) => {
+		const parts = hint.width > 0 ? wrapText(h.text, hint.width) : [h.text];
+		return parts.map((text, i) => ({ label: i === 0 ? h.label : '', text, tone: h.tone }));
+	});
+}
+
+/** The lines of the details screen for a member (events excluded), with its hint when given. */
 export function detailLines(
 	row: MemberRow,
 	objects: MemberObjectSet,
 	poolHash: string | null,
 	now: number,
+	hint?: DetailHint,
 ): DetailLine[] {
 	const lines: DetailLine[] = [];
 	const reason = notFreeReason(row);
@@ -45,6 +72,7 @@ export function detailLines(
 		text: `${row.name} · index ${row.index} · ${row.state}${row.message ? `: ${row.message}` : ''}`,
 		tone: row.state === 'Failed' ? 'error' : undefined,
 	});
+	if (hint) lines.push(...hintLines(row, objects, hint, now));
 	lines.push(
 		reason === null
 			? {
@@ -71,6 +99,13 @@ export function detailLines(
 			text: `${pod.metadata.name ?? ''} · phase ${st.phase ?? '-'} · node ${pod.spec?.nodeName || '-'}${ip ? ` · ip ${ip}` : ''} · restarts ${cs?.restartCount ?? 0} · created ${when(pod.metadata.creationTimestamp, now)}${pod.metadata.deletionTimestamp ? ` · deleting since ${when(pod.metadata.deletionTimestamp, now)}` : ''}`,
 		});
 		lines.push({ label: 'Container', text: container });
+		const image = imageLine(pod);
+		if (image)
+			for (const [i, text] of (hint?.width
+				? wrapText(image.text, hint.width)
+				: [image.text]
+			).entries())
+				lines.push({ label: i === 0 ? image.label : '', text });
 	} else lines.push({ label: 'Pod', text: 'none', tone: 'muted' });
 	const pvc = objects.pvc;
 	if (pvc) {
@@ -110,6 +145,8 @@ export function detailLines(
 	return lines;
 }
 
+const NO_FACTS: HintFacts = {};
+
 /** Props of the details screen. */
 export interface MemberDetailsProps {
 	height: number;
@@ -124,6 +161,11 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 	const now = useConsole((s) => s.now);
 	const poolHash = useConsole((s) => (s.pool ? (s.pools[s.pool]?.sourceHash ?? null) : null));
 	const details = useConsole((s: ConsoleState) => s.details);
+	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const facts = useConsole((s) =>
+		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
+	);
+	const { columns } = useTerminalSize();
 	// biome-ignore lint/correctness/useExhaustiveDependencies: revision marks a change of the objects
 	const objects = useMemo(
 		() => (row ? store.getState().memberObjects(row.name) : null),
@@ -135,7 +177,14 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 				<Text color={theme.muted}>the member is gone (Esc returns)</Text>
 			</Box>
 		);
-	const lines = detailLines(row, objects, poolHash, now);
+	const hint: DetailHint | undefined = pool
+		? {
+				pool: hintPool(pool),
+				facts,
+				width: Math.max(20, columns - LABEL_WIDTH),
+			}
+		: undefined;
+	const lines = detailLines(row, objects, poolHash, now, hint);
 	const colour = (tone: DetailLine['tone']) =>
 		tone === 'ok'
 			? theme.ok
@@ -164,9 +213,9 @@ export function MemberDetails({ height }: MemberDetailsProps) {
 							);
 	return (
 		<Box flexDirection="column" height={height}>
-			{lines.slice(0, height).map((l) => (
-				<Text key={l.label} wrap="truncate" color={colour(l.tone)}>
-					<Text bold>{`${l.label.padEnd(10)}`}</Text>
+			{lines.slice(0, height).map((l, i) => (
+				<Text key={`${l.label}-${String(i)}`} wrap="truncate" color={colour(l.tone)}>
+					<Text bold>{`${l.label.padEnd(LABEL_WIDTH)}`}</Text>
 					{clean(l.text)}
 				</Text>
 			))}

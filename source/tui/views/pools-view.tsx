@@ -2,11 +2,15 @@
 
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
+import { refusedByPool } from '../audit-filter.js';
+import { hintPool, poolHint } from '../member-hint.js';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { connectionView } from '../staleness.js';
 import { knownFigures } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
+import { clean } from '../text-fit.js';
+import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
 import { TableLine } from './table-line.js';
@@ -29,6 +33,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
+	const refused = useConsole((s) => refusedByPool(s));
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
@@ -37,7 +42,31 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 		() => layoutColumns(poolColumns(nameWidth), width - gutter),
 		[nameWidth, width, gutter],
 	);
-	const bodyHeight = Math.max(0, height - 1);
+	// what to do now about troubled pools: one line under the table, the selected pool's
+	// hint first, else how many pools need attention
+	const hints = useMemo(() => {
+		const out = new Map<string, string>();
+		if (!knownCounts) return out;
+		for (const n of names) {
+			const p = pools[n];
+			const h = p ? poolHint(hintPool(p)) : null;
+			if (h) out.set(n, h);
+		}
+		return out;
+	}, [names, pools, knownCounts]);
+	// the row shown selected (the first when none is chosen yet)
+	const selectedHint = hints.get(names[Math.max(0, names.indexOf(selectedPool ?? ''))] ?? '');
+	const hintText =
+		selectedHint ??
+		(hints.size > 0
+			? `${hints.size} pool${hints.size === 1 ? ' needs' : 's need'} attention: ${[...hints.keys()].join(', ')}`
+			: '');
+	const hintWrapped = hintText
+		? wrapText(`${selectedHint ? 'Do: ' : ''}${hintText}`, Math.max(20, width))
+		: [];
+	// at most two lines, and only while the table keeps a row
+	const hintRows = Math.min(hintWrapped.length, 2, Math.max(0, height - 2));
+	const bodyHeight = Math.max(0, height - 1 - hintRows);
 	const at = Math.max(0, names.indexOf(selectedPool ?? ''));
 	start.current = windowStart(names.length, at, bodyHeight, start.current);
 	const shown = names.slice(start.current, start.current + bodyHeight);
@@ -65,13 +94,24 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 							key={name}
 							columns={columns}
 							gutter={gutter > 0}
-							cells={columns.map((c) => poolCell(c.key, p, now, known))}
+							cells={columns.map((c) =>
+								poolCell(c.key, p, now, known, refused ? (refused.get(name) ?? 0) : refused),
+							)}
 							selected={start.current + i === at}
 							dim={stale}
 						/>
 					);
 				})
 			)}
+			{hintRows > 0 ? (
+				<Box flexGrow={1} flexDirection="column" justifyContent="flex-end">
+					{hintWrapped.slice(0, hintRows).map((l, i) => (
+						<Text key={String(i)} wrap="truncate" color={selectedHint ? theme.warn : theme.muted}>
+							{clean(l)}
+						</Text>
+					))}
+				</Box>
+			) : null}
 		</Box>
 	);
 }

@@ -1,0 +1,191 @@
+/** ctpool audit: who did what to the pools, from the Kubernetes Events ctpool wrote. Changes nothing. */
+
+import {
+	AUDIT_ACTIONS,
+	type AuditEntry,
+	auditActionProblem,
+	auditActionText,
+	auditActorText,
+	DEFAULT_EVENT_TTL_MS,
+	FORCE_RELEASE_FILTER,
+} from '../pool/audit.js';
+import { formatAge } from '../text/age.js';
+import { sanitize, sanitizeDeep } from '../text/sanitize.js';
+import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { EXIT_OK, usageError } from './failure.js';
+import { GLOBAL_HELP } from './flags.js';
+import { renderTable } from './format.js';
+import { type CommandIo, colorEnabled, println } from './io.js';
+import { connect } from './session.js';
+import { checkArgs, checkPoolArg, parseDuration } from './values.js';
+
+const FORMATS = ['table', 'json', 'yaml'] as const;
+
+/** The apiVersion and kind of `ctpool audit -o json`. */
+export const AUDIT_LIST_VERSION = 'ctpool/v1';
+
+/** The audit command. */
+export const auditCommand: CommandSpec = {
+	name: 'audit',
+	summary: 'show who claimed, released, forced and reconciled what (changes nothing)',
+	mutates: false,
+	flags: {
+		output: { type: 'string', shortFlag: 'o' },
+		since: { type: 'string' },
+		action: { type: 'string' },
+		member: { type: 'string' },
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+	},
+	help: `
+Usage: ctpool audit [pool] [-A] [--identity ID] [--since 2h] [--action A] [-o table|json|yaml]
+
+Show what every ctpool (consoles, the CLI, reconcilers, brokers) did to the pools, newest
+first, from the Kubernetes Events it recorded: claims, renewals, releases (forced ones
+marked --force), maintenance on and off, refused claims, reconcile steps and failures.
+The cluster keeps Events for a while only (an hour by default), so this is the recent
+past. Needs list on events (optional in ctpool's Role). This command changes nothing.
+
+Flags
+  -A, --all-namespaces  every namespace the identity can list Events in
+  --identity ID         only lines where ID acted, held the claim, or was named
+  --since D             only the last D (such as 30m or 2h)
+  --action A            only one action: ${[...AUDIT_ACTIONS, FORCE_RELEASE_FILTER].join(', ')}
+  --member M            only one member
+  -o, --output F        table (default), json or yaml (an AuditList, see the README)
+
+${GLOBAL_HELP}
+
+Examples
+  ctpool audit desk --action force-release
+  ctpool audit -A --identity alice@example.com --since 2h -o json
+`,
+};
+
+/** One line of `ctpool audit -o json`: stable field names (see the README). */
+export interface AuditItem {
+	time: string;
+	namespace: string;
+	pool: string;
+	member: string;
+	target: string;
+	action: string;
+	reason: string;
+	type: string;
+	holder: string;
+	identity: string;
+	actor: string;
+	force: boolean;
+	count: number;
+	detail: string;
+	message: string;
+	event: string;
+}
+
+/** The JSON item of an audit line. */
+export function auditItem(e: AuditEntry): AuditItem {
+	return {
+		time: new Date(e.time).toISOString(),
+		namespace: e.namespace,
+		pool: e.pool,
+		member: e.member,
+		target: e.target,
+		action: e.action,
+		reason: e.reason,
+		type: e.type,
+		holder: e.holder,
+		identity: e.identity,
+		actor: e.actor,
+		force: e.force,
+		count: e.count,
+		detail: e.detail,
+		message: e.message,
+		event: e.name,
+	};
+}
+
+/** Runs `ctpool audit`. */
+export function runAudit(argv: readonly string[], io: CommandIo): Promise<number> {
+	return runCommand(auditCommand, argv, io, async (args) => {
+		checkArgs('audit', args.input, [], ['pool']);
+		const pool = args.input[0];
+		if (pool !== undefined) checkPoolArg('audit', pool);
+		const format = stringFlag(args, 'output') ?? 'table';
+		if (!(FORMATS as readonly string[]).includes(format))
+			throw usageError(
+				'audit',
+				`-o ${JSON.stringify(sanitize(format).slice(0, 20))} is not an output format; use table, json or yaml`,
+			);
+		const action = stringFlag(args, 'action');
+		const actionProblem = action === undefined ? null : auditActionProblem(action);
+		if (actionProblem) throw usageError('audit', `--action: ${sanitize(actionProblem)}`);
+		const sinceText = stringFlag(args, 'since');
+		const sinceMs =
+			sinceText === undefined
+				? undefined
+				: parseDuration('audit', 'since', sinceText, 1000, 30 * 24 * 3_600_000);
+		const identity = stringFlag(args, 'identity');
+		const member = stringFlag(args, 'member');
+		const all = args.flags.allNamespaces === true;
+		const { ctx, engine } = await connect(args.flags, io);
+		const now = ctx.now();
+		const trail = await engine.readAudit({
+			...(all ? { allNamespaces: true } : {}),
+			...(pool !== undefined ? { pool } : {}),
+			...(member !== undefined && member !== '' ? { member } : {}),
+			...(identity !== undefined && identity !== '' ? { identity } : {}),
+			...(action !== undefined ? { action } : {}),
+			...(sinceMs !== undefined ? { since: now - sinceMs } : {}),
+		});
+		if (format !== 'table') {
+			const list = sanitizeDeep({
+				apiVersion: AUDIT_LIST_VERSION,
+				kind: 'AuditList',
+				metadata: {
+					namespace: all ? '' : ctx.namespace,
+					oldest: trail.oldest === null ? null : new Date(trail.oldest).toISOString(),
+				},
+				items: trail.entries.map(auditItem),
+			});
+			if (format === 'json') io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+			else {
+				const { dumpYaml } = await import('@kubernetes/client-node');
+				io.stdout.write(dumpYaml(list));
+			}
+			return EXIT_OK;
+		}
+		if (trail.entries.length === 0) {
+			println(
+				io.stderr,
+				`No audit lines found${all ? '' : ` in namespace ${ctx.namespace}`}${trail.oldest === null ? '' : ` (oldest ctpool Event ${formatAge(now - trail.oldest)} ago)`}; the cluster keeps Events ~${Math.round(DEFAULT_EVENT_TTL_MS / 3_600_000)}h by default.`,
+			);
+			return EXIT_OK;
+		}
+		const headers = [
+			'AGE',
+			...(all ? ['NAMESPACE'] : []),
+			'POOL',
+			'ACTION',
+			'MEMBER',
+			'HOLDER',
+			'BY',
+			'DETAIL',
+		];
+		const rows = trail.entries.map((e) => [
+			formatAge(Math.max(0, now - e.time)),
+			...(all ? [e.namespace] : []),
+			e.pool,
+			{ text: auditActionText(e), ...(e.type === 'Warning' ? { color: '33' } : {}) },
+			e.member || e.target || '-',
+			e.holder || '-',
+			auditActorText(e),
+			e.detail,
+		]);
+		for (const line of renderTable(
+			headers,
+			rows,
+			colorEnabled(io.stdout, io.env, args.flags.color !== false),
+		))
+			println(io.stdout, line);
+		return EXIT_OK;
+	});
+}

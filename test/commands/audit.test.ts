@@ -1,0 +1,160 @@
+/**
+ * `ctpool audit` reads back what the CLI and other clients did, from the cluster's Events;
+ * the CLI and the console default to the same acting identity.
+ */
+import { hostname, userInfo } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { ctpool } from './capture.js';
+
+let c: TestCluster;
+let kc: string[];
+beforeAll(async () => {
+	c = await startTestCluster({}, { namespaces: ['other'] });
+	kc = ['--kubeconfig', c.sim.kubeconfigPath];
+});
+afterAll(() => c?.close());
+
+const MADE = [
+	'--image',
+	'ghcr.io/example/desktop:1',
+	'--cpu',
+	'1',
+	'--mem',
+	'64Mi',
+	'--disk',
+	'1Gi',
+];
+const ENV = { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' };
+
+interface Item {
+	time: string;
+	namespace: string;
+	pool: string;
+	member: string;
+	action: string;
+	holder: string;
+	identity: string;
+	actor: string;
+	force: boolean;
+	count: number;
+	message: string;
+}
+
+async function auditJson(
+	args: string[],
+): Promise<{ apiVersion: string; kind: string; items: Item[] }> {
+	const r = await ctpool(['audit', ...args, '-o', 'json', ...kc], { env: ENV });
+	expect(r.stderr).toBe('');
+	expect(r.code).toBe(0);
+	return JSON.parse(r.stdout);
+}
+
+describe('ctpool audit', () => {
+	it('shows a forced release with its acting identity, newest first, filterable, in a stable JSON list', async () => {
+		expect((await ctpool(['apply', 'aud', ...MADE, '--size', '2', ...kc], { env: ENV })).code).toBe(
+			0,
+		);
+		const claimed = await ctpool(['claim', 'aud', 'alice@example.com', ...kc], {
+			env: { ...ENV, CTPOOL_IDENTITY: 'broker@example.com' },
+		});
+		expect(claimed.code).toBe(0);
+		const member = claimed.stdout.trim();
+		const forced = await ctpool(
+			[
+				'release',
+				'aud',
+				member,
+				'nightshift@example.com',
+				'--force',
+				'--identity',
+				'root@admin',
+				...kc,
+			],
+			{ env: ENV },
+		);
+		expect(forced.code).toBe(0);
+
+		const list = await auditJson(['aud']);
+		expect(list.apiVersion).toBe('ctpool/v1');
+		expect(list.kind).toBe('AuditList');
+		const times = list.items.map((i) => Date.parse(i.time));
+		expect([...times].sort((a, b) => b - a)).toEqual(times);
+		const release = list.items.find((i) => i.action === 'release')!;
+		expect(release).toMatchObject({
+			namespace: 'corral',
+			pool: 'aud',
+			member,
+			holder: 'alice@example.com',
+			identity: 'nightshift@example.com',
+			actor: 'root@admin',
+			force: true,
+			count: 1,
+			message: `released ${member} from alice@example.com by root@admin (--force, as nightshift@example.com)`,
+		});
+		const claim = list.items.find((i) => i.action === 'claim')!;
+		expect(claim).toMatchObject({ holder: 'alice@example.com', actor: 'broker@example.com' });
+
+		// the default acting identity: user@host, the console's too
+		const mine = `${userInfo().username}@${hostname()}`.replace(/[^A-Za-z0-9._@-]/g, '');
+		const apply = list.items.find((i) => i.action === 'create' && i.member === '')!;
+		expect(apply.actor).toBe(mine);
+
+		expect((await auditJson(['--identity', 'root@admin'])).items.map((i) => i.action)).toEqual([
+			'create',
+			'release',
+		]);
+		expect((await auditJson(['--action', 'force-release'])).items).toHaveLength(1);
+		expect((await auditJson(['--action', 'claim', '--since', '1h'])).items).toHaveLength(1);
+
+		const table = await ctpool(['audit', 'aud', ...kc], { env: ENV });
+		expect(table.code).toBe(0);
+		const lines = table.stdout.trim().split('\n');
+		expect(lines[0]).toMatch(/^AGE +POOL +ACTION +MEMBER +HOLDER +BY +DETAIL$/);
+		expect(lines.find((l) => l.includes('release --force'))).toMatch(
+			/alice@example\.com +root@admin \(as nightshift@example\.com\)/,
+		);
+	});
+
+	it('shows a refused claim with the identity refused, and lists every namespace with -A', async () => {
+		expect(
+			(await ctpool(['apply', 'full', ...MADE, '--size', '1', '-n', 'other', ...kc], { env: ENV }))
+				.code,
+		).toBe(0);
+		expect(
+			(await ctpool(['claim', 'full', 'gil@example.com', '-n', 'other', ...kc], { env: ENV })).code,
+		).toBe(0);
+		const refused = await ctpool(['claim', 'full', 'hal@example.com', '-n', 'other', ...kc], {
+			env: ENV,
+		});
+		expect(refused.code).not.toBe(0);
+		expect(refused.stderr).toContain(
+			'pool has no free members (desired 1, claimed 1, unschedulable 0)',
+		);
+		expect((await auditJson(['--action', 'claim-refused'])).items).toEqual([]);
+		const all = await auditJson(['-A', '--action', 'claim-refused']);
+		expect(all.items).toHaveLength(1);
+		expect(all.items[0]).toMatchObject({
+			namespace: 'other',
+			pool: 'full',
+			holder: 'hal@example.com',
+		});
+		const table = await ctpool(['audit', '-A', '--action', 'claim-refused', ...kc], { env: ENV });
+		expect(table.stdout.split('\n')[0]).toMatch(/^AGE +NAMESPACE +POOL/);
+		expect(table.stdout).toMatch(/other +full +claim-refused +- +hal@example\.com/);
+	});
+
+	it('refuses bad flags with the fix, and says when there is nothing to show', async () => {
+		const bad = await ctpool(['audit', '--action', 'nuke', ...kc], { env: ENV });
+		expect(bad.code).toBe(2);
+		expect(bad.stderr).toContain('unknown action "nuke"; use one of claim, renew, release');
+		const since = await ctpool(['audit', '--since', 'yesterday', ...kc], { env: ENV });
+		expect(since.code).toBe(2);
+		expect(since.stderr).toContain('is not a duration');
+		const none = await ctpool(['audit', 'nopool', ...kc], { env: ENV });
+		expect(none.code).toBe(0);
+		expect(none.stdout).toBe('');
+		expect(none.stderr).toContain('No audit lines found in namespace corral');
+		expect(none.stderr).toContain('the cluster keeps Events ~1h');
+	});
+});

@@ -1,0 +1,82 @@
+/**
+ * A rollout under way shows in the console: the member screens' header leads its spec line
+ * with `rolling 2/4 to source <hash>…` (the figures below stay where they are), and the pools
+ * screen leads a pool's last-reconcile cell with it where the column fits.
+ */
+
+import stringWidth from 'string-width';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sourceFields, sourceHash } from '../../source/pool/index.js';
+import { poolSpec as spec } from '../support/pool-spec.js';
+import { member } from './fixtures.js';
+import { lines, lineWith, storeWith } from './helpers.js';
+import { type RenderedConsole, renderConsole } from './render-console.js';
+
+let r: RenderedConsole | null = null;
+afterEach(() => {
+	r?.unmount();
+	r = null;
+});
+
+const OLD = spec({ size: 5, image: 'ghcr.io/example/desktop:1' });
+const NEW = spec({ size: 5, image: 'ghcr.io/example/desktop:2' });
+const TARGET = sourceHash(sourceFields(NEW));
+
+/**
+ * desk moving from :1 to :2: desk-1 claimed on the old source (it stays), desk-2 and desk-3
+ * already replaced, desk-4 and desk-5 still on the old one: 2 of the 4 unclaimed updated.
+ */
+function rollingDesk(pool: string | null = 'desk') {
+	return storeWith(
+		[
+			...member('desk', 1, NEW, { builtFrom: OLD, holder: 'alice@example.com' }),
+			...member('desk', 2, NEW),
+			...member('desk', 3, NEW),
+			...member('desk', 4, NEW, { builtFrom: OLD }),
+			...member('desk', 5, NEW, { builtFrom: OLD }),
+		],
+		{ spec: NEW, pool },
+	);
+}
+
+describe.each([
+	[80, 24],
+	[120, 40],
+])('rollout progress at %ix%i', (columns, rows) => {
+	it('leads the header spec line, and the counts line stays whole', async () => {
+		r = await renderConsole(rollingDesk(), { columns, rows });
+		const frame = r.lastFrame();
+		const line = lineWith(frame, 'rolling');
+		expect(line).toContain(`rolling 2/4 to source ${TARGET.slice(0, 8)}…`);
+		expect(line).toContain('image ghcr.io/example/desktop:2');
+		// whole at every size: the labels shorten where the full ones do not fit
+		expect(lineWith(frame, 'desired')).toMatch(
+			columns >= 120
+				? /^desired 5 observed 5 ready 5 claimed 1 claimable now 2 soon 0 refused\/1h … unschedulable 0 drifted 3$/
+				: /^desired 5 obs 5 ready 5 claimed 1 free 2\+0 refused … unsched 0 drift 3$/,
+		);
+		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+	});
+
+	it('is not shown once every unclaimed member runs the new source', async () => {
+		const store = storeWith(
+			[
+				...member('desk', 1, NEW, { builtFrom: OLD, holder: 'alice@example.com' }),
+				...[2, 3, 4, 5].flatMap((i) => member('desk', i, NEW)),
+			],
+			{ spec: NEW },
+		);
+		r = await renderConsole(store, { columns, rows });
+		expect(r.lastFrame()).not.toContain('rolling');
+		// the claimed member on the old source is still drifted: the count says so
+		expect(lineWith(r.lastFrame(), 'desired')).toMatch(/ drift(ed)? 1$/);
+	});
+});
+
+describe('rollout progress on the pools screen', () => {
+	it('leads the last-reconcile cell where the column fits', async () => {
+		r = await renderConsole(rollingDesk(null), { columns: 160, rows: 40 });
+		const row = lineWith(r.lastFrame(), 'desktop:2');
+		expect(row).toContain(`rolling 2/4 to source ${TARGET.slice(0, 8)}…`);
+	});
+});
