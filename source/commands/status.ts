@@ -85,7 +85,7 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	const c = snap.counts;
 	println(
 		io.stdout,
-		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free}   unschedulable ${c.unschedulable}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
+		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
 	);
 	const rollout = liveRollout(snap);
 	if (rollout) println(io.stdout, rolloutText(rollout));

@@ -1,4 +1,5 @@
 /** The pure pool model: plain data in, plain data out. */
+export * from './audit.js';
 export * from './ct-spec.js';
 export * from './errors.js';
 export * from './image-ref.js';

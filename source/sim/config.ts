@@ -34,6 +34,11 @@ export interface SimClusterConfig {
 	timeScale: number;
 	/** Images the kubelet cannot pull (exact references or prefixes ending in '*'). */
 	unpullableImages: string[];
+	/**
+	 * Images whose container exits with status 1 soon after it starts, every time (same
+	 * patterns): the kubelet restarts it with back-off, so the pod goes into CrashLoopBackOff.
+	 */
+	crashingImages: string[];
 	/** SelfSubjectAccessReview denials: 'verb resource' pairs ('delete pods', 'create leases'). */
 	deny: string[];
 }
@@ -58,6 +63,7 @@ export function defaultClusterConfig(over: Partial<SimClusterConfig> = {}): SimC
 		defaultGraceSeconds: 30,
 		timeScale: 1,
 		unpullableImages: ['*:broken', 'registry.invalid/*'],
+		crashingImages: ['*:crashing'],
 		deny: [],
 		...over,
 	};

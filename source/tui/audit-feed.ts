@@ -9,6 +9,7 @@ import type { Kube } from '../kube/config.js';
 import type { KubeObject } from '../kube/objects.js';
 import { startResilientWatch } from '../kube/resilient-watch.js';
 import { AUDIT_POOL_LABEL, auditEntry, type RawAuditEvent } from '../pool/audit.js';
+import { boundedObject } from './bounded-object.js';
 import type { ConsoleStore } from './store.js';
 
 /** A running audit feed. */
@@ -24,8 +25,10 @@ export function startAuditFeed(
 ): AuditFeedHandle {
 	const entryOf = (o: KubeObject) => {
 		const e = auditEntry(o as RawAuditEvent);
-		if (e && !e.namespace) e.namespace = namespace ?? '';
-		return e;
+		if (!e) return null;
+		if (!e.namespace) e.namespace = namespace ?? '';
+		// every string cut to the console's bound once, here (a huge note is only shown cut)
+		return boundedObject(e);
 	};
 	store.getState().setAuditStatus('loading');
 	const watch = startResilientWatch(

@@ -1,5 +1,7 @@
 /** Watched objects with every string cut to a bound before the console does anything with them. */
 
+import { SPEC_KEY, STATUS_KEY } from '../pool/names.js';
+
 /**
  * The most characters of one string of a watched object that the console keeps. Names and
  * labels are far shorter (at most 253); a longer value (a 1 MB Lease holder, a huge annotation
@@ -35,6 +37,23 @@ export function boundedObject<T>(o: T): T {
 	return needsCut(o, 0) ? (cut(o, 0) as T) : o;
 }
 
+/**
+ * A watched object bounded for the console. A definition ConfigMap keeps its `spec` and
+ * `status` whole: they are parsed, never shown as they are, and a status of more than a few
+ * members is longer than the bound (cut, it would not parse and the console would lose the
+ * last reconcile's errors). The API server caps a ConfigMap at 1 MiB.
+ */
+export function boundedWatched<T extends object>(kind: string, o: T): T {
+	const data = (o as { data?: unknown }).data;
+	if (kind !== 'configmaps' || data === null || typeof data !== 'object') return boundedObject(o);
+	const { data: _, ...rest } = o as T & { data: Record<string, unknown> };
+	const kept: Record<string, unknown> = {};
+	for (const [k, v] of Object.entries(data as Record<string, unknown>))
+		kept[boundedString(k)] =
+			(k === SPEC_KEY || k === STATUS_KEY) && typeof v === 'string' ? v : cut(v, 1);
+	return { ...boundedObject(rest), data: kept } as T;
+}
+
 /** A string cut to the console's bound. */
 export function boundedString(s: string): string {
 	return s.length > CONSOLE_STRING_BOUND ? `${s.slice(0, CONSOLE_STRING_BOUND)}…` : s;
@@ -43,14 +62,14 @@ export function boundedString(s: string): string {
 /**
  * What the console keeps of a watched object: without `metadata.managedFields` (a real API
  * server sends several KB of them with every object of a list or watch event, and nothing in
- * the console reads them), every string cut to the bound. The object itself when there is
+ * the console reads them), bounded as boundedWatched says. The object itself when there is
  * nothing to drop or cut.
  */
-export function consoleObject<T extends { metadata?: object }>(o: T): T {
+export function consoleObject<T extends { metadata?: object }>(kind: string, o: T): T {
 	const meta = o.metadata as { managedFields?: unknown } | undefined;
 	if (meta && 'managedFields' in meta) {
 		const { managedFields: _dropped, ...rest } = meta;
-		return boundedObject({ ...o, metadata: rest });
+		return boundedWatched(kind, { ...o, metadata: rest });
 	}
-	return boundedObject(o);
+	return boundedWatched(kind, o);
 }

@@ -21,7 +21,7 @@ import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
-import type { ConsoleStore } from './store.js';
+import { type ConsoleStore, selectedRow } from './store.js';
 
 /** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
@@ -64,6 +64,18 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		...opts.engine,
 	});
 
+	/** What the facts of the hint on the details screen were read for (member, state and failure). */
+	let hintLoadedFor: { member: string; key: string } | null = null;
+	const hintKey = (row: { state: string; message: string }) =>
+		`${row.state}:${row.state === 'Failed' ? failureKind(row.message) : ''}`;
+	// the member on the details screen changed state (or another member is shown): read again
+	const unwatchDetails = store.subscribe((s) => {
+		if (s.screen !== 'details') return;
+		const row = selectedRow(s);
+		if (!row || (hintLoadedFor?.member === row.name && hintLoadedFor.key === hintKey(row))) return;
+		loadHintFacts(row.name);
+	});
+
 	/**
 	 * Reads what the hint of the member needs (its state decides): the nodes' room for an
 	 * Unschedulable member, the last log lines of a crashing one. A read that fails is kept as
@@ -71,8 +83,10 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	 */
 	function loadHintFacts(member: string): void {
 		const state = store.getState();
-		state.setHintFacts(member);
 		const row = state.pool ? state.pools[state.pool]?.rows.find((r) => r.name === member) : null;
+		// noted before the store changes: its subscriber must see these facts as read
+		hintLoadedFor = row ? { member, key: hintKey(row) } : null;
+		state.setHintFacts(member);
 		if (!row) return;
 		const ctx = engine.ctx;
 		const keep = <T>(key: keyof HintFacts, read: Promise<T>) =>
@@ -274,6 +288,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			);
 		},
 		close() {
+			unwatchDetails();
 			loop.stop();
 			abort.abort();
 		},

@@ -90,7 +90,7 @@ export class ObjectIndex {
 				map.clear();
 				for (const raw of change.objects) {
 					if (!raw.metadata.name) continue;
-					const o = consoleObject(raw);
+					const o = consoleObject(change.kind, raw);
 					map.set(raw.metadata.name, o);
 					touchObject(change.kind, o);
 				}
@@ -98,7 +98,7 @@ export class ObjectIndex {
 			}
 			const name = change.object.metadata.name;
 			if (!name) continue;
-			const object = consoleObject(change.object);
+			const object = consoleObject(change.kind, change.object);
 			touchObject(change.kind, map.get(name));
 			touchObject(change.kind, object);
 			if (change.op === 'delete') map.delete(name);

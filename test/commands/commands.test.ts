@@ -114,9 +114,13 @@ describe('the pool commands', () => {
 			'free',
 			'unschedulable',
 			'exhausted',
+			// beside the seed's counts: free split into Ready (now) and Starting/Stopped (soon)
+			'claimableNow',
+			'claimableSoon',
 			'members',
 			'errors',
 		]);
+		expect(status.claimableNow + status.claimableSoon).toBe(status.free);
 		expect(status.members[0]).toMatchObject({
 			name: 'desk-1',
 			index: 1,

@@ -12,6 +12,7 @@ import {
 	allows,
 	COMMAND_RULES,
 	EVENT_RULES,
+	NODE_ROOM_RULES,
 	type PolicyRule,
 	READ_ONLY_RULES,
 	SERVICE_READ_RULES,
@@ -122,6 +123,42 @@ describe('ctpool rbac', () => {
 		expect(plain.docs[1]!.subjects).toEqual([
 			{ kind: 'ServiceAccount', name: 'ctpool', namespace: 'corral-vms' },
 		]);
+	});
+
+	it('--nodes adds the optional cluster-wide node room reads as a ClusterRole and its binding', async () => {
+		const { docs, text } = await rbac(['--nodes', '--user', 'alice@example.com', '-n', 'labs']);
+		expect(docs.map((d) => d.kind)).toEqual([
+			'Role',
+			'RoleBinding',
+			'ClusterRole',
+			'ClusterRoleBinding',
+		]);
+		const [role, , cluster, binding] = docs as [Doc, Doc, Doc, Doc];
+		// the namespace's Role is unchanged: nothing cluster-wide in it
+		expect(role.rules).toEqual([
+			...COMMAND_RULES,
+			...WATCH_RULES,
+			...EVENT_RULES,
+			...SERVICE_READ_RULES,
+		]);
+		expect(cluster.metadata).toEqual({ name: 'ctpool-node-room' });
+		expect(cluster.rules).toEqual(NODE_ROOM_RULES);
+		expect(cluster.rules).toEqual([
+			{ apiGroups: [''], resources: ['nodes', 'pods'], verbs: ['list'] },
+		]);
+		expect(binding.roleRef).toEqual({
+			apiGroup: 'rbac.authorization.k8s.io',
+			kind: 'ClusterRole',
+			name: 'ctpool-node-room',
+		});
+		expect(binding.metadata.name).toBe('ctpool-node-room-labs-user-alice-example.com');
+		expect(binding.subjects).toEqual([
+			{ kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' },
+		]);
+		expect(text).toMatch(/# optional, cluster-wide: the nodes' free room/);
+		// without --nodes: no cluster-wide grant
+		const plain = await rbac([]);
+		expect(plain.docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
 	});
 
 	it('refuses two subjects, or a ServiceAccount that is no name, with exit 2', async () => {

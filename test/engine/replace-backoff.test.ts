@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, readPool, reconcile } from '../../source/engine/index.js';
 import { REPLACED_ANNOTATION } from '../../source/pool/names.js';
 import { parseReplaceRecord } from '../../source/pool/replace-backoff.js';
+import { ctpool } from '../commands/capture.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
@@ -85,7 +86,22 @@ describe('replace backoff', () => {
 			name: 'corral-vdi-ctpool-broken',
 		});
 
-		// later reconciles: still stopped, nothing written, no second Event
+		// ctpool status says it among the errors of the last reconcile
+		const shown = await ctpool([
+			'status',
+			'broken',
+			'-n',
+			'corral',
+			'--kubeconfig',
+			c.sim.kubeconfigPath,
+		]);
+		expect(shown.stdout).toContain('errors of the last reconcile:');
+		expect(shown.stdout).toContain(
+			'pool broken: 3 of 3 members failed the same way (ImagePullBackOff) after 2 replaces; replacing is stopped',
+		);
+
+		// later reconciles: still stopped, the same error, no second Event (the members' messages
+		// alternate between ErrImagePull and ImagePullBackOff, so the status itself may be written)
 		offset += 600_000;
 		const again = await reconcile(ctx, 'broken');
 		expect(again.actions).toEqual([]);
@@ -104,5 +120,31 @@ describe('replace backoff', () => {
 			const pvc = c.sim.store.get('persistentvolumeclaims', 'corral', `${m}-data`);
 			expect(pvc?.metadata.annotations?.[REPLACED_ANNOTATION]).toBeUndefined();
 		}
+	});
+
+	it('a crashing image: CrashLoopBackOff on every member stops the replacing the same way', async () => {
+		let offset = 0;
+		const ctx = c.context({ now: () => Date.now() + offset });
+		const looping = async () =>
+			waitFor(async () => {
+				const snap = await readPool(ctx, 'crash');
+				return snap.members.every(
+					(m) => m.state === 'Failed' && m.message.startsWith('CrashLoopBackOff'),
+				);
+			}, 'every member in CrashLoopBackOff');
+		await apply(ctx, 'crash', poolSpec({ size: 2, image: 'ghcr.io/example/desktop:crashing' }));
+		await looping();
+		for (const wait of [0, 10_000]) {
+			offset += wait;
+			const r = await reconcile(ctx, 'crash');
+			expect(r.actions.filter((a) => a.step === 'replace' && a.ok)).toHaveLength(2);
+			await looping();
+		}
+		offset += 20_000;
+		const stopped = await reconcile(ctx, 'crash');
+		expect(stopped.actions).toEqual([]);
+		expect(stopped.errors).toEqual([
+			'pool crash: 2 of 2 members failed the same way (CrashLoopBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: fix the cause, or change the definition with ctpool apply crash',
+		]);
 	});
 });

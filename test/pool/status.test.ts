@@ -7,8 +7,10 @@ import {
 	groupMembers,
 	leaseExpired,
 	memberView,
+	noFreeMessage,
 	parseStatus,
 	sameStatus,
+	shortfall,
 	sourceHash,
 	sourceJson,
 	validateSpec,
@@ -105,7 +107,42 @@ describe('status', () => {
 			unschedulable: 1,
 			drifted: 0,
 			exhausted: false,
+			claimableNow: 1,
+			claimableSoon: 0,
 		});
+	});
+
+	it('accounts for every desired member once in the shortfall, and names each reason in the no-free text', () => {
+		const s = shortfall(4, views);
+		expect(s).toEqual({
+			desired: 4,
+			claimed: 1,
+			rebuilding: 1,
+			maintenance: 0,
+			failed: 0,
+			unschedulable: 1,
+			drifted: 0,
+			free: 1,
+		});
+		const { desired, ...parts } = s;
+		expect(Object.values(parts).reduce((a, b) => a + b, 0)).toBe(desired);
+		expect(noFreeMessage({ ...s, free: 0, rebuilding: 2 })).toBe(
+			'pool has no free members (desired 4, claimed 1, unschedulable 1, being rebuilt 2)',
+		);
+		expect(
+			noFreeMessage({
+				desired: 6,
+				claimed: 1,
+				rebuilding: 1,
+				maintenance: 1,
+				failed: 1,
+				unschedulable: 1,
+				drifted: 1,
+				free: 0,
+			}),
+		).toBe(
+			'pool has no free members (desired 6, claimed 1, unschedulable 1, being rebuilt 1, failed 1, in maintenance 1, drifted 1)',
+		);
 	});
 
 	it('builds the contract JSON with one row per member', () => {

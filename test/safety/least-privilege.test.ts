@@ -203,7 +203,8 @@ const RULES = [
 		'leases',
 		v,
 	]),
-	['', 'events', 'create'],
+	// optional: create records Events; list and watch read them back (ctpool audit, the console)
+	...['create', 'list', 'watch'].map((v) => ['', 'events', v]),
 ] as Array<[string, string, string]>;
 
 /** The Role's rules, one entry per verb of a resource. */

@@ -170,6 +170,25 @@ describe('kubelet', () => {
 		);
 	});
 
+	it('crashes the container of a crashing image soon after each start: CrashLoopBackOff by itself', async () => {
+		cluster = startTestCluster();
+		const { store } = cluster;
+		const seen = history(cluster, 'desk-1');
+		store.create('pods', podManifest('desk-1', { image: 'ghcr.io/example/desktop:crashing' }));
+		const looping = await waitFor(
+			() => {
+				const p = pod(store, 'desk-1');
+				return waitingReason(p) === 'CrashLoopBackOff' && p;
+			},
+			{ what: 'CrashLoopBackOff', wakeOn: store },
+		);
+		// it ran first (the image was pulled and started), then exited with status 1
+		expect(seen.some((p) => p.status.containerStatuses?.[0]?.state?.running)).toBe(true);
+		const cs = looping.status.containerStatuses?.[0];
+		expect(cs?.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+		expect(cs?.state?.waiting?.message).toMatch(/^back-off 10s restarting failed container=ct /);
+	});
+
 	it('fails a pod for good on request', async () => {
 		cluster = startTestCluster();
 		const { store, controllers } = cluster;

@@ -21,7 +21,7 @@ describe('consoleObject', () => {
 		const raw = pod({
 			managedFields: [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': {} } }],
 		});
-		const kept = consoleObject(raw);
+		const kept = consoleObject('pods', raw);
 		expect(kept.metadata).not.toHaveProperty('managedFields');
 		expect(kept).toEqual(pod());
 		// the object it was given is left as it was
@@ -30,13 +30,13 @@ describe('consoleObject', () => {
 
 	it('returns the object itself when there is nothing to drop or cut', () => {
 		const raw = pod();
-		expect(consoleObject(raw)).toBe(raw);
+		expect(consoleObject('pods', raw)).toBe(raw);
 	});
 
 	it('still cuts a long string, with or without managedFields', () => {
 		const long = 'x'.repeat(CONSOLE_STRING_BOUND + 50);
 		for (const extra of [{}, { managedFields: [] }]) {
-			const kept = consoleObject({ ...pod(extra), status: { message: long } });
+			const kept = consoleObject('pods', { ...pod(extra), status: { message: long } });
 			expect(kept.status.message).toHaveLength(CONSOLE_STRING_BOUND + 1);
 			expect(kept.metadata).not.toHaveProperty('managedFields');
 		}

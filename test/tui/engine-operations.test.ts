@@ -184,4 +184,25 @@ describe('engine operations', () => {
 			sim.cluster.config.deny = [];
 		}
 	});
+
+	it('reads the hint facts of the member on the details screen, again when its state changes', async () => {
+		await waitFor(() => row('desk-1')?.state === 'Ready', { what: 'desk-1 Ready' });
+		store.getState().selectMember('desk-1');
+		store.getState().setScreen('details');
+		ops.loadEvents('desk-1');
+		// Ready: nothing to read
+		expect(store.getState().hintFacts).toEqual({ member: 'desk-1', facts: {} });
+		sim.cluster.controllers.crash('corral', 'desk-1');
+		const facts = await waitFor(
+			() => {
+				const log = store.getState().hintFacts?.facts.log;
+				return log && 'value' in log ? log.value : undefined;
+			},
+			{ what: 'the crash log read for the hint' },
+		);
+		expect(facts.at(-1)).toBe(
+			'fatal: cannot write to /data: Input/output error; exiting with status 1',
+		);
+		store.getState().setScreen('members');
+	});
 });

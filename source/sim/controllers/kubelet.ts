@@ -2,7 +2,7 @@
  * The kubelet of every simulated node: takes bound pods through ContainerCreating to
  * Running/Ready after config.containerStartMs, fails to pull unpullable images
  * (ErrImagePull, then ImagePullBackOff, retried with back-off), crashes (CrashLoopBackOff)
- * or fails containers on request, and ends pods on a graceful delete as a node does: SIGTERM
+ * the containers of crashing images and, on request, any container, fails containers on request, and ends pods on a graceful delete as a node does: SIGTERM
  * first; a container whose PID 1 ignores it (`sleep infinity`, a plain shell, Corral's
  * bootstrap) stays until SIGKILL at the end of the grace period, one whose entrypoint
  * handles it exits within about a second; then the pod object is removed. The containers
@@ -389,6 +389,17 @@ export class Kubelet {
 		this.write(run);
 		if (pullFailed) {
 			this.timers.set(run.uid, 'pull', this.config.containerStartMs, () => this.pullBackOff(run));
+		}
+		// an image whose entrypoint exits at once: the container runs a moment, then crashes
+		if (
+			run.containers.some(
+				(c) => c.phase === 'running' && isUnpullable(this.config.crashingImages ?? [], c.image),
+			)
+		) {
+			const { namespace, name } = splitKey(run.key);
+			this.timers.set(run.uid, 'exit', this.config.containerStartMs, () =>
+				this.crash(namespace, name),
+			);
 		}
 	}
 

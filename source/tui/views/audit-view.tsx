@@ -31,7 +31,7 @@ type AuditColumn = 'age' | 'pool' | 'action' | 'member' | 'holder' | 'by' | 'det
 
 const COLUMNS: readonly ColumnSpec<AuditColumn>[] = [
 	{ key: 'age', title: 'AGE', min: 4, max: 5, priority: 0 },
-	{ key: 'pool', title: 'POOL', min: 6, want: 10, max: 16, priority: 1 },
+	{ key: 'pool', title: 'POOL', min: 6, want: 8, max: 16, priority: 1 },
 	{ key: 'action', title: 'ACTION', min: 10, want: 16, max: 22, priority: 0 },
 	{ key: 'member', title: 'MEMBER', min: 8, want: 12, max: 24, priority: 0 },
 	{ key: 'holder', title: 'HOLDER', min: 10, want: 16, ample: 22, max: 32, priority: 1 },

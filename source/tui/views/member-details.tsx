@@ -36,6 +36,9 @@ function when(t: unknown, now: number): string {
 /** The label column's width on the details screen. */
 const LABEL_WIDTH = 10;
 
+/** The most rows one hint line wraps to (a long log line is cut). */
+const HINT_ROWS = 3;
+
 /** What the "what to do now" lines need: the member's pool and the facts read for it. */
 export interface DetailHint {
 	pool: HintPool;
@@ -52,7 +55,10 @@ function hintLines(
 	now: number,
 ): DetailLine[] {
 	return memberHint(row, objects.pod ?? null, hint.pool, hint.facts, now).flatMap((h) => {
-		const parts = hint.width > 0 ? wrapText(h.text, hint.width) : [h.text];
+		const all = hint.width > 0 ? wrapText(h.text, hint.width) : [h.text];
+		// a hint never pushes the member's fields off the screen: at most HINT_ROWS rows each
+		const parts =
+			all.length > HINT_ROWS ? [...all.slice(0, HINT_ROWS - 1), `${all[HINT_ROWS - 1]}…`] : all;
 		return parts.map((text, i) => ({ label: i === 0 ? h.label : '', text, tone: h.tone }));
 	});
 }
