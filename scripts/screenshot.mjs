@@ -6,11 +6,16 @@
  *
  *   npm run build && node scripts/screenshot.mjs [--out media/members.svg] [--cols 110] [--rows 32]
  *
+ * `--scene across` instead runs `ctpool sim --demo` with two more pools in two more
+ * namespaces, opens `ctpool -A` on it and writes media/pools-all-namespaces.svg (the pools
+ * screen with its NAMESPACE column) and media/find.svg (`/bob` on that screen).
+ *
  * With rsvg-convert on the PATH it also writes the PNG beside the SVG.
  */
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn as spawnChild, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,8 +29,14 @@ const { values } = parseArgs({
 		cols: { type: 'string', default: '110' },
 		rows: { type: 'string', default: '32' },
 		'timeout-ms': { type: 'string', default: '120000' },
+		scene: { type: 'string', default: 'members' },
 	},
 });
+const across = values.scene === 'across';
+if (!['members', 'across'].includes(values.scene)) {
+	process.stderr.write(`--scene ${values.scene}: the scenes are members and across\n`);
+	process.exit(2);
+}
 const cols = Number(values.cols);
 const rows = Number(values.rows);
 
@@ -91,7 +102,7 @@ function toSvg(term) {
 		`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
 		`<rect width="100%" height="100%" rx="8" fill="${BACKGROUND}"/>`,
 		'<circle cx="20" cy="16" r="5" fill="#f38ba8"/><circle cx="38" cy="16" r="5" fill="#f9e2af"/><circle cx="56" cy="16" r="5" fill="#a6e3a1"/>',
-		`<text x="${width / 2}" y="20" fill="#7f849c" font-family="DejaVu Sans, sans-serif" font-size="12" text-anchor="middle">ctpool --demo</text>`,
+		`<text x="${width / 2}" y="20" fill="#7f849c" font-family="DejaVu Sans, sans-serif" font-size="12" text-anchor="middle">${across ? 'ctpool -A' : 'ctpool --demo'}</text>`,
 		`<g font-family="'DejaVu Sans Mono', 'SFMono-Regular', Menlo, Consolas, monospace" font-size="14" xml:space="preserve">`,
 	);
 	const buf = term.buffer.active;
@@ -167,8 +178,61 @@ for (const [k, v] of Object.entries(process.env)) {
 }
 Object.assign(env, { TERM: 'xterm-256color', COLORTERM: 'truecolor', FORCE_COLOR: '3' });
 
+const cli = join(root, 'dist', 'cli.js');
+
+/**
+ * The across scene's cluster: `ctpool sim --demo` (pool desk of corral-vms and its users),
+ * plus pool lab in team-a and pool desk in team-b, each with a user holding a desktop.
+ */
+async function startAcrossCluster() {
+	const dir = mkdtempSync(join(tmpdir(), 'ctpool-screenshot-'));
+	const kubeconfig = join(dir, 'kubeconfig');
+	const sim = spawnChild(
+		process.execPath,
+		[
+			cli,
+			'sim',
+			'--demo',
+			'--kubeconfig',
+			kubeconfig,
+			'--kubeconfig-for',
+			`team-a/viewer=${join(dir, 'a')}`,
+			'--kubeconfig-for',
+			`team-b/viewer=${join(dir, 'b')}`,
+		],
+		{ stdio: 'ignore', env },
+	);
+	for (let i = 0; i < 300 && !existsSync(join(dir, 'b')); i++) await sleep(100);
+	const run = (...args) => {
+		const r = spawnSync(process.execPath, [cli, ...args, '--kubeconfig', kubeconfig], {
+			encoding: 'utf8',
+			env,
+		});
+		if (r.status !== 0) throw new Error(`ctpool ${args.join(' ')}: ${r.stderr}`);
+	};
+	const image = ['--image', 'ghcr.io/example/desktop:1', '--cpu', '1', '--mem', '2Gi'];
+	run('apply', 'lab', ...image, '--size', '2', '-n', 'team-a');
+	run('apply', 'desk', ...image, '--size', '3', '-n', 'team-b');
+	run('reconcile', 'lab', '-n', 'team-a');
+	run('reconcile', 'desk', '-n', 'team-b');
+	run('claim', 'lab', 'erin@example.com', '-n', 'team-a');
+	run('claim', 'desk', 'bob@example.com', '-n', 'team-b');
+	run('claim', 'desk', 'frank@example.com', '-n', 'team-b');
+	return {
+		kubeconfig,
+		stop() {
+			sim.kill('SIGINT');
+			rmSync(dir, { recursive: true, force: true });
+		},
+	};
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const cluster = across ? await startAcrossCluster() : null;
+
 const term = new xterm.Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
-const pty = spawn(process.execPath, [join(root, 'dist', 'cli.js'), '--demo'], {
+const args = cluster ? ['-A', '--kubeconfig', cluster.kubeconfig] : ['--demo'];
+const pty = spawn(process.execPath, [cli, ...args], {
 	name: 'xterm-256color',
 	cols,
 	rows,
@@ -191,7 +255,6 @@ const screen = () => {
 		out.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? '');
 	return out.join('\n');
 };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function waitFor(test, what) {
 	const deadline = Date.now() + Number(values['timeout-ms']);
@@ -204,7 +267,50 @@ async function waitFor(test, what) {
 	}
 }
 
+/** Writes the screen as an SVG (and a PNG beside it when rsvg-convert is installed). */
+async function capture(out) {
+	await sleep(300);
+	await written;
+	mkdirSync(dirname(out), { recursive: true });
+	writeFileSync(out, toSvg(term));
+	process.stdout.write(`${screen()}\n\nwrote ${out}\n`);
+	// a PNG beside it when librsvg's rsvg-convert is installed (apt-get install librsvg2-bin)
+	const png = out.replace(/\.svg$/, '.png');
+	if (png !== out) {
+		const r = spawnSync('rsvg-convert', ['--zoom', '1.5', out, '-o', png], { stdio: 'inherit' });
+		if (r.status === 0) process.stdout.write(`wrote ${png}\n`);
+		else process.stdout.write('no PNG: rsvg-convert is not installed\n');
+	}
+}
+
+async function acrossScene() {
+	const media = dirname(values.out);
+	// every pool listed and counted, and bob's demo desktop held in two namespaces or one
+	await waitFor(
+		(s) =>
+			s.includes('pools (3) · all namespaces') && /^team-b\s+desk\s.*3\/3\s+\d+\s+2\s/m.test(s),
+		'the pools of every namespace',
+	);
+	await capture(join(media, 'pools-all-namespaces.svg'));
+	pty.write('/bob');
+	await waitFor((s) => /find bob: \d+ hits? in 3 pools/.test(s), 'the find');
+	await capture(join(media, 'find.svg'));
+}
+
 try {
+	if (across) await acrossScene();
+	else await membersScene();
+} finally {
+	if (!exited) pty.write('\u001b');
+	await sleep(200);
+	if (!exited) pty.write('q');
+	for (let i = 0; i < 50 && !exited; i++) await sleep(100);
+	if (!exited) pty.kill();
+	cluster?.stop();
+}
+process.exit(0);
+
+async function membersScene() {
 	await waitFor((s) => /desk-6\s+\S/.test(s) && s.includes('● live'), 'the demo pool');
 	pty.write('l');
 	// lively: three or more users hold desktops, and the log shows releases and reconciles
@@ -214,23 +320,5 @@ try {
 			.filter((l) => /^desk-\d+\s+\S+\s+\S+@example\.com/.test(l)).length;
 		return holders >= 3 && /release desk-\d ✓/.test(s) && /activity \(\d{2,}/.test(s);
 	}, 'a lively table');
-	await sleep(300);
-	await written;
-	mkdirSync(dirname(values.out), { recursive: true });
-	writeFileSync(values.out, toSvg(term));
-	process.stdout.write(`${screen()}\n\nwrote ${values.out}\n`);
-	// a PNG beside it when librsvg's rsvg-convert is installed (apt-get install librsvg2-bin)
-	const png = values.out.replace(/\.svg$/, '.png');
-	if (png !== values.out) {
-		const r = spawnSync('rsvg-convert', ['--zoom', '1.5', values.out, '-o', png], {
-			stdio: 'inherit',
-		});
-		if (r.status === 0) process.stdout.write(`wrote ${png}\n`);
-		else process.stdout.write('no PNG: rsvg-convert is not installed\n');
-	}
-} finally {
-	if (!exited) pty.write('q');
-	for (let i = 0; i < 50 && !exited; i++) await sleep(100);
-	if (!exited) pty.kill();
+	await capture(values.out);
 }
-process.exit(0);

@@ -64,7 +64,7 @@ export function completionModel(
 			['help', 'help on a command'],
 		],
 		flags,
-		poolCommands: ['', ...Object.keys(commands).filter((n) => n !== 'rbac')],
+		poolCommands: ['', ...Object.keys(commands).filter((n) => n !== 'rbac' && n !== 'find')],
 	};
 }
 

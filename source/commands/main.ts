@@ -10,6 +10,7 @@ import { claimCommand, runClaim } from './claim.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { deleteCommand, runDelete } from './delete.js';
 import { EXIT_OK, usageError } from './failure.js';
+import { findCommand, runFind } from './find.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
@@ -32,6 +33,7 @@ export const COMMANDS: Record<string, Entry> = {
 	apply: { spec: applyCommand, run: runApply },
 	reconcile: { spec: reconcileCommand, run: runReconcile },
 	status: { spec: statusCommand, run: runStatus },
+	find: { spec: findCommand, run: runFind },
 	claim: { spec: claimCommand, run: runClaim },
 	release: { spec: releaseCommand, run: runRelease },
 	delete: { spec: deleteCommand, run: runDelete },
@@ -63,6 +65,9 @@ ${Object.entries(COMMANDS)
 Run ctpool <command> --help for the command's arguments and flags.
 
 Flags
+  -A, --all-namespaces   the console on every pool in every namespace the identity can
+                         list (a NAMESPACE column; one watch per kind for the cluster)
+  --bell                 ring the terminal bell each time a watched pool becomes exhausted
   --demo                 open the console on an embedded simulated cluster with a demo pool
   --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
   --size N               with --demo: the size of the demo pool (default 6)
@@ -77,6 +82,8 @@ const topCommand: CommandSpec = {
 	summary: 'the live console',
 	mutates: false,
 	flags: {
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+		bell: { type: 'boolean' },
 		demo: { type: 'boolean' },
 		kubeconfigOut: { type: 'string' },
 		size: { type: 'string' },
@@ -108,6 +115,13 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				);
 		}
 		const noColor = args.flags.color === false;
+		const allNamespaces = args.flags.allNamespaces === true;
+		const bell = args.flags.bell === true;
+		if (allNamespaces && pool !== undefined)
+			throw usageError(
+				'',
+				`-A/--all-namespaces opens every pool; to open ${sanitize(pool).slice(0, 40)} name its namespace with -n instead`,
+			);
 		if (args.flags.demo === true) {
 			const out = stringFlag(args, 'kubeconfigOut');
 			const sizeText = stringFlag(args, 'size');
@@ -117,7 +131,9 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				size?: number;
 				noColor?: boolean;
 				namespace?: string;
-			} = { noColor };
+				allNamespaces?: boolean;
+				bell?: boolean;
+			} = { noColor, allNamespaces, bell };
 			const namespace = kubeOptions(args.flags, io.env).namespace;
 			if (namespace !== undefined) opts.namespace = namespace;
 			if (out !== undefined) opts.kubeconfigOut = out;
@@ -143,6 +159,8 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			kube,
 			noColor,
 			readOnly: args.flags.readOnly === true,
+			allNamespaces,
+			bell,
 		};
 		if (pool !== undefined) opts.pool = pool;
 		const identity = stringFlag(args, 'identity');

@@ -22,6 +22,7 @@ export const rbacCommand: CommandSpec = {
 		watch: { type: 'boolean' },
 		events: { type: 'boolean' },
 		services: { type: 'boolean' },
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 		nodes: { type: 'boolean' },
 	},
 	help: `
@@ -49,6 +50,8 @@ Flags
   --no-watch              leave out watch (commands only: no console, no --watch)
   --no-events             leave out the optional Events create
   --no-services           leave out the optional get on Services
+  -A, --all-namespaces    a ClusterRole and ClusterRoleBinding instead: the same rights in
+                          every namespace (ctpool -A, status -A, find -A, reconcile --all -A)
   --nodes                 add a ClusterRole (and its binding) with list on nodes and
                           on pods in all namespaces: optional; with it the console says
                           what an Unschedulable member needs against the nodes' free room
@@ -104,17 +107,23 @@ export function rbacYaml(opts: {
 	watch: boolean;
 	events: boolean;
 	services?: boolean;
+	/** A ClusterRole and ClusterRoleBinding: the rights in every namespace. */
+	clusterWide?: boolean;
 	/** Add the optional cluster-wide node room reads (a ClusterRole and ClusterRoleBinding). */
 	nodes?: boolean;
 }): string {
-	const role = opts.readOnly ? 'ctpool-read-only' : 'ctpool';
+	const cluster = opts.clusterWide === true;
+	const role = `${opts.readOnly ? 'ctpool-read-only' : 'ctpool'}${cluster ? '-all-namespaces' : ''}`;
+	const inNamespace = cluster ? [] : [`  namespace: ${opts.namespace}`];
 	const lines = [
-		`# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
+		cluster
+			? "# ctpool's permissions in every namespace: apply with kubectl apply -f -"
+			: `# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
 		'apiVersion: rbac.authorization.k8s.io/v1',
-		'kind: Role',
+		`kind: ${cluster ? 'ClusterRole' : 'Role'}`,
 		'metadata:',
 		`  name: ${role}`,
-		`  namespace: ${opts.namespace}`,
+		...inNamespace,
 		'rules:',
 	];
 	for (const group of roleRules({
@@ -132,37 +141,37 @@ export function rbacYaml(opts: {
 	lines.push(
 		'---',
 		'apiVersion: rbac.authorization.k8s.io/v1',
-		'kind: RoleBinding',
+		`kind: ${cluster ? 'ClusterRoleBinding' : 'RoleBinding'}`,
 		'metadata:',
 		`  name: ${bindingName(role, opts.subject)}`,
-		`  namespace: ${opts.namespace}`,
+		...inNamespace,
 		'roleRef:',
 		'  apiGroup: rbac.authorization.k8s.io',
-		'  kind: Role',
+		`  kind: ${cluster ? 'ClusterRole' : 'Role'}`,
 		`  name: ${role}`,
 		'subjects:',
 		...subject,
 	);
 	if (opts.nodes) {
-		const cluster = `ctpool-node-room`;
+		const nodeRole = 'ctpool-node-room';
 		lines.push(
 			'---',
 			"# optional, cluster-wide: the nodes' free room for the console's hints on Unschedulable members",
 			'apiVersion: rbac.authorization.k8s.io/v1',
 			'kind: ClusterRole',
 			'metadata:',
-			`  name: ${cluster}`,
+			`  name: ${nodeRole}`,
 			'rules:',
 			...NODE_ROOM_RULES.flatMap(ruleYaml),
 			'---',
 			'apiVersion: rbac.authorization.k8s.io/v1',
 			'kind: ClusterRoleBinding',
 			'metadata:',
-			`  name: ${bindingName(`${cluster}-${opts.namespace}`, opts.subject)}`,
+			`  name: ${bindingName(`${nodeRole}-${opts.namespace}`, opts.subject)}`,
 			'roleRef:',
 			'  apiGroup: rbac.authorization.k8s.io',
 			'  kind: ClusterRole',
-			`  name: ${cluster}`,
+			`  name: ${nodeRole}`,
 			'subjects:',
 			...subject,
 		);
@@ -202,6 +211,7 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 				watch: args.flags.watch !== false,
 				events: args.flags.events !== false,
 				services: args.flags.services !== false,
+				clusterWide: args.flags.allNamespaces === true,
 				nodes: args.flags.nodes === true,
 			}),
 		);

@@ -1,6 +1,6 @@
 /** ctpool status: the live state of a pool's members. Changes nothing. */
 
-import type { PoolSnapshot } from '../engine/read-pool.js';
+import type { PlacedSnapshot, PoolSnapshot } from '../engine/read-pool.js';
 import { type MemberView, memberProblems, notFreeReason } from '../pool/member-state.js';
 import { rolloutProgress, rolloutText } from '../pool/rollout.js';
 import { sourceHash } from '../pool/source-hash.js';
@@ -23,15 +23,23 @@ export const statusCommand: CommandSpec = {
 	name: 'status',
 	summary: 'show the live state of each member (changes nothing)',
 	mutates: false,
-	flags: { output: { type: 'string', shortFlag: 'o' } },
+	flags: {
+		output: { type: 'string', shortFlag: 'o' },
+		allNamespaces: { type: 'boolean', shortFlag: 'A' },
+	},
 	help: `
 Usage: ctpool status <pool> [-o table|json|yaml]
+       ctpool status [-A] [-o table|json|yaml]
 
-Show the live state of each member of the pool, computed from the cluster now. This
-command changes nothing.
+Show the live state of each member of the pool, computed from the cluster now. Without a
+pool, one line per pool of the namespace (-A: of every namespace the identity can list).
+This command changes nothing.
 
 Flags
-  -o, --output F    table (default), json or yaml (the status object of the pool)
+  -o, --output F    table (default), json or yaml (the status object of the pool; without
+                    a pool: {"items": [{"namespace", "pool", "status", "error"}]})
+  -A, --all-namespaces
+                    every pool in every namespace the identity can list (no pool named)
 
 ${GLOBAL_HELP}
 `,
@@ -123,12 +131,92 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	}
 }
 
+/** The summary of many pools: a table (NAMESPACE first with -A), or the items as JSON/YAML. */
+async function printPools(
+	io: CommandIo,
+	placed: readonly PlacedSnapshot[],
+	o: { format: string; allNamespaces: boolean; namespace: string; now: number; color: boolean },
+): Promise<number> {
+	const broken = placed.filter((p) => p.snapshot.specError);
+	for (const p of broken)
+		println(
+			io.stderr,
+			`ctpool: ${sanitize(p.namespace)}/${sanitize(p.snapshot.pool)}: ${sanitize(p.snapshot.specError ?? '')}`,
+		);
+	const exit = broken.length > 0 ? EXIT_FAILED : EXIT_OK;
+	if (o.format !== 'table') {
+		const items = placed.map((p) => ({
+			namespace: p.namespace,
+			pool: p.snapshot.pool,
+			status: liveStatus(p.snapshot, o.now),
+			error: p.snapshot.specError,
+		}));
+		const out = sanitizeDeep({ items });
+		if (o.format === 'json') io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+		else {
+			const { dumpYaml } = await import('@kubernetes/client-node');
+			io.stdout.write(dumpYaml(out));
+		}
+		return exit;
+	}
+	if (placed.length === 0) {
+		println(
+			io.stderr,
+			`No pools found ${o.allNamespaces ? 'in any namespace' : `in namespace ${sanitize(o.namespace)}`}; define one with ctpool apply`,
+		);
+		return exit;
+	}
+	const rows = placed.map(({ namespace, snapshot: snap }) => {
+		const c = snap.counts;
+		const cells: Array<string | { text: string; color?: string }> = [
+			snap.pool,
+			snap.spec ? `${snap.spec.size}/${c.observed}` : `?/${c.observed}`,
+			String(c.ready),
+			String(c.claimed),
+			String(c.free),
+			String(c.unschedulable),
+			String(c.drifted),
+			c.exhausted ? 'EXHAUSTED' : 'no',
+			snap.specError
+				? `definition unreadable: ${snap.specError}`
+				: snap.spec
+					? bounded(snap.spec.image)
+					: '',
+		];
+		return o.allNamespaces ? [namespace, ...cells] : cells;
+	});
+	const headers = [
+		'POOL',
+		'SIZE/OBS',
+		'READY',
+		'CLAIMED',
+		'FREE',
+		'UNSCHED',
+		'DRIFTED',
+		'EXHAUSTED',
+		'IMAGE',
+	];
+	for (const line of renderTable(
+		o.allNamespaces ? ['NAMESPACE', ...headers] : headers,
+		rows,
+		o.color,
+	))
+		println(io.stdout, line);
+	return exit;
+}
+
 /** Runs `ctpool status`. */
 export function runStatus(argv: readonly string[], io: CommandIo): Promise<number> {
 	return runCommand(statusCommand, argv, io, async (args) => {
-		checkArgs('status', args.input, ['pool']);
-		const pool = args.input[0]!;
-		checkPoolArg('status', pool);
+		checkArgs('status', args.input, [], ['pool']);
+		const pool = args.input[0];
+		const allNamespaces = args.flags.allNamespaces === true;
+		if (pool !== undefined) checkPoolArg('status', pool);
+		if (pool !== undefined && allNamespaces)
+			throw usageError(
+				'status',
+				'a pool cannot be shown by name across all namespaces (as kubectl); name its namespace with -n, or drop the pool to list every pool with -A',
+			);
 		const format = stringFlag(args, 'output') ?? 'table';
 		if (!(FORMATS as readonly string[]).includes(format))
 			throw usageError(
@@ -136,6 +224,16 @@ export function runStatus(argv: readonly string[], io: CommandIo): Promise<numbe
 				`-o ${JSON.stringify(sanitize(format).slice(0, 20))} is not an output format; use table, json or yaml`,
 			);
 		const { ctx, engine } = await connect(args.flags, io);
+		if (pool === undefined) {
+			const placed = await engine.listPoolsAcross(allNamespaces);
+			return printPools(io, placed, {
+				format,
+				allNamespaces,
+				namespace: ctx.namespace,
+				now: ctx.now(),
+				color: colorEnabled(io.stdout, io.env, args.flags.color !== false),
+			});
+		}
 		const snap = await engine.readPool(pool);
 		const now = ctx.now();
 		// An unreadable definition is shown, and also fails the command so that scripts notice.

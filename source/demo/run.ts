@@ -25,6 +25,10 @@ export interface DemoOptions {
 	/** The demo pool's size (default 6). */
 	size?: number;
 	noColor?: boolean;
+	/** Watch every namespace (-A). */
+	allNamespaces?: boolean;
+	/** Ring the bell when a pool becomes exhausted (--bell). */
+	bell?: boolean;
 	/** Seed of the demo users' choices. */
 	seed?: number;
 	/** The demo users' pace. */
@@ -79,6 +83,8 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 			pool,
 			kubeconfig: kubeconfigPath,
 			noColor: opts.noColor ?? false,
+			allNamespaces: opts.allNamespaces ?? false,
+			bell: opts.bell ?? false,
 			identity: 'admin@example.com',
 			loop: true,
 			loopIntervalMs: 10_000,

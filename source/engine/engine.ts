@@ -20,7 +20,7 @@ import { readDefinition } from './definition.js';
 import { deletePool } from './delete-pool.js';
 import { setMaintenance } from './maintenance.js';
 import { memberEvents } from './member-events.js';
-import { listPools, readPool } from './read-pool.js';
+import { listPools, listPoolsAcross, readPool } from './read-pool.js';
 import { reconcile } from './reconcile.js';
 import { release } from './release.js';
 
@@ -50,6 +50,7 @@ export interface Engine {
 	setMaintenance: Bound<typeof setMaintenance>;
 	readPool: Bound<typeof readPool>;
 	listPools: Bound<typeof listPools>;
+	listPoolsAcross: Bound<typeof listPoolsAcross>;
 	readDefinition: Bound<typeof readDefinition>;
 	memberEvents: Bound<typeof memberEvents>;
 	readAudit: Bound<typeof readAudit>;
@@ -80,6 +81,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		setMaintenance: bind(ctx, setMaintenance),
 		readPool: bind(ctx, readPool),
 		listPools: bind(ctx, listPools),
+		listPoolsAcross: bind(ctx, listPoolsAcross),
 		readDefinition: bind(ctx, readDefinition),
 		memberEvents: bind(ctx, memberEvents),
 		readAudit: bind(ctx, readAudit),

@@ -25,7 +25,14 @@ export { type EventLine, memberEvents } from './member-events.js';
 export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';
-export { listPools, type PoolSnapshot, readPool, snapshotOf } from './read-pool.js';
+export {
+	listPools,
+	listPoolsAcross,
+	type PlacedSnapshot,
+	type PoolSnapshot,
+	readPool,
+	snapshotOf,
+} from './read-pool.js';
 export {
 	type ReconcileAction,
 	type ReconcileResult,

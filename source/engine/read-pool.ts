@@ -15,9 +15,10 @@ import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import type { EngineContext } from './context.js';
+import { deriveContext, type EngineContext } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
 import { probeForeign } from './foreign-objects.js';
+import { listPoolRefs } from './list-definitions.js';
 import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
 
 /** A pool as it is now: its definition (or why it is unreadable), members and counts. */
@@ -91,4 +92,30 @@ export async function listPools(ctx: EngineContext): Promise<PoolSnapshot[]> {
 		out.push(snapshotOf(pool, configMap, objects, now));
 	}
 	return out.sort((a, b) => a.pool.localeCompare(b.pool));
+}
+
+/** A pool's snapshot and its namespace. */
+export interface PlacedSnapshot {
+	namespace: string;
+	snapshot: PoolSnapshot;
+}
+
+/**
+ * The live state of every pool of the context's namespace, or of every namespace the
+ * identity can list (allNamespaces): the pools are found by their definitions across the
+ * cluster, then each namespace that has one is read with four list requests. Sorted by
+ * namespace, then pool.
+ */
+export async function listPoolsAcross(
+	ctx: EngineContext,
+	allNamespaces: boolean,
+): Promise<PlacedSnapshot[]> {
+	const namespaces = allNamespaces
+		? [...new Set((await listPoolRefs(ctx.kube, null)).map((r) => r.namespace))].sort()
+		: [ctx.namespace];
+	const out: PlacedSnapshot[] = [];
+	for (const namespace of namespaces)
+		for (const snapshot of await listPools(deriveContext(ctx, { namespace })))
+			out.push({ namespace, snapshot });
+	return out;
 }

@@ -2,6 +2,7 @@
 export * from './audit.js';
 export * from './ct-spec.js';
 export * from './errors.js';
+export * from './find.js';
 export * from './image-ref.js';
 export * from './lease.js';
 export * from './member-state.js';

@@ -14,6 +14,7 @@ import {
 	DEFAULT_EVENT_TTL_MS,
 } from '../pool/audit.js';
 import { durationMs } from '../text/age.js';
+import { poolKey } from './pool-key.js';
 import type { AuditScope, ConsoleState } from './store.js';
 
 /** A parsed audit filter: the exact fields, the free words, and what did not parse. */
@@ -137,7 +138,7 @@ let refusedMemo: {
  * while they are being read.
  */
 export function refusedByPool(
-	state: Pick<ConsoleState, 'audit' | 'now'>,
+	state: Pick<ConsoleState, 'audit' | 'now' | 'session'>,
 ): ReadonlyMap<string, number> | null | undefined {
 	const { audit } = state;
 	if (audit.status === 'denied') return null;
@@ -149,15 +150,18 @@ export function refusedByPool(
 	const since = state.now - DEFAULT_EVENT_TTL_MS;
 	const byPool = new Map<string, number>();
 	for (const e of audit.entries)
-		if (e.action === 'claim-refused' && e.time >= since)
-			byPool.set(e.pool, (byPool.get(e.pool) ?? 0) + e.count);
+		if (e.action === 'claim-refused' && e.time >= since) {
+			// by pool key: across namespaces (-A) the same name may be two pools
+			const key = poolKey(state.session.allNamespaces ? e.namespace : null, e.pool);
+			byPool.set(key, (byPool.get(key) ?? 0) + e.count);
+		}
 	refusedMemo = { entries: audit.entries, minute, byPool };
 	return byPool;
 }
 
 /** The claims refused over the last hour in one pool (null: unreadable; undefined: not read yet). */
 export function refusedIn(
-	state: Pick<ConsoleState, 'audit' | 'now'>,
+	state: Pick<ConsoleState, 'audit' | 'now' | 'session'>,
 	pool: string,
 ): number | null | undefined {
 	const byPool = refusedByPool(state);

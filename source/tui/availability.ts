@@ -31,9 +31,9 @@ export function blockedReason(
 	const row = onMembers ? selectedRow(state) : null;
 	switch (command) {
 		case Command.Filter:
-			return screen === 'members' || screen === 'audit'
+			return screen === 'members' || screen === 'audit' || screen === 'pools'
 				? null
-				: 'the filter works on the members screen';
+				: 'the filter works on the members and audit screens, the find on the pools screen';
 		case Command.Claim:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;

@@ -19,6 +19,7 @@ import { describeError } from '../kube/errors.js';
 import { failureKind } from '../pool/index.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
+import { poolName, poolNamespace } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
 import { type ConsoleStore, selectedRow } from './store.js';
@@ -32,6 +33,7 @@ export function defaultActor(): string {
 export interface EngineOperationsOptions {
 	store: ConsoleStore;
 	kube: Kube;
+	/** The console's namespace; a pool keyed `namespace/pool` (-A) is acted on in its own. */
 	namespace: string;
 	/** Who acts (log, Kubernetes Events, and the releasing identity of a forced release). */
 	actor: string;
@@ -88,7 +90,9 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		hintLoadedFor = row ? { member, key: hintKey(row) } : null;
 		state.setHintFacts(member);
 		if (!row) return;
-		const ctx = engine.ctx;
+		const ctx = state.pool
+			? engine.context({ namespace: poolNamespace(state.pool, namespace) })
+			: engine.ctx;
 		const keep = <T>(key: keyof HintFacts, read: Promise<T>) =>
 			void read.then(
 				(value) => {
@@ -107,10 +111,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			keep('log', readLastLogLines(ctx, member, HINT_LOG_LINES));
 	}
 
-	/** A context whose events go to the log, remembering whether one was an error. */
-	const context = () => {
+	/** A context in the pool's namespace whose events go to the log, remembering whether one was an error. */
+	const context = (key: string) => {
 		const seen = { error: false };
 		const ctx = engine.context({
+			namespace: poolNamespace(key, namespace),
 			emit: (e: EngineEvent) => {
 				if (e.outcome === 'error') seen.error = true;
 				store.getState().logEvent(e);
@@ -136,7 +141,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			return;
 		}
 		s.setBusy({ label });
-		const { ctx, seen } = context();
+		const { ctx, seen } = context(where.pool);
 		running = (async () => {
 			try {
 				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
@@ -177,7 +182,8 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	const loop = createReconcileLoop({
 		store,
 		intervalMs: opts.loopIntervalMs ?? store.getState().loop.intervalMs,
-		reconcileOnce: async (pool) => {
+		reconcileOnce: async (key) => {
+			const pool = poolName(key);
 			// a pass that changes nothing stays out of the log: its pass-level events are held
 			// back until a step (or an error) shows the pass did something, then go in live
 			let held: EngineEvent[] = [];
@@ -189,6 +195,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				held = [];
 			};
 			const ctx = engine.context({
+				namespace: poolNamespace(key, namespace),
 				emit: (e: EngineEvent) => {
 					if (e.outcome === 'error') sawError = true;
 					if (live) store.getState().logEvent(e);
@@ -212,7 +219,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					store.getState().logEvent({
 						time: Date.now(),
 						actor,
-						pool,
+						pool: key,
 						action: 'reconcile',
 						outcome: 'error',
 						message,
@@ -225,23 +232,32 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 
 	return {
 		loop,
-		claim(pool, identity) {
-			act(`claiming in ${pool} for ${identity}`, { pool, action: 'claim' }, async (ctx) => {
-				const r = await claim(ctx, pool, identity);
+		claim(key, identity) {
+			act(`claiming in ${key} for ${identity}`, { pool: key, action: 'claim' }, async (ctx) => {
+				const r = await claim(ctx, poolName(key), identity);
 				store.getState().selectMember(r.member);
 				return r.existing
 					? `${identity} already holds ${r.member}${r.renewed ? ' (expired claim renewed)' : ''}`
 					: `${r.member} claimed by ${identity}${r.started ? ' (starting it)' : ''}`;
 			});
 		},
-		release(pool, member) {
-			act(`releasing ${member}`, { pool, member, action: 'release' }, async (ctx, progress) => {
-				const r = await release(ctx, pool, member, actor, { force: true, onProgress: progress });
-				return r.message;
-			});
+		release(key, member) {
+			act(
+				`releasing ${member}`,
+				{ pool: key, member, action: 'release' },
+				async (ctx, progress) => {
+					const r = await release(ctx, poolName(key), member, actor, {
+						force: true,
+						onProgress: progress,
+					});
+					return r.message;
+				},
+			);
 		},
-		reconcile(pool) {
-			act(`reconciling ${pool}`, { pool, action: 'reconcile' }, (ctx) => reconcileWith(ctx, pool));
+		reconcile(key) {
+			act(`reconciling ${key}`, { pool: key, action: 'reconcile' }, (ctx) =>
+				reconcileWith(ctx, poolName(key)),
+			);
 		},
 		toggleLoop(pool) {
 			if (loop.pool()) {
@@ -256,14 +272,14 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					);
 			}
 		},
-		maintenance(pool, member, on) {
+		maintenance(key, member, on) {
 			act(
 				`${on ? 'setting' : 'clearing'} maintenance on ${member}`,
-				{ pool, member, action: 'maintenance' },
+				{ pool: key, member, action: 'maintenance' },
 				async (ctx) => {
 					await setMaintenance(
 						ctx,
-						pool,
+						poolName(key),
 						member,
 						on,
 						on ? `set by ${actor} in the console` : undefined,
@@ -276,7 +292,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			loadHintFacts(member);
 			const set = store.getState().setDetails;
 			set({ member, loading: true, events: [], error: null });
-			void memberEvents(engine.ctx, member).then(
+			const open = store.getState().pool;
+			const where = open
+				? engine.context({ namespace: poolNamespace(open, namespace) })
+				: engine.ctx;
+			void memberEvents(where, member).then(
 				(events) => {
 					if (store.getState().details?.member === member)
 						set({ member, loading: false, events, error: null });

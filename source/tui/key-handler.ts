@@ -4,6 +4,7 @@ import type { Key } from 'ink';
 import { identityProblem } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
+import { selectedHit } from './find-hits.js';
 import { bindingOf, Command, commandOf } from './keys.js';
 import type { ConsoleOperations } from './operations.js';
 import { type ConsoleStore, selectedRow } from './store.js';
@@ -51,6 +52,20 @@ export function requestQuit(store: ConsoleStore, exit: () => void): void {
 	}
 	s.setRequest({ kind: s.busy ? 'abandon' : 'quit' });
 	exit();
+}
+
+/** Opens the selected hit of the find: its pool, and the member's details. */
+function openHit(ctx: KeyContext): boolean {
+	const s = ctx.store.getState();
+	const hit = selectedHit(s);
+	if (!hit) return false;
+	s.openPool(hit.key);
+	if (!hit.member) return true;
+	const after = ctx.store.getState();
+	after.selectMember(hit.member);
+	after.setScreen('details');
+	ctx.ops.loadEvents(hit.member);
+	return true;
 }
 
 function quit(ctx: KeyContext): void {
@@ -104,6 +119,27 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		}
+		if (prompt.kind === 'find') {
+			if (key.escape) {
+				s.setFind('');
+				s.setPrompt(null);
+			} else if (key.return) {
+				s.setPrompt(null);
+				if (!openHit(ctx) && s.find.trim())
+					s.setStatus(`nothing matches "${s.find.trim()}" (Esc clears the find)`, 'error');
+			} else if (key.upArrow) s.move(-1);
+			else if (key.downArrow) s.move(1);
+			else if (key.pageUp) s.move(-Math.max(1, ctx.pageSize()));
+			else if (key.pageDown) s.move(Math.max(1, ctx.pageSize()));
+			else {
+				const value = editText(prompt.value, input, key);
+				if (value !== null) {
+					s.setPrompt({ kind: 'find', value });
+					s.setFind(value);
+				}
+			}
+			return;
+		}
 		if (prompt.kind === 'claim') {
 			if (key.escape) {
 				s.setPrompt(null);
@@ -123,6 +159,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		}
+		if (prompt.kind !== 'release') return;
 		// the release confirm: y accepts, n or Esc cancels, anything else is ignored
 		if (input === 'y' || input === 'Y') {
 			s.setPrompt(null);
@@ -181,7 +218,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			s.moveTo('bottom');
 			return;
 		case Command.Open:
-			if (s.screen === 'pools') {
+			if (s.screen === 'pools' && s.find) openHit(ctx);
+			else if (s.screen === 'pools') {
 				if (pool) s.openPool(pool);
 			} else if (s.screen === 'members' && row) {
 				s.selectMember(row.name);
@@ -190,7 +228,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		case Command.Back:
-			if (s.screen === 'audit') {
+			if (s.screen === 'pools' && s.find) s.setFind('');
+			else if (s.screen === 'audit') {
 				if (s.auditView.filter) s.setAuditFilter('');
 				else s.setScreen(s.auditView.back);
 			} else if (s.screen === 'details') s.setScreen('members');
@@ -200,7 +239,12 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			}
 			return;
 		case Command.Filter:
-			s.setPrompt({ kind: 'filter', value: s.screen === 'audit' ? s.auditView.filter : s.filter });
+			if (s.screen === 'pools') s.setPrompt({ kind: 'find', value: s.find });
+			else
+				s.setPrompt({
+					kind: 'filter',
+					value: s.screen === 'audit' ? s.auditView.filter : s.filter,
+				});
 			return;
 		case Command.Audit:
 			openAudit(ctx);

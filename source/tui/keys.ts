@@ -79,8 +79,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.Filter,
 		keys: '/',
 		hint: 'filter',
-		description:
-			'filter members: a regex on name, state, holder, node and message; ! inverts (audit: pool: member: identity: action: since:)',
+		description: 'members: filter (regex; ! inverts) · pools: find · audit: pool: member: …',
 		mutating: false,
 	},
 	{

@@ -10,6 +10,7 @@ import type { ColumnSpec } from './table-layout.js';
 
 /** The pool columns. */
 export type PoolColumn =
+	| 'namespace'
 	| 'name'
 	| 'image'
 	| 'size'
@@ -23,10 +24,17 @@ export type PoolColumn =
 	| 'exhausted'
 	| 'reconcile';
 
-/** The pool columns, in display order. */
-export function poolColumns(nameWidth: number): ColumnSpec<PoolColumn>[] {
+/**
+ * The pool columns, in display order; NAMESPACE first when the console watches every
+ * namespace (namespaceWidth > 0).
+ */
+export function poolColumns(nameWidth: number, namespaceWidth = 0): ColumnSpec<PoolColumn>[] {
 	const name = Math.max(4, Math.min(nameWidth, 40));
+	const ns = Math.max(9, Math.min(namespaceWidth, 30));
 	return [
+		...(namespaceWidth > 0
+			? [{ key: 'namespace' as const, title: 'NAMESPACE', min: ns, max: ns, priority: 0 }]
+			: []),
 		{ key: 'name', title: 'POOL', min: name, max: name, priority: 0 },
 		{ key: 'image', title: 'IMAGE', min: 12, want: 24, ample: 32, max: 48, priority: 3 },
 		{ key: 'size', title: 'SIZE/OBS', min: 8, max: 9, priority: 0, align: 'right' },
@@ -72,7 +80,8 @@ export const UNKNOWN = '…';
 /**
  * What a pool shows in a column (not yet sanitised or fitted); a figure whose list has not
  * arrived yet shows UNKNOWN, never a zero. `refused` is the claims refused over the last
- * hour (null: Events cannot be read; undefined: not read yet).
+ * hour (null: Events cannot be read; undefined: not read yet). The namespace column shows
+ * `namespace`.
  */
 export function poolCell(
 	column: PoolColumn,
@@ -80,7 +89,9 @@ export function poolCell(
 	now: number,
 	known: KnownFigures = { spec: true, counts: true },
 	refused?: number | null,
+	namespace = '',
 ): Cell {
+	if (column === 'namespace') return { text: namespace };
 	if (column === 'refused')
 		return refused === undefined
 			? { text: UNKNOWN, tone: 'muted' }

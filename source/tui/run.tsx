@@ -21,6 +21,8 @@ import {
 import { FrameWriter } from './frame-writer.js';
 import { collectOnce, tuneHeap } from './heap-tuning.js';
 import { requestQuit } from './key-handler.js';
+import { totalExhaustions } from './pool-history.js';
+import { poolKey, poolNamespace } from './pool-key.js';
 import { type ConsoleStore, createConsoleStore } from './store.js';
 import { colourDisabled, createTheme } from './theme.js';
 import { App } from './views/App.js';
@@ -37,6 +39,10 @@ export interface TuiOptions {
 	noColor?: boolean;
 	/** The kubeconfig file the console's kubectl is given (as passed to --kubeconfig). */
 	kubeconfig?: string;
+	/** Every namespace the identity can list (-A): one watch per kind across the cluster. */
+	allNamespaces?: boolean;
+	/** Ring the terminal bell (BEL) each time a watched pool becomes exhausted. */
+	bell?: boolean;
 }
 
 /** Options of a console session: runTui's, plus what the demo and the tests add. */
@@ -86,6 +92,17 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	}
 	const { kube } = opts;
 	const namespace = kube.namespace;
+	const allNamespaces = opts.allNamespaces === true;
+	if (allNamespaces) {
+		// refused before the screen opens: a console of 403s helps nobody
+		const { checkAllNamespaces } = await import('../engine/list-definitions.js');
+		try {
+			await checkAllNamespaces(kube);
+		} catch (err) {
+			process.stderr.write(`ctpool: ${describeError(err)}\n`);
+			return 1;
+		}
+	}
 	tuneHeap();
 	const actor = opts.identity || defaultActor();
 	const store = createConsoleStore({
@@ -97,8 +114,9 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			actor,
 			readOnly: opts.readOnly ?? false,
 			note: opts.note ?? '',
+			allNamespaces,
 		},
-		pool: opts.pool ?? null,
+		pool: opts.pool ? poolKey(allNamespaces ? namespace : null, opts.pool) : null,
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
 	const theme = createTheme(colourDisabled(opts.noColor));
@@ -113,7 +131,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	const watch = startPoolWatch(
 		kube,
 		// each batch is one store update and one frame: under churn, at most one every WATCH_BATCH_MS
-		{ namespace, batchMs: WATCH_BATCH_MS },
+		allNamespaces ? { batchMs: WATCH_BATCH_MS } : { namespace, batchMs: WATCH_BATCH_MS },
 		{
 			onBatch: (changes) => {
 				try {
@@ -142,12 +160,24 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		unsubscribeSynced();
 		setTimeout(collectOnce, 1000).unref();
 	});
-	if (!opts.readOnly)
+	// across namespaces the rights differ per namespace: the cluster's answer to each act says
+	if (!opts.readOnly && !allNamespaces)
 		void deniedCommands(kube, namespace).then(
 			(denied) => store.getState().setDenied(denied),
 			() => {},
 		);
-	if (opts.loop && opts.pool && !opts.readOnly) ops.loop.start(opts.pool);
+	const startPool = store.getState().pool;
+	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
+	// --bell: one BEL each time a watched pool becomes exhausted
+	let rung = 0;
+	const unsubscribeBell = opts.bell
+		? store.subscribe((s, prev) => {
+				if (s.history === prev.history) return;
+				const n = totalExhaustions(s.history);
+				if (n > rung) stdout.write('\u0007');
+				rung = n;
+			})
+		: () => {};
 	const stopExtra = opts.onStart?.(store, ops);
 
 	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
@@ -211,6 +241,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		process.off('SIGHUP', onSignal);
 		clearInterval(clock);
 		unsubscribeSynced();
+		unsubscribeBell();
 		const abandoned = store.getState().busy;
 		ops.close();
 		if (abandoned) {
@@ -276,7 +307,7 @@ async function handOver(
 	const outcome = await runKubectlConsole(
 		{
 			member,
-			namespace: opts.kube.namespace,
+			namespace: s.pool ? poolNamespace(s.pool, opts.kube.namespace) : opts.kube.namespace,
 			context: opts.kube.contextName,
 			...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
 			privileged,

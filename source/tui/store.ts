@@ -16,17 +16,20 @@ import {
 import { type AuditEntry, newestFirst } from '../pool/audit.js';
 import { auditLines } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
+import { findHits } from './find-hits.js';
 import type { Command } from './keys.js';
 import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
-import { ObjectIndex } from './object-index.js';
+import type { ObjectIndex } from './object-index.js';
 import {
 	derivePool,
 	newlyExpired,
 	type PoolDerivation,
 	rederiveMembers,
 } from './pool-derivation.js';
+import { type PoolHistory, recordHistory } from './pool-history.js';
+import { PoolIndex } from './pool-key.js';
 
 /** The screens. */
 export type Screen = 'pools' | 'members' | 'details' | 'help' | 'audit';
@@ -74,7 +77,9 @@ export type Prompt =
 			/** Why its Lease will not expire as it should (a stranded member), else absent. */
 			stranded?: string;
 	  }
-	| { kind: 'filter'; value: string };
+	| { kind: 'filter'; value: string }
+	/** The find on the pools screen being typed (↑↓ pick a hit, Enter opens it). */
+	| { kind: 'find'; value: string };
 
 /** One line of the activity log. */
 export interface LogEntry extends EngineEvent {
@@ -123,6 +128,8 @@ export interface ConsoleSession {
 	readOnly: boolean;
 	/** A line shown in the header, e.g. where the demo wrote its kubeconfig. */
 	note: string;
+	/** Every namespace is watched (-A): pools are keyed `namespace/pool` (see pool-key.ts). */
+	allNamespaces: boolean;
 }
 
 /** What the runner must do once the app unmounts. */
@@ -156,8 +163,11 @@ export interface ConsoleState {
 	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
+	/** The pools by key (the name, or `namespace/name` across namespaces), sorted. */
 	poolNames: readonly string[];
 	pools: Readonly<Record<string, PoolDerivation>>;
+	/** What the console has seen of each pool over time (sparkline, exhaustion), by key. */
+	history: Readonly<Record<string, PoolHistory>>;
 	screen: Screen;
 	/** The screen help returns to. */
 	helpReturn: Screen;
@@ -170,6 +180,10 @@ export interface ConsoleState {
 	/** Where the selection was, to fall back on when its member goes away. */
 	selectedIndex: number;
 	filter: string;
+	/** The find on the pools screen ('' = none): members, pools and holders across the pools shown. */
+	find: string;
+	/** The selected hit of the find, by position. */
+	findSelected: number;
 	prompt: Prompt | null;
 	showLog: boolean;
 	log: readonly LogEntry[];
@@ -226,6 +240,8 @@ export interface ConsoleActions {
 	setPrompt(prompt: Prompt | null): void;
 	/** Sets the filter text. */
 	setFilter(filter: string): void;
+	/** Sets the find text of the pools screen (its first hit selected). */
+	setFind(find: string): void;
 	/** Shows or hides the activity log. */
 	toggleLog(): void;
 	/** Updates the live loop. */
@@ -248,7 +264,7 @@ export interface ConsoleActions {
 	openAudit(scope: AuditScope): void;
 	/** Sets the audit screen's filter. */
 	setAuditFilter(filter: string): void;
-	/** The objects of a member, for the details screen. */
+	/** The objects of a member of the open pool, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
 }
 
@@ -270,7 +286,6 @@ let nextLogId = 1;
 
 /** Creates a console store. */
 export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
-	const index = new ObjectIndex();
 	const auditByName = new Map<string, AuditEntry>();
 	const logLimit = opts.logLimit ?? 500;
 	const now0 = opts.now ?? Date.now();
@@ -281,8 +296,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		actor: 'ctpool',
 		readOnly: false,
 		note: '',
+		allNamespaces: false,
 		...opts.session,
 	};
+	const index = new PoolIndex(session.allNamespaces);
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
 		now: now0,
@@ -293,6 +310,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		revision: 0,
 		poolNames: [],
 		pools: {},
+		history: {},
 		screen: opts.pool ? 'members' : 'pools',
 		helpReturn: opts.pool ? 'members' : 'pools',
 		pool: opts.pool ?? null,
@@ -300,6 +318,8 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		selected: null,
 		selectedIndex: 0,
 		filter: '',
+		find: '',
+		findSelected: 0,
 		prompt: null,
 		showLog: false,
 		log: [],
@@ -325,20 +345,28 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const state = get();
 			const pools: Record<string, PoolDerivation> = { ...state.pools };
 			let poolSetChanged = false;
-			for (const [pool, members] of dirty) {
-				const prev = pools[pool];
+			for (const [key, members] of dirty) {
+				const prev = pools[key];
+				const { index: objects, pool } = index.resolve(key);
 				if (!prev || members === 'all') {
-					pools[pool] = derivePool(index, pool, state.now);
+					pools[key] = derivePool(objects, pool, state.now);
 					if (!prev) poolSetChanged = true;
-				} else pools[pool] = rederiveMembers(index, prev, members, state.now);
+				} else pools[key] = rederiveMembers(objects, prev, members, state.now);
 			}
 			let poolNames = state.poolNames;
 			if (poolSetChanged || changes.some((c) => c.kind === 'configmaps' || c.op !== 'upsert')) {
-				const names = index.poolNames();
+				const names = index.poolKeys();
 				for (const name of Object.keys(pools)) if (!names.includes(name)) delete pools[name];
 				if (names.join('\n') !== poolNames.join('\n')) poolNames = names;
 			}
-			set({ pools, poolNames, revision: state.revision + 1 });
+			const history = recordHistory(
+				state.history,
+				pools,
+				state.now,
+				knownFigures(state).counts,
+				dirty.keys(),
+			);
+			set({ pools, poolNames, history, revision: state.revision + 1 });
 		},
 
 		setAuthProblem(problem) {
@@ -346,16 +374,23 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		setConnection(overall, byKind) {
-			const listed = get().listed;
+			const state = get();
+			const listed = state.listed;
 			const now = WATCH_KINDS.filter(
 				(k) => !listed[k] && (overall.phase === 'synced' || byKind?.[k]?.phase === 'synced'),
 			);
+			const nextListed =
+				now.length > 0 ? { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } : listed;
+			// the first sight of every pool is when its counts become known, not its next change
+			const history =
+				!knownFigures(state).counts && knownFigures({ listed: nextListed }).counts
+					? recordHistory(state.history, state.pools, state.now, true)
+					: state.history;
 			set({
 				connection: overall,
 				...(byKind ? { connectionByKind: byKind } : {}),
-				...(now.length > 0
-					? { listed: { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } }
-					: {}),
+				...(now.length > 0 ? { listed: nextListed } : {}),
+				...(history !== state.history ? { history } : {}),
 			});
 		},
 
@@ -366,13 +401,24 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				const expired = newlyExpired(p, now);
 				if (expired.length === 0) continue;
 				pools ??= { ...state.pools };
-				pools[name] = rederiveMembers(index, p, expired, now);
+				pools[name] = rederiveMembers(index.resolve(name).index, p, expired, now);
 			}
+			const history = recordHistory(
+				state.history,
+				pools ?? state.pools,
+				now,
+				knownFigures(state).counts,
+			);
 			const status =
 				state.status && state.status.level !== 'error' && now - state.status.time >= STATUS_TTL_MS
 					? { status: null }
 					: {};
-			set(pools ? { now, pools, ...status } : { now, ...status });
+			set({
+				now,
+				...(pools ? { pools } : {}),
+				...(history !== state.history ? { history } : {}),
+				...status,
+			});
 		},
 
 		logEvent(e) {
@@ -407,6 +453,13 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		move(delta) {
 			const state = get();
+			if (state.screen === 'pools' && state.find) {
+				const hits = findHits(state);
+				if (hits.length === 0) return;
+				const at = Math.max(0, Math.min(state.findSelected, hits.length - 1));
+				set({ findSelected: Math.max(0, Math.min(hits.length - 1, at + delta)) });
+				return;
+			}
 			if (state.screen === 'audit') {
 				const lines = auditLines(state);
 				if (lines.length === 0) return;
@@ -476,6 +529,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			const rows = visibleRows(state);
 			const at = selectedPosition(state, rows);
 			set({ selected: rows[at]?.name ?? state.selected, selectedIndex: at });
+		},
+
+		setFind(find) {
+			set({ find, findSelected: 0 });
 		},
 
 		toggleLog() {
@@ -550,7 +607,8 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		},
 
 		memberObjects(member) {
-			return index.memberObjects(member);
+			const key = get().pool;
+			return (key ? index.resolve(key).index : index.resolve('').index).memberObjects(member);
 		},
 	}));
 }

@@ -265,6 +265,15 @@ describe('help and version', () => {
 		expect(help.code).toBe(0);
 		for (const name of [...Object.keys(COMMANDS), 'sim'])
 			expect(help.stdout).toContain(`  ${name}`);
+		expect(help.stdout).toMatch(
+			/-A, --all-namespaces\s+the console on every pool in every namespace/,
+		);
+		expect(help.stdout).toMatch(
+			/--bell\s+ring the terminal bell each time a watched pool becomes exhausted/,
+		);
+		const both = await ctpool(['desk', '-A']);
+		expect(both.code).toBe(2);
+		expect(both.stderr).toContain('-A/--all-namespaces opens every pool');
 		const v = await ctpool(['--version']);
 		// Run from source, the build is 'dev' (the bundle has the git commit written in).
 		expect(v).toEqual({

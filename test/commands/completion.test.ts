@@ -130,6 +130,7 @@ describe('ctpool completion', () => {
 describe('bash completion', () => {
 	it('completes the commands', async () => {
 		expect(await bashComplete(['ctpool', 'st'])).toEqual(['status']);
+		expect(await bashComplete(['ctpool', 'fi'])).toEqual(['find']);
 		expect(await bashComplete(['ctpool', 're'])).toEqual(['reconcile', 'release']);
 		expect(await bashComplete(['ctpool', 'completion', ''])).toEqual(['bash', 'fish', 'zsh']);
 	});
@@ -144,6 +145,13 @@ describe('bash completion', () => {
 			'--init',
 		]);
 		expect(await bashComplete(['ctpool', '--de'])).toEqual(['--demo']);
+		// the console across namespaces, and its bell
+		expect(await bashComplete(['ctpool', '--al'])).toEqual(['--all-namespaces']);
+		expect(await bashComplete(['ctpool', '--be'])).toEqual(['--bell']);
+		expect(await bashComplete(['ctpool', 'find', '--'])).toEqual(
+			expect.arrayContaining(['--all-namespaces', '--output', '--namespace']),
+		);
+		expect(await bashComplete(['ctpool', 'status', '-'])).toContain('-A');
 		expect(await bashComplete(['ctpool', 'sim', '--kubeconfig-'])).toEqual(['--kubeconfig-for']);
 	});
 

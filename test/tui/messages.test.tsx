@@ -27,7 +27,8 @@ function twoPools() {
 	return store;
 }
 
-const FILTER_ERROR = '✗ filter: the filter works on the members screen';
+/** A key refused on the pools screen (release needs a member selected). */
+const REFUSED = '✗ release: select a member first';
 
 describe.each([
 	[80, 24],
@@ -36,16 +37,16 @@ describe.each([
 	it('an error stays until Esc, and opening a pool clears it', async () => {
 		const store = twoPools();
 		r = await renderConsole(store, { columns, rows });
-		await r.press('/');
-		expect(r.lastFrame()).toContain(FILTER_ERROR);
+		await r.press('x');
+		expect(r.lastFrame()).toContain(REFUSED);
 		// the clock runs: an error does not expire
 		store.getState().tick(NOW + 10 * STATUS_TTL_MS);
 		await flush();
-		expect(r.lastFrame()).toContain(FILTER_ERROR);
+		expect(r.lastFrame()).toContain(REFUSED);
 		await r.press(KEY.escape);
 		expect(r.lastFrame()).not.toContain('✗');
-		await r.press('/');
-		expect(r.lastFrame()).toContain(FILTER_ERROR);
+		await r.press('x');
+		expect(r.lastFrame()).toContain(REFUSED);
 		await r.press(KEY.enter);
 		const frame = r.lastFrame();
 		expect(frame).toMatch(/pool (bad|desk) ·/);
@@ -103,12 +104,14 @@ describe.each([
 	it('an error refused by a key is in the activity log', async () => {
 		const store = twoPools();
 		r = await renderConsole(store, { columns, rows });
-		await r.press('/', 'l');
+		await r.press('x', 'l');
 		const frame = r.lastFrame();
 		expect(frame).toContain('1 error');
-		expect(lineWith(frame, 'the filter works on the members screen')).not.toBe('');
+		expect(lineWith(frame, 'select a member first')).not.toBe('');
 		expect(
-			store.getState().log.some((e) => e.outcome === 'error' && e.message.includes('filter works')),
+			store
+				.getState()
+				.log.some((e) => e.outcome === 'error' && e.message.includes('select a member first')),
 		).toBe(true);
 	});
 

@@ -4,6 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { Box, useApp, useInput, useStdin } from 'ink';
 import { useEffect, useRef } from 'react';
 import { targetPool } from '../availability.js';
+import { findHits } from '../find-hits.js';
 import { guardInputEvents } from '../input-guard.js';
 import { handleKey, requestQuit } from '../key-handler.js';
 import { keyPresses } from '../keys.js';
@@ -91,6 +92,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 	const visibleCount = useConsole((s) => visibleRows(s).length);
 	const filtering = useConsole((s) => parseFilter(s.filter) !== null);
 	const poolCount = useConsole((s) => s.poolNames.length);
+	const hitCount = useConsole((s) => (s.find.trim() ? findHits(s).length : -1));
 	const page = useRef(10);
 	const finished = useConsole((s) => s.request?.kind === 'finish' && s.busy === null);
 	// A quit asked for while an operation ran: quit now that it has finished.
@@ -124,7 +126,7 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 		...(screen === 'members'
 			? { bodyWants: Math.max(2, visibleCount + 1) + (filtering ? 1 : 0) }
 			: screen === 'pools'
-				? { bodyWants: Math.max(2, poolCount + 1) }
+				? { bodyWants: hitCount >= 0 ? Math.max(3, hitCount + 2) : Math.max(2, poolCount + 1) }
 				: {}),
 	});
 	page.current = Math.max(1, layout.body - 1);

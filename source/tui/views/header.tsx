@@ -6,17 +6,20 @@ import { rolloutText } from '../../pool/rollout.js';
 import { refusedIn } from '../audit-filter.js';
 import { UNKNOWN } from '../pool-columns.js';
 import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
+import { poolName as nameOfPool, poolNamespace } from '../pool-key.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
 import { clean, displayWidth, truncate } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole, useTerminalSize } from '../use-console.js';
+import { PoolPicture } from './pool-picture.js';
 
 const READ_ONLY = '  read-only';
 
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
-	const base = screen === 'pools' || screen === 'help' || screen === 'audit' ? 1 : 3;
+	// members and details: the spec, the counts and the picture (sparklines, exhaustion)
+	const base = screen === 'pools' || screen === 'help' || screen === 'audit' ? 1 : 4;
 	return base + (note ? 1 : 0);
 }
 
@@ -129,12 +132,18 @@ export function Header() {
 			? `pools (${poolCount})`
 			: screen === 'audit'
 				? 'audit'
-				: `pool ${clean(poolName ?? '')}`;
+				: `pool ${clean(nameOfPool(poolName ?? ''))}`;
+	const namespace =
+		screen === 'pools' || screen === 'audit' || !poolName
+			? session.allNamespaces
+				? 'all namespaces'
+				: `ns ${clean(session.namespace)}`
+			: `ns ${clean(poolNamespace(poolName, session.namespace))}`;
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const { columns } = useTerminalSize();
 	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
-	const place = `${where} · ns ${clean(session.namespace)} · ctx ${clean(session.context || '-')}`;
+	const place = `${where} · ${namespace} · ctx ${clean(session.context || '-')}`;
 	const connLabel = clean(conn.label);
 	const loopText =
 		loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName)
@@ -175,7 +184,7 @@ export function Header() {
 								{clean(rolloutText(rollout))} ·{' '}
 							</Text>
 						) : null}
-						{clean(specLine(pool, poolName ?? '', knownSpec))}
+						{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec))}
 					</Text>
 					<Text wrap="truncate">
 						{!knownCounts ? (
@@ -248,6 +257,7 @@ export function Header() {
 							<Text color={theme.muted}>no members seen yet</Text>
 						)}
 					</Text>
+					<PoolPicture width={columns} />
 				</>
 			) : null}
 			{session.note ? (

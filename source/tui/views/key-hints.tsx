@@ -39,14 +39,14 @@ export function keyHints(
 			continue;
 		if (
 			state.screen === 'pools' &&
-			(b.command === Command.Filter ||
-				b.command === Command.Release ||
+			(b.command === Command.Release ||
 				b.command === Command.Maintenance ||
 				b.command === Command.Console)
 		)
 			continue;
 		const keys = b.command === Command.Quit ? 'q' : b.keys;
-		out.push({ keys, hint: b.hint, disabled: staticBlock(state, b.command) !== null });
+		const hint = b.command === Command.Filter && state.screen === 'pools' ? 'find' : b.hint;
+		out.push({ keys, hint, disabled: staticBlock(state, b.command) !== null });
 	}
 	return out;
 }
@@ -62,6 +62,7 @@ const GIVE_WAY: readonly string[] = [
 	'release',
 	'claim',
 	'filter',
+	'find',
 	'back',
 	'open',
 ];

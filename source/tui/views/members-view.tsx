@@ -13,6 +13,7 @@ import {
 import { filterRows, filterSummary } from '../member-filter.js';
 import type { MemberRow } from '../member-row.js';
 import { UNKNOWN } from '../pool-columns.js';
+import { poolName } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
 import { knownFigures, selectedPosition } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
@@ -42,7 +43,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const selectedIndex = useConsole((s) => s.selectedIndex);
 	const now = useConsole((s) => s.now);
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
-	const pool = useConsole((s) => s.pool);
+	const pool = useConsole((s) => (s.pool ? poolName(s.pool) : null));
 	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
 	const listed = useConsole((s) => {
 		const k = knownFigures(s);

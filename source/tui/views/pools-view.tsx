@@ -5,6 +5,7 @@ import { useMemo, useRef } from 'react';
 import { refusedByPool } from '../audit-filter.js';
 import { hintPool, poolHint } from '../member-hint.js';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
+import { splitPoolKey } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
 import { knownFigures } from '../store.js';
 import { layoutColumns } from '../table-layout.js';
@@ -13,6 +14,7 @@ import { clean } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
 import { useTheme } from '../theme.js';
 import { useConsole } from '../use-console.js';
+import { FindView } from './find-view.js';
 import { TableLine } from './table-line.js';
 
 /** Props of the pools table. */
@@ -21,8 +23,18 @@ export interface PoolsViewProps {
 	height: number;
 }
 
-/** The pools table. */
+/** The pools table, or the hits of the find while one is typed or kept. */
 export function PoolsView({ width, height }: PoolsViewProps) {
+	const finding = useConsole((s) => s.find.trim() !== '');
+	return finding ? (
+		<FindView width={width} height={height} />
+	) : (
+		<PoolsTable width={width} height={height} />
+	);
+}
+
+/** The pools table. */
+function PoolsTable({ width, height }: PoolsViewProps) {
 	const theme = useTheme();
 	const names = useConsole((s) => s.poolNames);
 	const pools = useConsole((s) => s.pools);
@@ -30,6 +42,7 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const now = useConsole((s) => s.now);
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const namespace = useConsole((s) => s.session.namespace);
+	const allNamespaces = useConsole((s) => s.session.allNamespaces);
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
 	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
@@ -37,10 +50,19 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = theme.color ? 0 : 2;
-	const nameWidth = useMemo(() => names.reduce((w, n) => Math.max(w, n.length), 4), [names]);
+	const [nameWidth, namespaceWidth] = useMemo(() => {
+		let pool = 4;
+		let ns = 0;
+		for (const key of names) {
+			const k = splitPoolKey(key);
+			pool = Math.max(pool, k.pool.length);
+			ns = Math.max(ns, k.namespace?.length ?? 0);
+		}
+		return [pool, allNamespaces ? Math.max(ns, 1) : 0];
+	}, [names, allNamespaces]);
 	const columns = useMemo(
-		() => layoutColumns(poolColumns(nameWidth), width - gutter),
-		[nameWidth, width, gutter],
+		() => layoutColumns(poolColumns(nameWidth, namespaceWidth), width - gutter),
+		[nameWidth, namespaceWidth, width, gutter],
 	);
 	// what to do now about troubled pools: one line under the table, the selected pool's
 	// hint first, else how many pools need attention
@@ -81,9 +103,13 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 			/>
 			{names.length === 0 ? (
 				<Text color={theme.muted} wrap="truncate">
-					{knownSpec
-						? `no CT pools in namespace ${namespace}`
-						: `${UNKNOWN} reading the pools of namespace ${namespace}`}
+					{allNamespaces
+						? knownSpec
+							? 'no CT pools in any namespace'
+							: `${UNKNOWN} reading the pools of every namespace`
+						: knownSpec
+							? `no CT pools in namespace ${namespace}`
+							: `${UNKNOWN} reading the pools of namespace ${namespace}`}
 				</Text>
 			) : (
 				shown.map((name, i) => {
@@ -95,7 +121,14 @@ export function PoolsView({ width, height }: PoolsViewProps) {
 							columns={columns}
 							gutter={gutter > 0}
 							cells={columns.map((c) =>
-								poolCell(c.key, p, now, known, refused ? (refused.get(name) ?? 0) : refused),
+								poolCell(
+									c.key,
+									p,
+									now,
+									known,
+									refused ? (refused.get(name) ?? 0) : refused,
+									splitPoolKey(name).namespace ?? namespace,
+								),
 							)}
 							selected={start.current + i === at}
 							dim={stale}

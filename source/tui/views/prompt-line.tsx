@@ -13,6 +13,10 @@ export function promptLines(prompt: Prompt, width: number, pool: string): string
 			return [
 				`/ ${prompt.value}▏ (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
 			];
+		case 'find':
+			return [
+				`/ ${prompt.value}▏ (find pools, members, holders · ↑↓ pick · Enter opens · Esc clears)`,
+			];
 		case 'claim':
 			return [
 				...wrapText(

@@ -1,0 +1,159 @@
+/** The hits of the find on the pools screen: where each member is, its state, holder and claim age. */
+
+import { Box, Text } from 'ink';
+import { useMemo, useRef } from 'react';
+import type { FindHit } from '../../pool/find.js';
+import { ageSince } from '../age.js';
+import { findHits } from '../find-hits.js';
+import type { Cell } from '../member-columns.js';
+import { type ColumnSpec, layoutColumns } from '../table-layout.js';
+import { windowStart } from '../table-window.js';
+import { clean } from '../text-fit.js';
+import { useTheme } from '../theme.js';
+import { useConsole } from '../use-console.js';
+import { TableLine } from './table-line.js';
+
+/** The columns of the find hits. */
+export type FindColumn = 'namespace' | 'pool' | 'member' | 'state' | 'holder' | 'claimed';
+
+/** The widest namespace, pool and member names among the hits. */
+export function hitWidths(hits: readonly FindHit[]): {
+	namespace: number;
+	pool: number;
+	member: number;
+} {
+	const w = { namespace: 0, pool: 0, member: 0 };
+	for (const h of hits) {
+		w.namespace = Math.max(w.namespace, h.namespace.length);
+		w.pool = Math.max(w.pool, h.pool.length);
+		w.member = Math.max(w.member, h.member.length || 12);
+	}
+	return w;
+}
+
+/** The find columns (NAMESPACE only across namespaces), no wider than the names they show. */
+export function findColumns(
+	allNamespaces: boolean,
+	widths: { namespace: number; pool: number; member: number } = {
+		namespace: 30,
+		pool: 30,
+		member: 40,
+	},
+): ColumnSpec<FindColumn>[] {
+	const clampWidth = (min: number, widest: number, max: number) =>
+		Math.max(min, Math.min(widest, max));
+	const all: ColumnSpec<FindColumn>[] = [
+		{
+			key: 'namespace',
+			title: 'NAMESPACE',
+			min: 9,
+			want: 12,
+			max: clampWidth(9, widths.namespace, 30),
+			priority: 0,
+		},
+		{
+			key: 'pool',
+			title: 'POOL',
+			min: 6,
+			want: 10,
+			max: clampWidth(6, widths.pool, 30),
+			priority: 0,
+		},
+		{
+			key: 'member',
+			title: 'MEMBER',
+			min: 8,
+			want: 10,
+			max: clampWidth(8, widths.member, 40),
+			priority: 0,
+		},
+		{ key: 'state', title: 'STATE', min: 13, max: 13, priority: 0 },
+		{
+			key: 'holder',
+			title: 'HOLDER',
+			min: 12,
+			want: 20,
+			max: Number.POSITIVE_INFINITY,
+			priority: 0,
+		},
+		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 9, priority: 0, align: 'right' },
+	];
+	return allNamespaces ? all : all.filter((c) => c.key !== 'namespace');
+}
+
+/** What a hit shows in a column (not yet sanitised or fitted). */
+export function findCell(column: FindColumn, hit: FindHit, now: number): Cell {
+	switch (column) {
+		case 'namespace':
+			return { text: hit.namespace };
+		case 'pool':
+			return { text: hit.pool };
+		case 'member':
+			return hit.member ? { text: hit.member } : { text: '(no members)', tone: 'muted' };
+		case 'state':
+			return { text: hit.state, tone: 'state' };
+		case 'holder':
+			return hit.holder ? { text: hit.holder } : { text: '-', tone: 'muted' };
+		case 'claimed':
+			return hit.claimedAt === null
+				? { text: '-', tone: 'muted' }
+				: { text: ageSince(hit.claimedAt, now) };
+	}
+}
+
+/** Props of the find hits. */
+export interface FindViewProps {
+	width: number;
+	height: number;
+}
+
+/** The find hits (the first line says what is found and how to use it). */
+export function FindView({ width, height }: FindViewProps) {
+	const theme = useTheme();
+	const hits = useConsole(findHits);
+	const find = useConsole((s) => s.find.trim());
+	const selected = useConsole((s) => s.findSelected);
+	const now = useConsole((s) => s.now);
+	const allNamespaces = useConsole((s) => s.session.allNamespaces);
+	const poolCount = useConsole((s) => s.poolNames.length);
+	const start = useRef(0);
+	const gutter = theme.color ? 0 : 2;
+	const columns = useMemo(
+		() => layoutColumns(findColumns(allNamespaces, hitWidths(hits)), width - gutter),
+		[allNamespaces, hits, width, gutter],
+	);
+	const at = Math.max(0, Math.min(selected, hits.length - 1));
+	const bodyHeight = Math.max(0, height - 2);
+	start.current = windowStart(hits.length, at, bodyHeight, start.current);
+	const shown = hits.slice(start.current, start.current + bodyHeight);
+	const summary = `find ${find}: ${hits.length} hit${hits.length === 1 ? '' : 's'} in ${poolCount} pool${poolCount === 1 ? '' : 's'} · ⏎ opens · Esc clears`;
+	return (
+		<Box flexDirection="column" height={height}>
+			<Text wrap="truncate" color={theme.accent} bold>
+				{clean(summary)}
+			</Text>
+			<TableLine
+				columns={columns}
+				gutter={gutter > 0}
+				cells={columns.map((c) => ({ text: c.title }))}
+				bold
+			/>
+			{hits.length === 0 ? (
+				<Text color={theme.muted} wrap="truncate">
+					{clean(`no pool, member or holder matches "${find}"`)}
+				</Text>
+			) : (
+				shown.map((hit, i) => (
+					<TableLine
+						key={`${hit.key}\u0000${hit.member}`}
+						columns={columns}
+						gutter={gutter > 0}
+						cells={columns.map((c) => findCell(c.key, hit, now))}
+						{...(hit.state ? { state: hit.state } : {})}
+						selected={start.current + i === at}
+					/>
+				))
+			)}
+		</Box>
+	);
+}

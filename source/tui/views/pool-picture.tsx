@@ -1,0 +1,74 @@
+/**
+ * The picture of the open pool, one line under its counts: sparklines of claimed and
+ * claimable members over the time the console has watched, and the exhaustion banner
+ * (`EXHAUSTED since 02:14 (12m)`), which is never cut: the sparklines shrink first.
+ */
+
+import { Text } from 'ink';
+import { exhaustionBanner, SAMPLE_MS, sparkline } from '../pool-history.js';
+import { displayWidth } from '../text-fit.js';
+import { useTheme } from '../theme.js';
+import { useConsole } from '../use-console.js';
+
+/** The sparkline parts of the line at a width: labels, the two lines, and the banner. */
+export function picture(
+	samples: readonly { claimed: number; claimable: number; desired: number }[],
+	banner: string | null,
+	width: number,
+): { claimed: string; claimable: string; banner: string } {
+	const tail = banner ? `  ${banner}` : '';
+	const last = samples.at(-1);
+	const labels = `claimed ${last?.claimed ?? 0} · claimable ${last?.claimable ?? 0} `;
+	const room = Math.max(0, width - displayWidth(tail) - displayWidth(labels) - 2);
+	const each = Math.min(Math.floor(room / 2), samples.length);
+	const max = samples.reduce((m, s) => Math.max(m, s.desired, s.claimed, s.claimable), 1);
+	return {
+		claimed: sparkline(
+			samples.map((s) => s.claimed),
+			max,
+			each,
+		),
+		claimable: sparkline(
+			samples.map((s) => s.claimable),
+			max,
+			each,
+		),
+		banner: tail,
+	};
+}
+
+/** The picture line of the open pool. */
+export function PoolPicture({ width }: { width: number }) {
+	const theme = useTheme();
+	const history = useConsole((s) => (s.pool ? s.history[s.pool] : undefined));
+	const counts = useConsole((s) => (s.pool ? s.pools[s.pool]?.counts : undefined));
+	const now = useConsole((s) => s.now);
+	if (!history || !counts)
+		return (
+			<Text wrap="truncate" color={theme.muted}>
+				history: one sample every {SAMPLE_MS / 1000}s while the console watches
+			</Text>
+		);
+	// the newest point is now, between two samples
+	const samples = [
+		...history.samples,
+		{ claimed: counts.claimed, claimable: counts.free, desired: counts.desired },
+	];
+	const banner = exhaustionBanner(history, now);
+	const p = picture(samples, banner, width);
+	return (
+		<Text wrap="truncate">
+			<Text>claimed {counts.claimed} </Text>
+			<Text color={theme.accent}>{p.claimed}</Text>
+			<Text> · claimable {counts.free} </Text>
+			<Text color={counts.free === 0 && counts.observed > 0 ? theme.error : theme.ok}>
+				{p.claimable}
+			</Text>
+			{p.banner ? (
+				<Text bold color={theme.error}>
+					{p.banner}
+				</Text>
+			) : null}
+		</Text>
+	);
+}

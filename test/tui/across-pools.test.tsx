@@ -1,0 +1,304 @@
+/**
+ * Issue 14 in the console: pools of every namespace (-A) with a NAMESPACE column, the find on
+ * the pools screen (`/bob`, Enter opens bob's member), and the picture of a pool (sparklines
+ * of claimed and claimable members, the exhaustion banner) at 80x24 and 120x40.
+ */
+
+import stringWidth from 'string-width';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../source/kube/objects.js';
+import { findMembers } from '../../source/pool/find.js';
+import {
+	exhaustionBanner,
+	HISTORY_SAMPLES,
+	recordHistory,
+	SAMPLE_MS,
+	sparkline,
+	totalExhaustions,
+} from '../../source/tui/pool-history.js';
+import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
+import { createConsoleStore } from '../../source/tui/store.js';
+import { poolSpec as spec } from '../support/pool-spec.js';
+import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
+import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
+import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
+
+let r: RenderedConsole | null = null;
+afterEach(() => {
+	r?.unmount();
+	r = null;
+});
+
+/** The objects moved to another namespace. */
+function inNamespace(namespace: string, objects: KubeObject[]): KubeObject[] {
+	return objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+}
+
+/** Three pools in two namespaces (desk in both); bob holds team-a's desk-2, alice team-b's desk-1. */
+function acrossNamespaces() {
+	const two = spec({ size: 2 });
+	const one = spec({ size: 1 });
+	const store = createConsoleStore({
+		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
+		now: NOW,
+	});
+	store.getState().setConnection({ phase: 'synced', since: NOW });
+	store
+		.getState()
+		.applyBatch(
+			upserts([
+				...inNamespace('team-a', [
+					configMap('desk', two),
+					...member('desk', 1, two),
+					...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: 90_000 }),
+					configMap('lab', one),
+					...member('lab', 1, one),
+				]),
+				...inNamespace('team-b', [
+					configMap('desk', one),
+					...member('desk', 1, one, { holder: 'alice@example.com' }),
+				]),
+			]),
+		);
+	return store;
+}
+
+describe('the pool index across namespaces', () => {
+	it('keys pools namespace/pool and keeps same-named objects of two namespaces apart', () => {
+		const store = acrossNamespaces();
+		const s = store.getState();
+		expect(s.poolNames).toEqual(['team-a/desk', 'team-a/lab', 'team-b/desk']);
+		expect(s.pools['team-a/desk']?.counts.claimed).toBe(1);
+		expect(s.pools['team-b/desk']?.counts.exhausted).toBe(true);
+		expect(s.pools['team-b/desk']?.rows.map((m) => m.holder)).toEqual(['alice@example.com']);
+		expect(splitPoolKey('team-a/desk')).toEqual({ namespace: 'team-a', pool: 'desk' });
+		expect(splitPoolKey('desk')).toEqual({ namespace: null, pool: 'desk' });
+		expect(poolKey(null, 'desk')).toBe('desk');
+	});
+
+	it('a relist of a kind empties that kind in the namespaces it no longer names', () => {
+		const one = spec({ size: 1 });
+		const index = new PoolIndex(true);
+		const a = inNamespace('a', member('desk', 1, one));
+		const b = inNamespace('b', member('desk', 1, one));
+		index.apply(upserts([...a, ...b]));
+		const pods = [...a, ...b].filter((o) => o.kind === 'Pod');
+		expect(index.resolve('b/desk').index.memberObjects('desk-1').pod).not.toBeNull();
+		const dirty = index.apply([
+			{ kind: 'pods', op: 'reset', objects: pods.filter((p) => p.metadata.namespace === 'a') },
+		]);
+		expect(index.resolve('b/desk').index.memberObjects('desk-1').pod).toBeNull();
+		expect(index.resolve('a/desk').index.memberObjects('desk-1').pod).not.toBeNull();
+		expect([...dirty.keys()].sort()).toEqual(['a/desk', 'b/desk']);
+		index.apply(deletes(inNamespace('a', member('desk', 1, one))));
+		expect(index.poolKeys()).toEqual(['b/desk']);
+	});
+});
+
+describe.each([
+	[80, 24],
+	[120, 40],
+])('across pools at %ix%i', (columns, rows) => {
+	const fits = (frame: string) => {
+		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+		expect(lines(frame).length).toBeLessThanOrEqual(rows - 1);
+	};
+
+	it('the pools screen of -A has a NAMESPACE column and says all namespaces', async () => {
+		r = await renderConsole(acrossNamespaces(), { columns, rows });
+		const frame = r.lastFrame();
+		fits(frame);
+		expect(lineWith(frame, 'ctpool')).toContain('pools (3) · all namespaces');
+		expect(lineWith(frame, 'POOL')).toMatch(/^NAMESPACE\s+POOL\s+.*SIZE\/OBS/);
+		expect(lines(frame).filter((l) => /^team-[ab]\s+(desk|lab)\s/.test(l))).toHaveLength(3);
+		// opening a pool shows its members in its namespace
+		await r.press(KEY.down, KEY.down, KEY.enter);
+		const members = r.lastFrame();
+		expect(lineWith(members, 'ctpool')).toContain('pool desk · ns team-b');
+		expect(members).toMatch(/^desk-1\s+Ready\s+alice@example\.com/m);
+		fits(members);
+	});
+
+	it('/bob lists the hit with its namespace; Enter opens bob’s member in its pool', async () => {
+		const store = acrossNamespaces();
+		const { ops, calls } = recordingOps();
+		r = await renderConsole(store, { columns, rows, ops });
+		await r.press('/', 'b', 'o', 'b');
+		const frame = r.lastFrame();
+		fits(frame);
+		expect(frame).toContain('find bob: 1 hit in 3 pools');
+		expect(lineWith(frame, 'MEMBER')).toMatch(/^NAMESPACE\s+POOL\s+MEMBER\s+STATE\s+HOLDER/);
+		expect(frame).toMatch(/^team-a\s+desk\s+desk-2\s+Ready\s+bob@example\.com\s+90s$/m);
+		expect(lineWith(frame, '/ bob')).toContain('Enter opens');
+		await r.press(KEY.enter);
+		const s = store.getState();
+		expect(s.screen).toBe('details');
+		expect(s.pool).toBe('team-a/desk');
+		expect(s.selected).toBe('desk-2');
+		expect(calls).toContainEqual(['loadEvents', 'desk-2']);
+		expect(lineWith(r.lastFrame(), 'ctpool')).toContain('pool desk · ns team-a');
+		// back to its members, then to the pools screen, where the find is kept until Esc
+		await r.press(KEY.escape);
+		expect(store.getState().screen).toBe('members');
+		await r.press(KEY.escape);
+		expect(r.lastFrame()).toContain('find bob: 1 hit');
+		await r.press(KEY.escape);
+		expect(r.lastFrame()).not.toContain('find bob');
+		expect(lineWith(r.lastFrame(), 'POOL')).toMatch(/^NAMESPACE\s+POOL/);
+	});
+
+	it('a find picks among several hits with the arrows, and says when nothing matches', async () => {
+		const store = acrossNamespaces();
+		r = await renderConsole(store, { columns, rows });
+		await r.press('/', 'd', 'e', 's', 'k');
+		expect(r.lastFrame()).toContain('find desk: 3 hits');
+		await r.press(KEY.down, KEY.down, KEY.enter);
+		expect(store.getState().pool).toBe('team-b/desk');
+		expect(store.getState().selected).toBe('desk-1');
+		await r.press(KEY.escape, KEY.escape, KEY.escape, '/', 'z', 'z');
+		expect(r.lastFrame()).toContain('no pool, member or holder matches "zz"');
+		await r.press(KEY.enter);
+		expect(r.lastFrame()).toContain('nothing matches "zz"');
+		expect(store.getState().screen).toBe('pools');
+	});
+
+	it('one namespace: no NAMESPACE column, and the find works the same', async () => {
+		const s = spec({ size: 2 });
+		const store = storeWith([...member('desk', 1, s, { holder: 'bob@example.com' })], {
+			spec: s,
+			pool: null,
+		});
+		r = await renderConsole(store, { columns, rows });
+		expect(lineWith(r.lastFrame(), 'POOL')).toMatch(/^POOL\s+.*SIZE\/OBS/);
+		await r.press('/', 'b', 'o', 'b');
+		expect(lineWith(r.lastFrame(), 'MEMBER')).toMatch(/^POOL\s+MEMBER\s+STATE\s+HOLDER/);
+		await r.press(KEY.enter);
+		expect(store.getState().pool).toBe('desk');
+		expect(store.getState().selected).toBe('desk-1');
+	});
+
+	it('the picture: sparklines over the watched time and EXHAUSTED since when, never cut', async () => {
+		const s = spec({ size: 2 });
+		const store = storeWith([...member('desk', 1, s), ...member('desk', 2, s)], {
+			spec: s,
+			session: { context: 'arn:aws:eks:eu-west-1:123456789012:cluster/corral-production' },
+		});
+		store.getState().tick(NOW);
+		r = await renderConsole(store, { columns, rows });
+		expect(lineWith(r.lastFrame(), ' · claimable')).toMatch(/^claimed 0 \S* · claimable 2 \S+$/);
+		// a minute: one member claimed, then the other
+		const claim = (i: number, at: number) => {
+			store
+				.getState()
+				.applyBatch(
+					upserts(member('desk', i, s, { holder: `u${i}@example.com`, claimedAgo: NOW - at })),
+				);
+		};
+		let t = NOW;
+		for (let k = 1; k <= 6; k++) {
+			t += SAMPLE_MS;
+			if (k === 2) claim(1, t);
+			if (k === 4) claim(2, t);
+			store.getState().tick(t);
+		}
+		t += 12 * 60_000;
+		store.getState().tick(t);
+		await flush();
+		const frame = r.lastFrame();
+		fits(frame);
+		const picture = lineWith(frame, ' · claimable');
+		// the second claim arrived while the clock said NOW + 3 samples
+		const when = new Date(NOW + 3 * SAMPLE_MS);
+		const hhmm = `${String(when.getHours()).padStart(2, '0')}:${String(when.getMinutes()).padStart(2, '0')}`;
+		expect(picture).toMatch(new RegExp(`EXHAUSTED since ${hhmm} \\(12m\\)$`));
+		expect(picture).toMatch(/^claimed 2 [▁-█]+ · claimable 0 [▁-█]+ {2}EXHAUSTED/);
+		// the claimed line rises, the claimable line falls
+		const [claimed, claimable] = picture.match(/[▁-█]+/g) ?? [];
+		expect(claimed?.at(0)).toBe('▁');
+		expect(claimed?.at(-1)).toBe('█');
+		expect(claimable?.at(0)).toBe('█');
+		expect(claimable?.at(-1)).toBe('▁');
+		// the header keeps its alarm word too
+		expect(lines(frame)[2]).toMatch(/^EXHAUSTED\s+des(ired)? 2/);
+		expect(store.getState().history.desk?.exhaustions).toBe(1);
+	});
+});
+
+describe('pool history', () => {
+	const one = spec({ size: 1 });
+	const pools = (exhausted: boolean) => {
+		const store = storeWith(
+			member('desk', 1, one, exhausted ? { holder: 'bob@example.com' } : {}),
+			{ spec: one },
+		);
+		return store.getState().pools;
+	};
+
+	it('samples every SAMPLE_MS into a bounded ring, and counts each exhaustion once', () => {
+		const free = pools(false);
+		const full = pools(true);
+		let h = recordHistory({}, free, NOW, true);
+		expect(h.desk?.samples).toHaveLength(1);
+		expect(recordHistory(h, free, NOW + SAMPLE_MS - 1, true)).toBe(h);
+		h = recordHistory(h, full, NOW + 1000, true);
+		expect(h.desk?.exhaustedSince).toBe(NOW + 1000);
+		expect(h.desk?.samples).toHaveLength(1);
+		expect(totalExhaustions(h)).toBe(1);
+		// staying exhausted is no new exhaustion
+		h = recordHistory(h, full, NOW + 2000, true);
+		expect(totalExhaustions(h)).toBe(1);
+		for (let i = 1; i <= HISTORY_SAMPLES + 20; i++)
+			h = recordHistory(h, i % 2 ? free : full, NOW + i * SAMPLE_MS, true);
+		expect(h.desk?.samples).toHaveLength(HISTORY_SAMPLES);
+		expect(totalExhaustions(h)).toBe(1 + Math.floor((HISTORY_SAMPLES + 20) / 2));
+	});
+
+	it('a pool exhausted when first seen is no transition, and its banner says ≤', () => {
+		const h = recordHistory({}, pools(true), NOW, true);
+		expect(totalExhaustions(h)).toBe(0);
+		expect(exhaustionBanner(h.desk, NOW + 5 * 60_000)).toMatch(
+			/^EXHAUSTED since ≤\d\d:\d\d \(5m\)$/,
+		);
+		expect(recordHistory({}, pools(true), NOW, false)).toEqual({});
+	});
+
+	it('sparkline scales to the maximum and keeps the newest values', () => {
+		expect(sparkline([0, 1, 2, 3, 4], 4, 10)).toBe('▁▃▅▆█');
+		expect(sparkline([0, 1, 2, 3, 4], 4, 2)).toBe('▆█');
+		expect(sparkline([5], 0, 3)).toBe('█');
+		expect(sparkline([1], 4, 0)).toBe('');
+	});
+});
+
+describe('findMembers', () => {
+	const pool = (key: string, members: Array<[string, string]>) => ({
+		key,
+		namespace: key.split('/')[0] ?? '',
+		pool: key.split('/')[1] ?? '',
+		members: members.map(([name, holder]) => ({
+			name,
+			holder,
+			state: 'Ready' as const,
+			claimedAt: holder ? NOW : null,
+		})),
+	});
+
+	it('matches holders, members and pool names, case-insensitively', () => {
+		const pools = [
+			pool('a/desk', [
+				['desk-1', 'Bob@Example.com'],
+				['desk-2', ''],
+			]),
+			pool('a/bobs', []),
+			pool('b/lab', [['lab-1', 'alice@example.com']]),
+		];
+		expect(findMembers('bob', pools).map((h) => [h.key, h.member, h.matched])).toEqual([
+			['a/desk', 'desk-1', ['holder']],
+			['a/bobs', '', ['pool']],
+		]);
+		expect(findMembers('DESK-2', pools).map((h) => h.member)).toEqual(['desk-2']);
+		expect(findMembers('  ', pools)).toEqual([]);
+		expect(findMembers('desk-2', pools)[0]?.claimedAt).toBeNull();
+		expect(findMembers('ALICE', pools).map((h) => h.key)).toEqual(['b/lab']);
+	});
+});
