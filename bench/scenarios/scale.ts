@@ -29,7 +29,7 @@ import { type LatencyFigures, latencies, startChurn } from './live.js';
  * --scale-namespaces namespaces) or one namespace (every pool in it). The one line to switch
  * once the console runs across namespaces.
  */
-const ACROSS_NAMESPACES = false;
+const ACROSS_NAMESPACES = true;
 
 /** One pool of the scale scenario. */
 export interface ScalePool {
@@ -115,6 +115,14 @@ export function isPoolsTableComplete(
 	});
 }
 
+/** How many pool rows the pools screen shows above the pool's row (0 when it is the first). */
+export function rowsAbove(lines: readonly string[], pool: string): number {
+	const title = lines.findIndex((l) => /\bPOOL\b/.test(l) && /SIZE\/OBS/.test(l));
+	const row = new RegExp(`(^|\\s)${escapeRe(pool)}\\s`);
+	const at = lines.findIndex((l, i) => i > title && row.test(l));
+	return title >= 0 && at > title ? at - title - 1 : 0;
+}
+
 /** One round's figures. */
 interface ScaleRound {
 	startupMs: number;
@@ -181,8 +189,9 @@ async function scaleRound(ctx: BenchContext, round: number, notes: string[]): Pr
 		const at = await tui.complete;
 		const startupMs = at - tui.pty.startedAt;
 		const startupCpuMs = cpuMs(tui.pty.pid);
-		// open the first pool (the pools are sorted by name, the first is selected)
-		tui.pty.write('\r');
+		// open the first scale pool: the selection starts on the first row, and other scenarios'
+		// pools (other namespaces) may come before it
+		tui.pty.write(`${'j'.repeat(rowsAbove(tui.lines(), first.pool))}\r`);
 		await tui.until(
 			`the members table of ${first.pool}`,
 			(lines) =>

@@ -14,7 +14,7 @@ import { drawnMembers, isTableComplete } from '../../bench/console-screen.js';
 import type { ResultRow } from '../../bench/context.js';
 import { formatSpread, ratio, textTable } from '../../bench/report.js';
 import { parseBenchArgs } from '../../bench/run.js';
-import { isPoolsTableComplete } from '../../bench/scenarios/scale.js';
+import { isPoolsTableComplete, rowsAbove } from '../../bench/scenarios/scale.js';
 import { activitySince } from '../../bench/sim-control.js';
 import { percentile, spread } from '../../bench/stats.js';
 import { TokenScanner } from '../../bench/token-scanner.js';
@@ -113,6 +113,11 @@ describe('pools screen check (scale scenario)', () => {
 		expect(isPoolsTableComplete(screen(true, 48), new Map([...ready, ['fleet-03', 50]]), 50)).toBe(
 			false,
 		);
+	});
+
+	it('counts the pool rows above a pool (the keys that select it)', () => {
+		expect(rowsAbove(screen(true, 50), 'fleet-01')).toBe(0);
+		expect(rowsAbove(screen(true, 50), 'fleet-02')).toBe(1);
 	});
 });
 
