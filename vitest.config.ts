@@ -1,8 +1,87 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The test projects. Every test file is in exactly one, by projectOf; `npm test` runs them
+ * all, `npm run test:unit` / `test:sim` / `test:e2e` one each.
+ * - unit: pure tests, no simulated cluster, no child process (the inner loop);
+ * - sim: against the simulated cluster, in-process (a new test file lands here unless named below);
+ * - e2e: slow tests of the whole product: a pseudo-terminal, the built binary (dist/cli.js,
+ *   made by `npm run build`), the install tarball, the benchmark's smoke run, the chaos runs.
+ */
+export type TestProject = 'unit' | 'sim' | 'e2e';
+
+/** Folders (ending in /) and files of the unit project (see projectOf). */
+export const UNIT = [
+	'test/projects.test.ts',
+	'test/pool/',
+	'test/text/',
+	'test/tui/',
+	'test/chaos/invariants.test.ts',
+	'test/controller/controller.test.ts',
+	'test/controller/metrics-server.test.ts',
+	'test/engine/kube-event.test.ts',
+	'test/engine/member-step.test.ts',
+	'test/kube/change-batcher.test.ts',
+	'test/kube/config.test.ts',
+	'test/kube/retry.test.ts',
+	'test/safety/destructive-steps.test.ts',
+	'test/sim/api-store.test.ts',
+	'test/sim/exec-shell.test.ts',
+	'test/sim/pod-log.test.ts',
+	'test/sim/protobuf.test.ts',
+	'test/sim/rbac-rules.test.ts',
+	'test/sim/schema.test.ts',
+];
+
+/** Console tests in a unit folder that run against the simulated cluster. */
+export const SIM = ['test/tui/engine-operations.test.ts', 'test/tui/truthful-header.test.ts'];
+
+/** Folders (ending in /) and files of the e2e project. */
+export const E2E = [
+	'test/e2e/',
+	'test/install/',
+	'test/bench/',
+	'test/chaos/',
+	'test/demo/demo.test.ts',
+	'test/commands/binary.test.ts',
+	'test/commands/completion.test.ts',
+	'test/commands/pipes.test.ts',
+	'test/controller/reconciler-binary.test.ts',
+	'test/safety/access.test.ts',
+	'test/safety/hostile-input.test.ts',
+	'test/sim/exec-ct-rootfs.test.ts',
+];
+
+const named = (list: string[], file: string) =>
+	list.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+
+/** The project of a test file (a path from the repository root, with forward slashes). */
+export function projectOf(file: string): TestProject {
+	if (named(SIM, file)) return 'sim';
+	// A file named outright wins over its folder (test/chaos/invariants.test.ts is a unit test).
+	if (UNIT.includes(file)) return 'unit';
+	if (named(E2E, file)) return 'e2e';
+	if (named(UNIT, file)) return 'unit';
+	return 'sim';
+}
+
+/** Every test file, from the repository root. */
+export function testFiles(root = import.meta.dirname): string[] {
+	return readdirSync(`${root}/test`, { recursive: true, encoding: 'utf8' })
+		.map((f) => `test/${f.split('\\').join('/')}`)
+		.filter((f) => /\.test\.tsx?$/.test(f))
+		.sort();
+}
+
+const files = testFiles();
+const project = (name: TestProject) => ({
+	extends: true as const,
+	test: { name, include: files.filter((f) => projectOf(f) === name) },
+});
 
 export default defineConfig({
 	test: {
-		include: ['test/**/*.test.{ts,tsx}'],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		pool: 'forks',
@@ -10,5 +89,6 @@ export default defineConfig({
 		// namespace; the tests of the default (corral-vms) clear it themselves.
 		env: { CORRAL_NAMESPACE: 'corral' },
 		reporters: ['default', './test/support/summary-reporter.ts'],
+		projects: [project('unit'), project('sim'), project('e2e')],
 	},
 });

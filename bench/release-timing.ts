@@ -22,7 +22,6 @@ async function main(): Promise<void> {
 		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
 		const engine = createEngine(kube, { actor: 'release-timing' });
 		await engine.apply(POOL, benchSpec(size));
-
 		await waitFor(
 			async () =>
 				(await engine.readPool(POOL)).members.filter((m) => m.state === 'Ready').length === size,

@@ -7,17 +7,16 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chaosSpec } from '../../chaos/chaos.js';
 import { ReconcilerTap } from '../../chaos/reconciler-tap.js';
-import {
-	apply,
-	createEngineContext,
-	type EngineContext,
-	type EngineEvent,
-} from '../../source/engine/index.js';
+import { apply } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { kubeconfigYaml, type SimCluster } from '../../source/sim/index.js';
-import { FAST } from '../engine/cluster.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
-import { waitFor } from '../support/wait.js';
+import {
+	startTestCluster,
+	type TestContext,
+	type TestContextOptions,
+	testContext,
+} from '../support/cluster.js';
+import type { TestSim } from '../support/sim.js';
 
 /** One planned fault: answer the nth matching request with status (then forget it). */
 interface PlannedFault {
@@ -36,7 +35,7 @@ export interface TappedCluster {
 	kubeconfigPath: string;
 	kube: Kube;
 	/** An engine context through the tap. */
-	context(opts?: Partial<Omit<EngineContext, 'kube'>>): EngineContext & { events: EngineEvent[] };
+	context(opts?: TestContextOptions): TestContext;
 	/**
 	 * Fails requests through the tap: after `skip` matching requests, the next `times` get
 	 * status (or have their connection cut). Returns how many it failed so far.
@@ -53,6 +52,8 @@ export interface TappedCluster {
 	hold(fn: ((method: string, path: string) => Promise<void> | undefined) | null): void;
 	/** A Kube straight to the cluster, past the tap (another admin's connection). */
 	direct: Kube;
+	/** Waits until the pool has pods and every one of them is Running. */
+	running(pool: string): Promise<void>;
 	/** Every request through the tap, as `METHOD path`. */
 	seen: string[];
 	close(): Promise<void>;
@@ -60,10 +61,8 @@ export interface TappedCluster {
 
 /** Starts a test-pace cluster and a tap in front of it. */
 export async function startTappedCluster(): Promise<TappedCluster> {
-	const test = await startTestSim({
-		config: { timeScale: 0.01, containerStartMs: 1500, nodes: FAST.nodes },
-	});
-	const sim = test.cluster;
+	const base = await startTestCluster();
+	const { sim, test } = base;
 	const tap = new ReconcilerTap(sim.port, 'unused', 'corral');
 	const port = await tap.listen();
 	const kubeconfigPath = join(test.dir, 'tapped.kubeconfig');
@@ -92,9 +91,9 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 		},
 	};
 	const kube = await loadKube({ kubeconfig: kubeconfigPath });
-	const direct = await loadKube({ kubeconfig: test.kubeconfigPath });
 	return {
-		direct,
+		direct: base.kube,
+		running: base.running,
 		hold(fn) {
 			holder = fn;
 		},
@@ -103,16 +102,7 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 		kubeconfigPath,
 		kube,
 		seen,
-		context(opts = {}) {
-			const events: EngineEvent[] = [];
-			const ctx = createEngineContext(kube, {
-				deleteTimeoutMs: 20_000,
-				actor: 'test-admin',
-				emit: (e) => events.push(e),
-				...opts,
-			});
-			return Object.assign(ctx, { events });
-		},
+		context: (opts = {}) => testContext(kube, opts),
 		clear() {
 			for (const f of planned) f.left = 0;
 		},
@@ -123,7 +113,7 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 		},
 		async close() {
 			await tap.close();
-			await test.cleanup();
+			await base.close();
 		},
 	};
 }
@@ -131,12 +121,5 @@ export async function startTappedCluster(): Promise<TappedCluster> {
 /** Applies a chaos pool of size members and waits until every one of its pods runs. */
 export async function readyPool(c: TappedCluster, pool: string, size: number): Promise<void> {
 	await apply(c.context(), pool, chaosSpec(size));
-	await waitFor(
-		() =>
-			c.sim.store
-				.list('pods', { namespace: 'corral' })
-				.filter((p) => p.metadata.name.startsWith(`${pool}-`))
-				.every((p) => (p.status as { phase?: string }).phase === 'Running'),
-		{ what: `pool ${pool} running` },
-	);
+	await c.running(pool);
 }

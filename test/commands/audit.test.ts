@@ -4,7 +4,7 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;

@@ -1,13 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { builtOrSay, CLI } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const built = existsSync(CLI);
-if (!built)
-	console.warn(`skipping the built-binary tests: ${CLI} is missing (npm test builds it first)`);
+const built = builtOrSay('the built-binary tests');
 
 interface Run {
 	code: number | null;

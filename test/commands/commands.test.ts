@@ -1,8 +1,8 @@
 import { loadYaml } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, version } from '../../source/commands/main.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { putLease, uidOf } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 import { ctpool } from './capture.js';
 

@@ -1,19 +1,14 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { putDefinition } from '../engine/fixtures.js';
+import { builtOrSay, CLI } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { ctpool } from './capture.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const built = existsSync(CLI);
-if (!built)
-	console.warn(
-		`skipping the pool-name completion tests: ${CLI} is missing (npm test builds it first)`,
-	);
+const built = builtOrSay('the pool-name completion tests');
 
 /** Whether a shell is installed (completion is tested only in the shells that are). */
 function has(shell: string): boolean {

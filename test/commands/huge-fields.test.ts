@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { waitReady } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { ctpool } from './capture.js';
 

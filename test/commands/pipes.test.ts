@@ -6,17 +6,14 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { builtOrSay, CLI } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-const built = existsSync(CLI);
-if (!built) console.warn(`skipping the pipe tests: ${CLI} is missing (npm test builds it first)`);
+const built = builtOrSay('the pipe tests');
 
 /** Runs the binary and closes its stdout after the first chunk, as `| head -c N` does. */
 function runClosingStdout(

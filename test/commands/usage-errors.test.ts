@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSISTENT_MESSAGE } from '../../source/pool/errors.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;

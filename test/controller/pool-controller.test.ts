@@ -12,8 +12,8 @@ import { createEngineContext } from '../../source/engine/context.js';
 import { createEngine } from '../../source/engine/engine.js';
 import type { ReconcileResult } from '../../source/engine/reconcile.js';
 import { ctpool } from '../commands/capture.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { putDefinition } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 

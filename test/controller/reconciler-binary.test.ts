@@ -4,17 +4,14 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDefinition } from '../../source/engine/apply.js';
 import { claim } from '../../source/engine/claim.js';
 import { createEngineContext } from '../../source/engine/context.js';
-import { requireBuild } from '../e2e/ctpool-console.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { CLI, requireBuild } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-
-const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 let c: TestCluster;
 let child: ChildProcess | null = null;

@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quit, requireBuild, startCtpool } from '../e2e/ctpool-console.js';
+import { quit, startCtpool } from '../e2e/ctpool-console.js';
+import { requireBuild } from '../support/built-cli.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
 import type { TestTerminal } from '../support/terminal.js';
 

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../../source/demo/actors.js';
 import { apply, claim, createEngineContext, reconcile } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
+import { requireBuild } from '../support/built-cli.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
-import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { quit, startCtpool } from './ctpool-console.js';
 
 const BOB = 'bob@example.com';
 let sim: TestSim;

@@ -9,9 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apply, createEngineContext } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { type PoolSpec, parseReplaceRecord } from '../../source/pool/index.js';
+import { requireBuild } from '../support/built-cli.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
-import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { quit, startCtpool } from './ctpool-console.js';
 
 const BROKEN: PoolSpec = {
 	image: 'registry.invalid/desktop:1',

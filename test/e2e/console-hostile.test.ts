@@ -6,7 +6,7 @@
  */
 
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
 	apply,
 	claim,
@@ -14,37 +14,21 @@ import {
 	readPool,
 	reconcile,
 } from '../../source/engine/index.js';
-import { type Kube, loadKube } from '../../source/kube/config.js';
 import { leaseName } from '../../source/pool/index.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
 import { waitFor } from '../support/wait.js';
-import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
-let sim: TestSim;
-let kube: Kube;
-let t: TestTerminal | null = null;
+// real pace: a pod takes about a second to terminate, so a release lasts a few seconds
+const e2e = consoleTests({ config: { timeScale: 1 } });
 let pool = 0;
 
-beforeAll(async () => {
-	requireBuild();
-	// real pace: a pod takes about a second to terminate, so a release lasts a few seconds
-	sim = await startTestSim({ config: { timeScale: 1 } });
-	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-});
-afterAll(async () => {
-	await sim?.cleanup();
-});
-afterEach(() => {
-	t?.dispose();
-	t = null;
-});
-
-const ctxOf = (actor: string) => createEngineContext(kube, { actor });
-const podUid = (member: string) => sim.cluster.store.get('pods', 'corral', member)?.metadata.uid;
-const lease = (member: string) => sim.cluster.store.get('leases', 'corral', leaseName(member));
+const ctxOf = (actor: string) => createEngineContext(e2e.kube, { actor });
+const podUid = (member: string) =>
+	e2e.sim.cluster.store.get('pods', 'corral', member)?.metadata.uid;
+const lease = (member: string) => e2e.sim.cluster.store.get('leases', 'corral', leaseName(member));
 
 /** A fresh pool with one member claimed by zoe, the console open on it with that member selected. */
 async function openWithClaim(
@@ -60,10 +44,10 @@ async function openWithClaim(
 	const member = claimIt
 		? (await claim(ctxOf('zoe@example.com'), name, 'zoe@example.com')).member
 		: `${name}-1`;
-	t = startCtpool({
+	const t = e2e.start({
 		args: [name, '--identity', 'erin@example.com'],
-		kubeconfig: sim.kubeconfigPath,
-		cacheDir: join(sim.dir, 'kube-cache'),
+		kubeconfig: e2e.sim.kubeconfigPath,
+		cacheDir: join(e2e.sim.dir, 'kube-cache'),
 	});
 	await t.waitFor(
 		new RegExp(claimIt ? `${member}\\s+\\S+\\s+zoe@example\\.com` : `${member}\\s+Ready`),
@@ -119,7 +103,7 @@ describe('quitting during a release', { timeout: 120_000 }, () => {
 			{ what: `${member} repaired by reconcile`, timeoutMs: 20_000 },
 		);
 		expect(
-			sim.cluster.store.get('persistentvolumeclaims', 'corral', `${member}-data`)?.metadata
+			e2e.sim.cluster.store.get('persistentvolumeclaims', 'corral', `${member}-data`)?.metadata
 				.annotations?.['corral.dev/vdi-maintenance'],
 		).toBeUndefined();
 	});

@@ -4,14 +4,12 @@
  */
 
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, writeDefinition } from '../../source/engine/index.js';
-import { type Kube, loadKube } from '../../source/kube/config.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
-import { quit, requireBuild, startCtpool } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')
@@ -19,26 +17,9 @@ if (!kubectlAvailable() && process.env.CI !== 'true')
 /** A finalizer the tests put on an object to hold its deletion until they let go. */
 const HOLD = 'test.ctpool.dev/hold';
 
-let sim: TestSim;
-let kube: Kube;
-let t: TestTerminal | null = null;
+// a fifth of real pace: a container starts in 0.3 s; ctpool's 1 s grace lasts 0.2 s
+const e2e = consoleTests({ config: { timeScale: 0.2 } });
 let pool = 0;
-
-beforeAll(async () => {
-	requireBuild();
-	// a fifth of real pace: a container starts in 0.3 s; ctpool's 1 s grace lasts 0.2 s
-	sim = await startTestSim({ config: { timeScale: 0.2 } });
-	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-});
-
-afterAll(async () => {
-	await sim?.cleanup();
-});
-
-afterEach(() => {
-	t?.dispose();
-	t = null;
-});
 
 /** A fresh pool of the given size (each test its own), ready, and ctpool open on it. */
 async function openOn(
@@ -47,11 +28,11 @@ async function openOn(
 ): Promise<{ name: string; term: TestTerminal }> {
 	pool++;
 	const name = `p${pool}`;
-	await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size }));
-	t = startCtpool({
+	await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size }));
+	const t = e2e.start({
 		args: [name, '--identity', 'erin@example.com', ...extra],
-		kubeconfig: sim.kubeconfigPath,
-		cacheDir: join(sim.dir, 'kube-cache'),
+		kubeconfig: e2e.sim.kubeconfigPath,
+		cacheDir: join(e2e.sim.dir, 'kube-cache'),
 	});
 	const last = `${name}-${size}`;
 	await t.waitFor(new RegExp(`${last}\\s+Ready`), SLOW);
@@ -81,7 +62,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('force-releases a claimed member: Terminating, then Ready with no holder', async () => {
 		const { name, term } = await openOn(2);
 		const { member } = await claim(
-			createEngineContext(kube, { actor: 'zoe@example.com' }),
+			createEngineContext(e2e.kube, { actor: 'zoe@example.com' }),
 			name,
 			'zoe@example.com',
 		);
@@ -97,7 +78,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		await term.waitFor(`Release ${member} (held by zoe@example.com) with --force?`, SLOW);
 		// A finalizer of the test's holds the PVC, so that Terminating lasts until the screen has
 		// shown it (ctpool's 1 s grace is 0.2 s here, too short to count on under load).
-		const store = sim.cluster.store;
+		const store = e2e.sim.cluster.store;
 		const pvcName = `${member}-data`;
 		const finalizers = (add: boolean) => {
 			const pvc = store.get('persistentvolumeclaims', 'corral', pvcName)!;
@@ -118,7 +99,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('reconciles after a scale-up', async () => {
 		const { name, term } = await openOn(2);
 		await writeDefinition(
-			createEngineContext(kube, { actor: 'test' }),
+			createEngineContext(e2e.kube, { actor: 'test' }),
 			name,
 			poolSpec({ size: 3 }),
 		);
@@ -173,7 +154,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		'comes back with the reason when kubectl fails (exec forbidden)',
 		async () => {
 			const { name, term } = await openOn(1);
-			sim.cluster.config.deny = ['create pods/exec'];
+			e2e.sim.cluster.config.deny = ['create pods/exec'];
 			try {
 				term.write('s');
 				await term.waitFor(
@@ -183,7 +164,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 				expect(term.altScreen()).toBe(true);
 				expect(term.screen()).toMatch(new RegExp(`^${name}-1\\s+Ready`, 'm'));
 			} finally {
-				sim.cluster.config.deny = [];
+				e2e.sim.cluster.config.deny = [];
 			}
 			term.write('l');
 			await term.waitFor(/activity \(\d+, 1 error\)/, SLOW);
@@ -194,11 +175,11 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('comes back with the reason when kubectl is not installed', async () => {
 		pool++;
 		const name = `p${pool}`;
-		await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
-		t = startCtpool({
+		await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
+		const t = e2e.start({
 			args: [name],
-			kubeconfig: sim.kubeconfigPath,
-			env: { PATH: join(sim.dir, 'no-such-bin') },
+			kubeconfig: e2e.sim.kubeconfigPath,
+			env: { PATH: join(e2e.sim.dir, 'no-such-bin') },
 		});
 		await t.waitFor(new RegExp(`${name}-1\\s+Ready`), SLOW);
 		t.write('s');
@@ -212,7 +193,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	});
 
 	it('shows keys the identity lacks rights for as disabled, with the missing permission', async () => {
-		sim.cluster.config.deny = ['create pods/exec'];
+		e2e.sim.cluster.config.deny = ['create pods/exec'];
 		try {
 			const { name, term } = await openOn(1);
 			term.write('?');
@@ -224,15 +205,19 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 			await term.waitFor(/console: forbidden: cannot create pods\/exec in namespace corral/, SLOW);
 			expect(term.altScreen()).toBe(true);
 		} finally {
-			sim.cluster.config.deny = [];
+			e2e.sim.cluster.config.deny = [];
 		}
 	});
 
 	it('opens the pools screen without a pool, and --read-only removes every mutating key', async () => {
 		pool++;
 		const name = `p${pool}`;
-		await apply(createEngineContext(kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
-		t = startCtpool({ args: ['--read-only'], kubeconfig: sim.kubeconfigPath, columns: 120 });
+		await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
+		const t = e2e.start({
+			args: ['--read-only'],
+			kubeconfig: e2e.sim.kubeconfigPath,
+			columns: 120,
+		});
 		await t.waitFor(new RegExp(`^${name}\\s+ghcr\\.io/example/desktop:1\\s+1/1`, 'm'), SLOW);
 		expect(t.screen()).toMatch(/pools \(\d+\)/);
 		expect(t.screen()).toContain('read-only');
@@ -250,7 +235,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 
 	it('shows the stale banner while the watches are down, and clears it when they are back', async () => {
 		const { term } = await openOn(1);
-		sim.cluster.faults.refuseConnectionsFor(7_000);
+		e2e.sim.cluster.faults.refuseConnectionsFor(7_000);
 		await term.waitFor(/STALE\s+stale since \d\d:\d\d:\d\d · retry \d+ · last error/, 30_000);
 		expect(term.screen()).toMatch(/◌ reconnecting \(retry \d+\)/);
 		await term.waitFor((s) => !s.includes('STALE') && s.includes('● live'), SLOW);

@@ -1,20 +1,13 @@
-/** Starting the built ctpool binary in a terminal against a simulated cluster, for end-to-end tests. */
-
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type Kube, loadKube } from '../../source/kube/config.js';
+import type { StartSimOptions } from '../../source/sim/index.js';
+import { CLI, requireBuild } from '../support/built-cli.js';
+import { startTestSim, type TestSim } from '../support/sim.js';
 import { startTerminal, type TestTerminal, terminalEnv } from '../support/terminal.js';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
-
-/** The built binary (npm test builds it before the tests run). */
-export const CLI = join(ROOT, 'dist', 'cli.js');
-
-/** Throws a clear message when the binary has not been built. */
-export function requireBuild(): void {
-	if (!existsSync(CLI))
-		throw new Error(`${CLI} is missing: run npm run build first (npm test does)`);
-}
 
 /** Options of a ctpool run in a terminal. */
 export interface CtpoolRun {
@@ -45,4 +38,53 @@ export function startCtpool(run: CtpoolRun): TestTerminal {
 export async function quit(t: TestTerminal): Promise<number> {
 	t.write('q');
 	return t.exited;
+}
+
+/** The cluster and terminals of a file of console tests (see consoleTests). */
+export interface ConsoleTests {
+	readonly sim: TestSim;
+	/** A Kube on the cluster, in its default namespace. */
+	readonly kube: Kube;
+	/** Runs ctpool in a terminal against the cluster (its kubeconfig unless run names one); disposed after the test. */
+	start(run: CtpoolRun): TestTerminal;
+}
+
+/**
+ * The set-up of a file of console tests: checks the build and starts a simulated cluster
+ * before them, disposes each test's terminal after it, and closes the cluster after them
+ * all. Read `.sim` and `.kube` inside tests, not at collection time.
+ */
+export function consoleTests(opts: StartSimOptions = {}): ConsoleTests {
+	let sim: TestSim | undefined;
+	let kube: Kube | undefined;
+	const open: TestTerminal[] = [];
+	beforeAll(async () => {
+		requireBuild();
+		sim = await startTestSim(opts);
+		kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
+	});
+	afterEach(() => {
+		for (const t of open.splice(0)) t.dispose();
+	});
+	afterAll(async () => {
+		await sim?.cleanup();
+	});
+	const need = <T>(v: T | undefined): T => {
+		if (v === undefined)
+			throw new Error('consoleTests: the cluster is not started yet (use it inside a test)');
+		return v;
+	};
+	return {
+		get sim() {
+			return need(sim);
+		},
+		get kube() {
+			return need(kube);
+		},
+		start(run) {
+			const t = startCtpool({ kubeconfig: need(sim).kubeconfigPath, ...run });
+			open.push(t);
+			return t;
+		},
+	};
 }

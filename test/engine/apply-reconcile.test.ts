@@ -4,8 +4,8 @@ import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { objects, waitReady } from './fixtures.js';
 
 let c: TestCluster;

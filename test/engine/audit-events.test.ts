@@ -22,9 +22,9 @@ import {
 	auditNote,
 } from '../../source/pool/audit.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { poolError, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;

@@ -14,8 +14,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {

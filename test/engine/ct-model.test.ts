@@ -16,8 +16,8 @@ import { BOOTSTRAP_SCRIPT } from '../../source/pool/ct-spec.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { waitReady } from './fixtures.js';
 
 /** The four kinds of CT: privileged or not, init or not. */

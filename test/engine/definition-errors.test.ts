@@ -9,8 +9,8 @@ import {
 	setMaintenance,
 } from '../../source/engine/index.js';
 import { PERSISTENT_MESSAGE } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { poolError, putDefinition, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, deletePool, release, setMaintenance } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { objects, waitReady } from './fixtures.js';
 
 let c: TestCluster;

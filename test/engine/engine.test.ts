@@ -8,9 +8,9 @@
 import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, deriveContext, type EngineEvent } from '../../source/engine/index.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -5,8 +5,8 @@ import type { EngineContext } from '../../source/engine/index.js';
 import { readPool } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
 import type { SimObject } from '../../source/sim/store-api.js';
+import type { TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
-import type { TestCluster } from './cluster.js';
 
 /** The objects of a kind in namespace corral, by name. */
 export function objects(c: TestCluster, resource: string): Map<string, SimObject> {

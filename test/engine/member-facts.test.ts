@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, readLastLogLines, readNodeRooms, readPool } from '../../source/engine/index.js';
 import { freeOn } from '../../source/pool/node-room.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { waitReady } from './fixtures.js';
 
 let c: TestCluster;

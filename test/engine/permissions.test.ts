@@ -16,8 +16,8 @@ import {
 } from '../../source/pool/permissions.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { waitReady } from './fixtures.js';
 
 let c: TestCluster;

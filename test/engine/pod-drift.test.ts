@@ -13,10 +13,10 @@ import type { SimObject } from '../../source/sim/store-api.js';
 import type { MemberRow } from '../../source/tui/member-row.js';
 import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { waitReady } from './fixtures.js';
 
 const NOW = Date.parse('2026-11-29T10:00:00Z');

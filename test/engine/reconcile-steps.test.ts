@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, reconcile, setMaintenance } from '../../source/engine/index.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { objects, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;

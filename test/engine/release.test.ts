@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { poolError, putLease, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;

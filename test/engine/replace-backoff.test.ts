@@ -5,9 +5,9 @@ import { apply, readPool, reconcile } from '../../source/engine/index.js';
 import { REPLACED_ANNOTATION } from '../../source/pool/names.js';
 import { parseReplaceRecord } from '../../source/pool/replace-backoff.js';
 import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {

@@ -12,9 +12,9 @@ import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { startTestCluster, type TestCluster } from './cluster.js';
 import { waitReady } from './fixtures.js';
 
 let c: TestCluster;

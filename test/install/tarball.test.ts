@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { putDefinition } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { kubectlAvailable } from '../support/kubectl.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

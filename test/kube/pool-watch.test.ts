@@ -132,7 +132,12 @@ describe('startPoolWatch', () => {
 		});
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('other', 'lab') });
 		start(kube, rec);
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(rec.byKind.at(-1)).toMatchObject({
 			pods: { phase: 'synced' },
 			persistentvolumeclaims: { phase: 'synced' },
@@ -166,7 +171,7 @@ describe('startPoolWatch', () => {
 				const pod = rec.objects.pods.get('desk-1') as { status?: { phase?: string } } | undefined;
 				return pod?.status?.phase === 'Running';
 			},
-			{ what: 'the pod running', intervalMs: 10, timeoutMs: 15_000 },
+			{ what: 'the pod running', intervalMs: 10, maxIntervalMs: 10, timeoutMs: 15_000 },
 		);
 		const pod = rec.objects.pods.get('desk-1')!;
 		expect(pod.kind).toBe('Pod');
@@ -190,7 +195,7 @@ describe('startPoolWatch', () => {
 					| undefined;
 				return cm?.data?.spec === '{"size":2}';
 			},
-			{ what: 'the new data', intervalMs: 10, timeoutMs: 15_000 },
+			{ what: 'the new data', intervalMs: 10, maxIntervalMs: 10, timeoutMs: 15_000 },
 		);
 
 		// DELETED.
@@ -198,6 +203,7 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.objects.configmaps.size === 0, {
 			what: 'the delete',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		const del = rec.changes.findLast((c) => c.kind === 'configmaps');
@@ -226,7 +232,12 @@ describe('startPoolWatch', () => {
 			body: { metadata: { name: 'unlabelled' } },
 		});
 		watch = startPoolWatch(kube, { namespace: NS, kinds: ['configmaps'], batchMs: 10 }, rec);
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['a', 'b']);
 		expect(Object.keys(rec.byKind.at(-1)!)).toHaveLength(4);
 	});
@@ -234,12 +245,18 @@ describe('startPoolWatch', () => {
 	test('survives dropped watches without losing or duplicating an object', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'] });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		for (let i = 1; i <= 5; i++)
 			await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap(`cm-${i}`) });
 		await waitFor(() => rec.objects.configmaps.size === 5, {
 			what: 'five objects',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 
@@ -248,6 +265,7 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.states.at(-1)?.phase === 'reconnecting', {
 			what: 'reconnecting',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		const down = rec.states.at(-1);
@@ -262,12 +280,18 @@ describe('startPoolWatch', () => {
 		store.delete('configmaps', NS, 'cm-3');
 		store.create('configmaps', configMap('cm-6'));
 
-		await waitFor(() => synced(rec), { what: 'synced again', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced again',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		sim.faults.dropWatches();
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('cm-7') });
 		await waitFor(() => rec.objects.configmaps.has('cm-7'), {
 			what: 'cm-7',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 
@@ -276,7 +300,12 @@ describe('startPoolWatch', () => {
 			() => {
 				return JSON.stringify(rec.held('configmaps')) === JSON.stringify(fresh);
 			},
-			{ what: 'the same state as a fresh list', intervalMs: 10, timeoutMs: 15_000 },
+			{
+				what: 'the same state as a fresh list',
+				intervalMs: 10,
+				maxIntervalMs: 10,
+				timeoutMs: 15_000,
+			},
 		);
 		expect(Object.keys(fresh).sort()).toEqual(['cm-1', 'cm-2', 'cm-4', 'cm-5', 'cm-6', 'cm-7']);
 		// Resumed from the last resourceVersion: no relist, nothing delivered twice.
@@ -287,18 +316,25 @@ describe('startPoolWatch', () => {
 	test('a watch the server ends on time is resumed from the last resourceVersion', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'], timeoutSeconds: 1 });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		const watchesBefore = () =>
 			sim.audit.requests().filter((r) => r.verb === 'watch' && r.resource === 'configmaps').length;
 		await waitFor(() => watchesBefore() >= 3, {
 			what: 'two watches ended by the server',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 20_000,
 		});
 		sim.store.create('configmaps', configMap('later'));
 		await waitFor(() => rec.objects.configmaps.has('later'), {
 			what: 'later',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		expect(rec.resets('configmaps')).toBe(1);
@@ -308,12 +344,18 @@ describe('startPoolWatch', () => {
 	test('410 Expired relists and the reset removes what vanished meanwhile', async () => {
 		const { sim, kube, rec } = await setup();
 		start(kube, rec, { kinds: ['configmaps'] });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('keep') });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('gone') });
 		await waitFor(() => rec.objects.configmaps.size === 2, {
 			what: 'two objects',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 
@@ -325,9 +367,15 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.resets('configmaps') === 2, {
 			what: 'the relist',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['keep', 'new']);
 		expect(rec.held('configmaps')).toEqual(await listed(kube, 'configmaps'));
 		// A delete event for "gone" never came; the reset alone removed it.
@@ -338,12 +386,18 @@ describe('startPoolWatch', () => {
 		// A 300 ms window stands for the real 5 minutes; bookmarks keep their real minute.
 		const { sim, kube, rec } = await setup({ compactionMs: 300 });
 		start(kube, rec, { kinds: ['configmaps'] });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('keep') });
 		await kube.core.createNamespacedConfigMap({ namespace: NS, body: configMap('gone') });
 		await waitFor(() => rec.objects.configmaps.size === 2, {
 			what: 'two objects',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		const seen = Number(rec.objects.configmaps.get('gone')?.metadata.resourceVersion);
@@ -358,9 +412,15 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.resets('configmaps') === 2, {
 			what: 'the relist',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 20_000,
 		});
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(sim.store.compactedRevision()).toBeGreaterThan(seen);
 		expect([...rec.objects.configmaps.keys()].sort()).toEqual(['keep', 'new']);
 		expect(rec.held('configmaps')).toEqual(await listed(kube, 'configmaps'));
@@ -373,6 +433,7 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.objects.configmaps.has('after'), {
 			what: 'after',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 	});
@@ -384,6 +445,7 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.states.some((s) => s.phase === 'reconnecting' && s.attempts >= 2), {
 			what: 'two failed attempts',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		const s = rec.states.findLast((x) => x.phase === 'reconnecting');
@@ -394,7 +456,12 @@ describe('startPoolWatch', () => {
 		const firsts = rec.states.filter((x) => x.phase === 'reconnecting').map((x) => x.since);
 		expect(new Set(firsts).size).toBe(1);
 		sim.faults.set({ errorRate: 0 });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(watch?.connection().phase).toBe('synced');
 	});
 
@@ -411,7 +478,12 @@ describe('startPoolWatch', () => {
 					k.persistentvolumeclaims.phase === 'synced'
 				);
 			},
-			{ what: 'failed, the other kinds synced', intervalMs: 10, timeoutMs: 15_000 },
+			{
+				what: 'failed, the other kinds synced',
+				intervalMs: 10,
+				maxIntervalMs: 10,
+				timeoutMs: 15_000,
+			},
 		);
 		const failed = rec.states.at(-1);
 		expect(failed).toMatchObject({
@@ -427,7 +499,12 @@ describe('startPoolWatch', () => {
 			persistentvolumeclaims: { phase: 'synced' },
 		});
 		sim.config.deny = [];
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(rec.resets('pods')).toBe(1);
 	});
 
@@ -438,30 +515,47 @@ describe('startPoolWatch', () => {
 		await waitFor(() => rec.states.at(-1)?.phase === 'reconnecting', {
 			what: 'reconnecting',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		const s = rec.states.at(-1);
 		expect(s?.phase === 'reconnecting' && s.lastError).toMatch(/cluster/);
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 	});
 
 	test('the watchdog restarts a silent stream', async () => {
 		const { sim, kube, rec } = await setup({ bookmarkIntervalMs: 60_000 });
 		start(kube, rec, { kinds: ['configmaps'], silenceMs: 300 });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		await waitFor(
 			() =>
 				rec.states.some(
 					(s) => s.phase === 'reconnecting' && s.lastError.includes('no event or bookmark'),
 				),
-			{ what: 'a restart for silence', intervalMs: 10, timeoutMs: 15_000 },
+			{ what: 'a restart for silence', intervalMs: 10, maxIntervalMs: 10, timeoutMs: 15_000 },
 		);
-		await waitFor(() => synced(rec), { what: 'synced again', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced again',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		// Nothing was lost across the restarts.
 		sim.store.create('configmaps', configMap('after'));
 		await waitFor(() => rec.objects.configmaps.has('after'), {
 			what: 'after',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		expect(rec.resets('configmaps')).toBe(1);
@@ -471,16 +565,23 @@ describe('startPoolWatch', () => {
 		const { sim, kube, rec } = await setup();
 		const before = countResources();
 		const w = start(kube, rec, { silenceMs: 5_000 });
-		await waitFor(() => synced(rec), { what: 'synced', intervalMs: 10, timeoutMs: 15_000 });
+		await waitFor(() => synced(rec), {
+			what: 'synced',
+			intervalMs: 10,
+			maxIntervalMs: 10,
+			timeoutMs: 15_000,
+		});
 		await waitFor(() => sim.openWatches() === 4, {
 			what: 'four watches open',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		w.stop();
 		await waitFor(() => sim.openWatches() === 0, {
 			what: 'the watches closed on the server',
 			intervalMs: 10,
+			maxIntervalMs: 10,
 			timeoutMs: 15_000,
 		});
 		await waitFor(
@@ -488,7 +589,12 @@ describe('startPoolWatch', () => {
 				const after = countResources();
 				return after.Timeout <= before.Timeout && after.TCPSocketWrap <= before.TCPSocketWrap;
 			},
-			{ what: 'no timer or socket of ours left', intervalMs: 10, timeoutMs: 15_000 },
+			{
+				what: 'no timer or socket of ours left',
+				intervalMs: 10,
+				maxIntervalMs: 10,
+				timeoutMs: 15_000,
+			},
 		);
 		const seen = rec.batches;
 		const states = rec.states.length;

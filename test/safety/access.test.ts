@@ -11,13 +11,15 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ctpool, type RunResult } from '../commands/capture.js';
+import { BUILT, CLI } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { simFetch } from '../support/sim.js';
 import { waitFor } from '../support/wait.js';
-import { BUILT, CLI, runBinary, type SafetyCluster, startSafetyCluster } from './safety-cluster.js';
+import { runBinary } from './safety-cluster.js';
 
-let c: SafetyCluster;
+let c: TestCluster;
 beforeAll(async () => {
-	c = await startSafetyCluster();
+	c = await startTestCluster();
 	const made = await ctpool([
 		'apply',
 		'desk',

@@ -15,8 +15,8 @@ import {
 } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName, RECONCILER_IDENTITY } from '../../source/pool/index.js';
 import type { SimObject } from '../../source/sim/store-api.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { poolError, waitReady } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 

@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configMapName, PERSISTENT_MESSAGE, pvcName } from '../../source/pool/index.js';
 import { ctpool } from '../commands/capture.js';
-import { BUILT, runBinary, type SafetyCluster, startSafetyCluster } from './safety-cluster.js';
+import { BUILT } from '../support/built-cli.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { runBinary } from './safety-cluster.js';
 
 const IMG = ['--image', 'ghcr.io/example/desktop:1'];
 const APPLY = ['apply', 'desk', ...IMG, '--size', '2'];
@@ -149,7 +151,7 @@ const ROWS: Row[] = [
 		}),
 	),
 	{ argv: ['reconcile', 'desk', '--watch=maybe'], problem: 'is true or false' },
-	{ argv: ['status'], problem: 'missing <pool>' },
+	{ argv: ['status', 'desk', '-A'], problem: 'cannot be shown by name across all namespaces' },
 	{ argv: ['status', 'desk', 'more'], problem: 'unexpected argument "more"' },
 	{ argv: ['status', 'desk', '-o', 'xml'], problem: 'is not an output format' },
 	{ argv: ['status', 'desk', '-o'], problem: 'the flag -o needs a value' },
@@ -224,9 +226,9 @@ const ROWS: Row[] = [
 	{ argv: ['--demo', '--size', '0'], problem: 'must be a whole number from 1 to 1000' },
 ];
 
-let c: SafetyCluster;
+let c: TestCluster;
 beforeAll(async () => {
-	c = await startSafetyCluster();
+	c = await startTestCluster();
 	const ok = await ctpool([...APPLY, '--cpu', '1', '--mem', '64Mi', ...c.kc]);
 	expect(ok.stderr).toBe('');
 	await c.running('desk');
@@ -248,9 +250,9 @@ describe('every command refuses bad input clearly, with exit 1 or 2, and changes
 			const mark = c.sim.audit.mark();
 			// A command that wrongly starts watching is stopped after a few seconds.
 			const r = await ctpool([...row.argv, ...c.kc], { signal: AbortSignal.timeout(1500) });
-			expect(c.mutations(mark)).toEqual([]);
+			expect(c.ctpoolMutations(mark)).toEqual([]);
 			expect(r.code).toBe(row.code ?? 2);
-			if ((row.code ?? 2) === 2) expect(c.requests(mark)).toBe(0);
+			if ((row.code ?? 2) === 2) expect(c.ctpoolRequests(mark)).toBe(0);
 			expect(r.stdout).toBe('');
 			expect(r.stderr.startsWith('ctpool: ')).toBe(true);
 			expect(r.stderr.endsWith('\n')).toBe(true);
@@ -367,7 +369,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 				expect(r.stderr).toMatch(FIX);
 				expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 			}
-			const muts = c.mutations(mark);
+			const muts = c.ctpoolMutations(mark);
 			expect(muts.filter((x) => x.verb === 'delete' || x.verb === 'deletecollection')).toEqual([]);
 			expect(
 				muts
@@ -401,7 +403,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 		const mark = c.sim.audit.mark();
 		const r = await ctpool(['reconcile', pool, ...c.kc]);
 		expect(r.code).toBe(0);
-		const muts = c.mutations(mark);
+		const muts = c.ctpoolMutations(mark);
 		expect(muts.filter((x) => x.verb === 'delete')).toEqual([]);
 		expect(muts.map((x) => `${x.verb} ${x.resource}`)).toContain('patch configmaps');
 		const status = JSON.parse(
@@ -435,7 +437,9 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 		const mark = c.sim.audit.mark();
 		expect((await ctpool(['reconcile', pool, ...c.kc])).code).toBe(0);
 		expect((await ctpool(['delete', pool, ...c.kc])).code).toBe(0);
-		const deleted = c.mutations(mark).filter((x) => x.verb === 'delete' && x.resource === 'pods');
+		const deleted = c
+			.ctpoolMutations(mark)
+			.filter((x) => x.verb === 'delete' && x.resource === 'pods');
 		expect(deleted.map((x) => x.name)).toEqual(['foreign-1']);
 		for (const name of ['foreign-3', 'foreign-01', 'foreign-x', 'other-2'])
 			expect(c.sim.store.get('pods', 'corral', name)?.metadata.deletionTimestamp).toBeUndefined();
@@ -488,7 +492,7 @@ describe.skipIf(!BUILT)('the built binary', () => {
 			const now = c.sim.store.get('configmaps', 'corral', configMapName('desk'))!;
 			c.sim.store.update('configmaps', { ...now, data }, { who: 'test' });
 		}
-		expect(c.mutations(mark)).toEqual([]);
+		expect(c.ctpoolMutations(mark)).toEqual([]);
 		expect(c.sim.store.get('pods', 'corral', 'desk-1')?.metadata.deletionTimestamp).toBeUndefined();
 	});
 });

@@ -18,7 +18,7 @@ import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { waitFor } from '../support/wait.js';
 

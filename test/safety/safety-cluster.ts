@@ -1,22 +1,7 @@
-/**
- * The cluster and command runners of the safety tests: a simulated cluster at test pace,
- * ctpool run in-process or as the built binary, and what ctpool did in the audit log.
- */
+/** The built binary for the safety tests: where it is, whether it is built, and running it. */
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import type { AuditMutation } from '../../source/sim/audit.js';
-import type { SimClusterConfig } from '../../source/sim/config.js';
-import type { SimCluster } from '../../source/sim/index.js';
-import { FAST } from '../engine/cluster.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
-import { waitFor } from '../support/wait.js';
-
-/** The built CLI; tests through it skip (and say so) when it has not been built. */
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-/** Whether dist/cli.js exists. */
-export const BUILT = existsSync(CLI);
+import { CLI } from '../support/built-cli.js';
 
 /** What a command printed and how it ended. */
 export interface Ran {
@@ -51,50 +36,4 @@ export function runBinary(
 			resolve({ code, stdout, stderr });
 		});
 	});
-}
-
-/** A test cluster for the safety tests. */
-export interface SafetyCluster {
-	sim: SimCluster;
-	test: TestSim;
-	kubeconfigPath: string;
-	/** `--kubeconfig <file>` for the commands. */
-	kc: string[];
-	/** ctpool's mutations (attempted or done) after a mark. */
-	mutations(mark: number): AuditMutation[];
-	/** ctpool's requests after a mark. */
-	requests(mark: number): number;
-	/** Waits until every pod of the pool is Running. */
-	running(pool: string): Promise<void>;
-	close(): Promise<void>;
-}
-
-/** Starts a test-pace cluster. */
-export async function startSafetyCluster(
-	config: Partial<SimClusterConfig> = {},
-): Promise<SafetyCluster> {
-	const test = await startTestSim({ config: { timeScale: 0.01, nodes: FAST.nodes, ...config } });
-	const sim = test.cluster;
-	return {
-		sim,
-		test,
-		kubeconfigPath: test.kubeconfigPath,
-		kc: ['--kubeconfig', test.kubeconfigPath],
-		mutations: (mark) => sim.audit.since(mark).mutations.filter((m) => m.who === 'ctpool'),
-		requests: (mark) => sim.audit.since(mark).requests.filter((r) => r.who === 'ctpool').length,
-		running: (pool) =>
-			waitFor(
-				() => {
-					const pods = sim.store
-						.list('pods', { namespace: 'corral' })
-						.filter((p) => p.metadata.labels?.['corral.dev/vdi-ct-pool'] === pool);
-					return (
-						pods.length > 0 &&
-						pods.every((p) => (p.status as { phase?: string }).phase === 'Running')
-					);
-				},
-				{ what: `pool ${pool} running`, timeoutMs: 30_000 },
-			).then(() => {}),
-		close: () => test.cleanup(),
-	};
 }

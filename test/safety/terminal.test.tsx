@@ -25,8 +25,8 @@ import { type ConsoleStore, createConsoleStore } from '../../source/tui/store.js
 import { createTheme } from '../../source/tui/theme.js';
 import { App } from '../../source/tui/views/App.js';
 import { ctpool } from '../commands/capture.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
-import { type SafetyCluster, startSafetyCluster } from './safety-cluster.js';
 
 /** Every byte no cluster string may bring to the terminal (newline aside). */
 const FORBIDDEN =
@@ -58,7 +58,7 @@ const NODE = `node-${NASTY}`;
 const REASON = `disk check ${NASTY} 検査中 ${EMOJI}`;
 const RECORDED_ERROR = `create tty-3: ${NASTY}quota exceeded`;
 
-let c: SafetyCluster;
+let c: TestCluster;
 let kube: Kube;
 
 function update(resource: string, name: string, change: (o: Record<string, unknown>) => void) {
@@ -94,7 +94,7 @@ function lease(member: string, holder: string) {
 }
 
 beforeAll(async () => {
-	c = await startSafetyCluster();
+	c = await startTestCluster();
 	const made = await ctpool([
 		'apply',
 		'tty',

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim } from '../../source/engine/index.js';
 import { RESOURCES } from '../../source/sim/resources.js';
 import { typeError, unknownFields } from '../../source/sim/schema.js';
-import { startTestCluster, type TestCluster } from '../engine/cluster.js';
 import { waitReady } from '../engine/fixtures.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { simFetch } from '../support/sim.js';
 

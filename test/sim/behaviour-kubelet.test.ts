@@ -1,9 +1,10 @@
 /** The kubelet over the real store: start-up shapes, pull failures, crashes, failures, deletion. */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../source/sim/store-api.js';
 import { waitFor } from '../support/wait.js';
 import {
+	clusterPerTest,
 	condition,
 	eventsAbout,
 	isReady,
@@ -11,16 +12,11 @@ import {
 	type PodView,
 	pod,
 	podManifest,
-	startTestCluster,
 	type TestCluster,
 	waitingReason,
 } from './behaviour-support.js';
 
-let cluster: TestCluster | undefined;
-afterEach(() => {
-	cluster?.close();
-	cluster = undefined;
-});
+const startCluster = clusterPerTest();
 
 /** Every version of a pod written from now on. */
 function history(c: TestCluster, name: string): PodView[] {
@@ -35,7 +31,7 @@ function history(c: TestCluster, name: string): PodView[] {
 
 describe('kubelet', () => {
 	it('shows ContainerCreating first, then Running and Ready', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		const seen = history(cluster, 'desk-1');
 		store.create('pods', podManifest('desk-1'));
@@ -79,7 +75,7 @@ describe('kubelet', () => {
 	});
 
 	it('fails to pull an unpullable image: ErrImagePull, then ImagePullBackOff, with events', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		const seen = history(cluster, 'bad');
 		store.create('pods', podManifest('bad', { image: 'ghcr.io/example/desktop:broken' }));
@@ -110,7 +106,7 @@ describe('kubelet', () => {
 	});
 
 	it('treats prefix patterns as unpullable too', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('nowhere', { image: 'registry.invalid/desk:1' }));
 		await waitFor(
@@ -124,7 +120,7 @@ describe('kubelet', () => {
 
 	it('retries a failing pull with back-off, counting the repeated events', async () => {
 		// timeScale 0.001: the 10 s back-off takes 10 ms.
-		cluster = startTestCluster({ timeScale: 0.001 });
+		const cluster = startCluster({ timeScale: 0.001 });
 		const { store } = cluster;
 		store.create('pods', podManifest('bad', { image: 'x:broken' }));
 		const again = await waitFor(
@@ -136,7 +132,7 @@ describe('kubelet', () => {
 	});
 
 	it('crashes a running container into CrashLoopBackOff on request', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
 		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
@@ -171,7 +167,7 @@ describe('kubelet', () => {
 	});
 
 	it('crashes the container of a crashing image soon after each start: CrashLoopBackOff by itself', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		const seen = history(cluster, 'desk-1');
 		store.create('pods', podManifest('desk-1', { image: 'ghcr.io/example/desktop:crashing' }));
@@ -190,7 +186,7 @@ describe('kubelet', () => {
 	});
 
 	it('fails a pod for good on request', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
 		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
@@ -205,7 +201,7 @@ describe('kubelet', () => {
 	});
 
 	it('keeps a deleted pod Terminating until its grace period ends, then the kubelet removes it', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		const writers: string[] = [];
 		store.onWrite((w) => {
@@ -227,7 +223,7 @@ describe('kubelet', () => {
 	});
 
 	it('does not delete a new pod that took the name of a terminating one', async () => {
-		cluster = startTestCluster({ timeScale: 0.01 });
+		const cluster = startCluster({ timeScale: 0.01 });
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1'));
 		await waitFor(() => isReady(pod(store, 'desk-1')), { what: 'desk-1 Ready', wakeOn: store });
@@ -242,7 +238,7 @@ describe('kubelet', () => {
 	});
 
 	it('stop() clears every timer', async () => {
-		cluster = startTestCluster({ containerStartMs: 1_000_000 });
+		const cluster = startCluster({ containerStartMs: 1_000_000 });
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('desk-1'));
 		await waitFor(() => waitingReason(pod(store, 'desk-1')) === 'ContainerCreating', {

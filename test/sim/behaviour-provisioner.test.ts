@@ -1,26 +1,22 @@
 /** The volume provisioner and PVC protection over the real store. */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ControllerErrors } from '../../source/sim/controllers/controller-errors.js';
 import { EventRecorder } from '../../source/sim/controllers/events.js';
 import type { SimObject } from '../../source/sim/store-api.js';
 import { waitFor } from '../support/wait.js';
 import {
+	clusterPerTest,
 	eventsAbout,
 	isReady,
 	NS,
 	pod,
 	podManifest,
 	pvcManifest,
-	startTestCluster,
 	type TestCluster,
 } from './behaviour-support.js';
 
-let cluster: TestCluster | undefined;
-afterEach(() => {
-	cluster?.close();
-	cluster = undefined;
-});
+const startCluster = clusterPerTest();
 
 interface PvcView {
 	metadata: SimObject['metadata'];
@@ -34,7 +30,7 @@ function pvc(c: TestCluster, name: string): PvcView | undefined {
 
 describe('volume provisioner', () => {
 	it('binds an Immediate claim after the provisioning delay', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data', 'standard'));
 		expect(pvc(c, 'data')?.status.phase).toBe('Pending');
@@ -53,7 +49,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('gives a claim without a class the default class', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data'));
 		const bound = await waitFor(
@@ -67,7 +63,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('leaves a claim of an unknown class Pending with a ProvisioningFailed event', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('lost-class', 'gold'));
 		c.store.create('persistentvolumeclaims', pvcManifest('fine', 'standard'));
@@ -87,7 +83,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('binds a WaitForFirstConsumer claim only once a pod using it is scheduled', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('wait-data', 'wait'));
 		c.store.create('persistentvolumeclaims', pvcManifest('other', 'standard'));
@@ -118,7 +114,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('keeps a claim Terminating while a running pod uses it, and removes it once the pod is gone', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		c.store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
@@ -140,7 +136,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('removes a deleted claim at once when no pod uses it', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('unused'));
 		await waitFor(() => pvc(c, 'unused')?.status.phase === 'Bound', {
@@ -152,7 +148,7 @@ describe('volume provisioner', () => {
 	});
 
 	it('marks a claim Lost on request', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('data'));
 		await waitFor(() => pvc(c, 'data')?.status.phase === 'Bound', {
@@ -168,7 +164,7 @@ describe('volume provisioner', () => {
 
 describe('events', () => {
 	it('bumps count and lastTimestamp of a repeated event instead of writing another', () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		const p = c.store.create('pods', podManifest('desk-9'));
 		const recorder = new EventRecorder(c.store, new ControllerErrors());
@@ -219,7 +215,7 @@ describe('events', () => {
 	});
 
 	it('trims the oldest events past its limit', () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		const p = c.store.create('pods', podManifest('desk-8'));
 		const recorder = new EventRecorder(c.store, new ControllerErrors(), 3);
@@ -236,7 +232,7 @@ describe('events', () => {
 
 describe('namespace deletion', () => {
 	it('finishes the pods of a deleted namespace without controller errors', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const c = cluster;
 		c.store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		c.store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));

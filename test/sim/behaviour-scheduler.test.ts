@@ -1,9 +1,10 @@
 /** The scheduler over the real store: binding, Unschedulable messages, retries when room frees. */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fitErrorMessage } from '../../source/sim/controllers/index.js';
 import { waitFor } from '../support/wait.js';
 import {
+	clusterPerTest,
 	condition,
 	eventsAbout,
 	isReady,
@@ -11,15 +12,9 @@ import {
 	pod,
 	podManifest,
 	pvcManifest,
-	startTestCluster,
-	type TestCluster,
 } from './behaviour-support.js';
 
-let cluster: TestCluster | undefined;
-afterEach(() => {
-	cluster?.close();
-	cluster = undefined;
-});
+const startCluster = clusterPerTest();
 
 function nodes(...spec: Array<[string, string, string]>) {
 	return spec.map(([name, cpu, memory]) => ({ name, cpu, memory }));
@@ -60,7 +55,7 @@ describe('fitErrorMessage', () => {
 
 describe('scheduler', () => {
 	it('binds a pod that fits and the kubelet makes it Ready, with the usual events', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1'));
 		const ready = await waitFor(
@@ -83,7 +78,7 @@ describe('scheduler', () => {
 	});
 
 	it('spreads pods over the nodes', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		for (const n of [1, 2, 3]) store.create('pods', podManifest(`desk-${n}`));
 		const placed = await waitFor(
@@ -97,7 +92,7 @@ describe('scheduler', () => {
 	});
 
 	it('marks a pod that fits nowhere Unschedulable with the real message and a FailedScheduling event', async () => {
-		cluster = startTestCluster({
+		const cluster = startCluster({
 			nodes: nodes(['node-a', '4', '4Gi'], ['node-b', '4', '4Gi'], ['node-c', '4', '4Gi']),
 		});
 		const { store } = cluster;
@@ -126,7 +121,7 @@ describe('scheduler', () => {
 	});
 
 	it('counts cpu and memory shortfalls per node', async () => {
-		cluster = startTestCluster({
+		const cluster = startCluster({
 			nodes: nodes(['node-a', '1', '8Gi'], ['node-b', '4', '1Gi'], ['node-c', '1', '1Gi']),
 		});
 		const { store } = cluster;
@@ -144,7 +139,7 @@ describe('scheduler', () => {
 	});
 
 	it('schedules a waiting pod once a pod is deleted and its room frees', async () => {
-		cluster = startTestCluster({
+		const cluster = startCluster({
 			nodes: nodes(['node-a', '2', '4Gi'], ['node-b', '2', '4Gi']),
 		});
 		const { store } = cluster;
@@ -176,7 +171,7 @@ describe('scheduler', () => {
 	});
 
 	it('schedules a waiting pod once a failed pod stops counting', async () => {
-		cluster = startTestCluster({ nodes: nodes(['node-a', '2', '4Gi']) });
+		const cluster = startCluster({ nodes: nodes(['node-a', '2', '4Gi']) });
 		const { store, controllers } = cluster;
 		store.create('pods', podManifest('a', { memory: '3Gi' }));
 		await waitFor(() => isReady(pod(store, 'a')), { what: 'a Ready', wakeOn: store });
@@ -191,7 +186,7 @@ describe('scheduler', () => {
 	});
 
 	it('schedules a waiting pod once a node is added', async () => {
-		cluster = startTestCluster({ nodes: nodes(['node-a', '2', '2Gi']) });
+		const cluster = startCluster({ nodes: nodes(['node-a', '2', '2Gi']) });
 		const { store } = cluster;
 		store.create('pods', podManifest('p', { memory: '4Gi' }));
 		await waitFor(() => condition(pod(store, 'p'), 'PodScheduled')?.reason === 'Unschedulable', {
@@ -218,7 +213,7 @@ describe('scheduler', () => {
 	});
 
 	it('registers the configured nodes as Node objects', () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const names = cluster.store.list('nodes').map((n) => n.metadata.name);
 		expect(names).toEqual(['node-a', 'node-b', 'node-c']);
 		const node = cluster.store.get('nodes', undefined, 'node-a') as unknown as {
@@ -228,7 +223,7 @@ describe('scheduler', () => {
 	});
 
 	it('keeps a pod whose claim does not exist Pending, then runs it once the claim is bound', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
 		const p = await waitFor(
@@ -247,7 +242,7 @@ describe('scheduler', () => {
 	});
 
 	it('waits for an Immediate claim that is still provisioning', async () => {
-		cluster = startTestCluster();
+		const cluster = startCluster();
 		const { store } = cluster;
 		store.create('persistentvolumeclaims', pvcManifest('slow-data', 'slow'));
 		store.create('pods', podManifest('desk-2', { claim: 'slow-data' }));

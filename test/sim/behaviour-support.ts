@@ -1,5 +1,6 @@
 /** Helpers for the controller behaviour tests: a real Store with the real controllers. */
 
+import { afterEach } from 'vitest';
 import { defaultClusterConfig, type SimClusterConfig } from '../../source/sim/config.js';
 import { type SimControllers, startControllers } from '../../source/sim/controllers/index.js';
 import { Store } from '../../source/sim/store.js';
@@ -24,6 +25,22 @@ export function startTestCluster(over: Partial<SimClusterConfig> = {}): TestClus
 	store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 	const controllers = startControllers(store, config);
 	return { store, config, controllers, close: () => controllers.stop() };
+}
+
+/**
+ * For a file whose tests each start their own store cluster: registers closing it after
+ * each test, and returns the starter to call inside a test.
+ */
+export function clusterPerTest(): (over?: Partial<SimClusterConfig>) => TestCluster {
+	let current: TestCluster | undefined;
+	afterEach(() => {
+		current?.close();
+		current = undefined;
+	});
+	return (over = {}) => {
+		current = startTestCluster(over);
+		return current;
+	};
 }
 
 /** Corral's privileged bootstrap, in the contract's shape. */

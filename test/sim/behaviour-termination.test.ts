@@ -5,26 +5,22 @@
  * PVC held by pvc-protection while its pod terminates.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SimEvent } from '../../source/sim/store-api.js';
 import { waitFor } from '../support/wait.js';
 import {
 	BOOTSTRAP,
+	clusterPerTest,
 	isReady,
 	NS,
 	type PodView,
 	pod,
 	podManifest,
 	pvcManifest,
-	startTestCluster,
 	type TestCluster,
 } from './behaviour-support.js';
 
-let cluster: TestCluster | undefined;
-afterEach(() => {
-	cluster?.close();
-	cluster = undefined;
-});
+const startCluster = clusterPerTest();
 
 /** Deletes a Ready pod and resolves with how long it stayed (in the cluster's scaled seconds). */
 async function timeToGone(
@@ -57,7 +53,7 @@ function terminated(p: PodView) {
 
 describe('pod termination', () => {
 	it('keeps a sleep infinity pod Terminating for the default 30 s, its PVC with it, then kills it', async () => {
-		cluster = startTestCluster({ timeScale: 0.01 });
+		const cluster = startCluster({ timeScale: 0.01 });
 		const { store } = cluster;
 		store.create('persistentvolumeclaims', pvcManifest('desk-1-data'));
 		store.create('pods', podManifest('desk-1', { claim: 'desk-1-data' }));
@@ -91,7 +87,7 @@ describe('pod termination', () => {
 
 	it("lets a container running the image's own entrypoint exit within about a second", async () => {
 		// A fifth of real pace: its half second is 0.1 s, the 30 s grace would be 6 s.
-		cluster = startTestCluster({ timeScale: 0.2 });
+		const cluster = startCluster({ timeScale: 0.2 });
 		const { store } = cluster;
 		store.create('pods', podManifest('own', { command: null }));
 		await waitFor(() => isReady(pod(store, 'own')), { what: 'own Ready', wakeOn: store });
@@ -104,7 +100,7 @@ describe('pod termination', () => {
 	});
 
 	it("keeps Corral's privileged bootstrap and a plain shell until SIGKILL", async () => {
-		cluster = startTestCluster({ timeScale: 0.01 });
+		const cluster = startCluster({ timeScale: 0.01 });
 		const { store } = cluster;
 		store.create('persistentvolumeclaims', pvcManifest('boot-data'));
 		store.create(
@@ -132,7 +128,7 @@ describe('pod termination', () => {
 	});
 
 	it('honours an explicit grace period, and a shorter one given later', async () => {
-		cluster = startTestCluster({ timeScale: 0.01 });
+		const cluster = startCluster({ timeScale: 0.01 });
 		const { store } = cluster;
 		store.create('pods', podManifest('five'));
 		store.create('pods', podManifest('now'));
@@ -155,7 +151,7 @@ describe('pod termination', () => {
 	});
 
 	it('removes a pod whose container never started without waiting for the grace period', async () => {
-		cluster = startTestCluster({ timeScale: 0.1, containerStartMs: 1_000_000 });
+		const cluster = startCluster({ timeScale: 0.1, containerStartMs: 1_000_000 });
 		const { store } = cluster;
 		store.create('pods', podManifest('creating'));
 		await waitFor(() => pod(store, 'creating')?.spec.nodeName, {

@@ -33,8 +33,10 @@ export class Changes implements ChangeSource {
 export interface WaitOptions {
 	/** Give up after this long (ms, default 20,000: generous for a loaded machine). */
 	timeoutMs?: number;
-	/** Poll this often (ms, default 20). */
+	/** The first pause between tries (ms, default 20); each pause doubles, up to maxIntervalMs. */
 	intervalMs?: number;
+	/** The longest pause between tries (ms, default 200: many waiting tests must not starve the cluster they wait on). */
+	maxIntervalMs?: number;
 	/** Named in the timeout error. */
 	what?: string;
 	/** Also try again right after each change it reports (conditions that pass quickly are not missed). */
@@ -53,8 +55,9 @@ export class WaitAborted extends Error {
 
 /**
  * Resolves with the first truthy value of check (a value or a promise of one), tried now,
- * every `intervalMs` and after every change of `wakeOn`; rejects after the timeout naming
- * what was awaited and the last error or value seen. A string is short for `{ what }`.
+ * after pauses growing from `intervalMs` to `maxIntervalMs`, and after every change of
+ * `wakeOn`; rejects after the timeout naming what was awaited and the last error or value
+ * seen. A string is short for `{ what }`.
  */
 export function waitFor<T>(
 	check: () => T | Promise<T>,
@@ -62,7 +65,8 @@ export function waitFor<T>(
 ): Promise<Truthy<T>> {
 	const opts = typeof options === 'string' ? { what: options } : options;
 	const timeout = opts.timeoutMs ?? 20_000;
-	const interval = opts.intervalMs ?? 20;
+	let pause = opts.intervalMs ?? 20;
+	const maxPause = Math.max(pause, opts.maxIntervalMs ?? 200);
 	// One timer at a time, and none while the check runs (a test may count the process's timers).
 	return new Promise((resolve, reject) => {
 		const deadline = Date.now() + timeout;
@@ -114,7 +118,8 @@ export function waitFor<T>(
 				);
 				return;
 			}
-			sleeper = setTimeout(attempt, Math.max(0, Math.min(interval, deadline - Date.now())));
+			sleeper = setTimeout(attempt, Math.max(0, Math.min(pause, deadline - Date.now())));
+			pause = Math.min(maxPause, pause * 2);
 		};
 		unsubscribe = opts.wakeOn?.onChange(() => queueMicrotask(() => void attempt()));
 		void attempt();
