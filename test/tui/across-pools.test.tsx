@@ -138,6 +138,7 @@ describe('the pool index across namespaces', () => {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('across pools at %ix%i', (columns, rows) => {
 	const fits = (frame: string) => {
 		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
