@@ -35,6 +35,42 @@ function buildId() {
 	}
 }
 
+/**
+ * client-node's modules have no side effects on import (none is imported for its effects
+ * alone), but its package.json does not say so, and its index re-exports every generated API
+ * and model: 4.5 MB that every importer of KubeConfig would load. Said here, the bundle keeps
+ * only what is used, and the generated code goes to the chunk of the typed clients, which the
+ * console loads on their first call (source/kube/typed-clients.ts).
+ */
+const clientNodeIsPure = {
+	name: 'client-node-is-pure',
+	setup(b) {
+		b.onResolve({ filter: /^[^.]|^\.\.?\// }, async (args) => {
+			if (args.pluginData === 'client-node-is-pure') return undefined;
+			const r = await b.resolve(args.path, {
+				kind: args.kind,
+				importer: args.importer,
+				resolveDir: args.resolveDir,
+				pluginData: 'client-node-is-pure',
+			});
+			if (r.errors.length > 0 || !r.path.includes('/@kubernetes/client-node/dist/'))
+				return undefined;
+			// KubeConfig takes two names from the generated index, which re-exports every API and
+			// model; esbuild places what a module can reach in the chunks it loads, so KubeConfig
+			// gets a slim index of just those two.
+			if (args.path === './gen/index.js' && args.importer.endsWith('/client-node/dist/config.js'))
+				return { path: r.path, namespace: 'client-node-config-gen', pluginData: dirname(r.path) };
+			return { ...r, sideEffects: false };
+		});
+		b.onLoad({ filter: /.*/, namespace: 'client-node-config-gen' }, (args) => ({
+			contents:
+				"export { createConfiguration } from './configuration.js';\nexport { ServerConfiguration } from './servers.js';\n",
+			resolveDir: args.pluginData,
+			loader: 'js',
+		}));
+	},
+};
+
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
 	if (name !== 'tools') rmSync(join(dist, name), { recursive: true, force: true });
@@ -49,6 +85,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
+	plugins: [clientNodeIsPure],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,

@@ -18,7 +18,7 @@ import { isTableComplete } from '../console-screen.js';
 import { type BenchContext, profileArgs, type ResultRow, type ScenarioResult } from '../context.js';
 import { INITIAL_HOLDER } from '../desk-pool.js';
 import { kubectlArgs, kubectlEnv } from '../kubectl.js';
-import { definableSize, makePool } from '../pool-setup.js';
+import { definableSize, makePool, readyPods } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { spread } from '../stats.js';
 import { TokenScanner } from '../token-scanner.js';
@@ -29,7 +29,7 @@ import { type LatencyFigures, latencies, startChurn } from './live.js';
  * --scale-namespaces namespaces) or one namespace (every pool in it). The one line to switch
  * once the console runs across namespaces.
  */
-const ACROSS_NAMESPACES = false;
+const ACROSS_NAMESPACES = true;
 
 /** One pool of the scale scenario. */
 export interface ScalePool {
@@ -100,19 +100,27 @@ function escapeRe(s: string): string {
 
 /**
  * True when the pools screen is live and shows every pool with all its members observed and
- * Ready (the SIZE/OBS column, then READY).
+ * the cluster's count of Ready ones (the SIZE/OBS column, then READY).
  */
 export function isPoolsTableComplete(
 	lines: readonly string[],
-	pools: readonly string[],
+	ready: ReadonlyMap<string, number>,
 	members: number,
 ): boolean {
 	if (!lines[0]?.includes('● live')) return false;
 	const size = definableSize(members);
-	return pools.every((pool) => {
-		const row = new RegExp(`(^|\\s)${escapeRe(pool)}\\s.*\\s${size}/${members}\\s+${members}\\s`);
+	return [...ready].every(([pool, n]) => {
+		const row = new RegExp(`(^|\\s)${escapeRe(pool)}\\s.*\\s${size}/${members}\\s+${n}\\s`);
 		return lines.some((l) => row.test(`${l} `));
 	});
+}
+
+/** How many pool rows the pools screen shows above the pool's row (0 when it is the first). */
+export function rowsAbove(lines: readonly string[], pool: string): number {
+	const title = lines.findIndex((l) => /\bPOOL\b/.test(l) && /SIZE\/OBS/.test(l));
+	const row = new RegExp(`(^|\\s)${escapeRe(pool)}\\s`);
+	const at = lines.findIndex((l, i) => i > title && row.test(l));
+	return title >= 0 && at > title ? at - title - 1 : 0;
 }
 
 /** One round's figures. */
@@ -158,15 +166,13 @@ async function scaleRound(ctx: BenchContext, round: number, notes: string[]): Pr
 	const prefix = `ts${round}x`;
 	const scanner = new TokenScanner(new RegExp(`${prefix}\\d{6}`, 'g'), prefix.length + 6);
 	const members = opts.scaleMembers;
+	// the churn of an earlier round leaves some pods not Ready: expect what the cluster says
+	const ready = new Map<string, number>();
+	for (const p of pools) ready.set(p.pool, await readyPods(ctx.sim.api, p.namespace, p.pool));
 	const tui: ConsoleRun = startConsole(ctx, {
 		want: {
 			what: `the complete pools table (${pools.length} pools of ${members})`,
-			check: (lines) =>
-				isPoolsTableComplete(
-					lines,
-					pools.map((p) => p.pool),
-					members,
-				),
+			check: (lines) => isPoolsTableComplete(lines, ready, members),
 		},
 		args: consoleArgs(pools),
 		nodeArgs: profileArgs(ctx, 'scale'),
@@ -183,15 +189,16 @@ async function scaleRound(ctx: BenchContext, round: number, notes: string[]): Pr
 		const at = await tui.complete;
 		const startupMs = at - tui.pty.startedAt;
 		const startupCpuMs = cpuMs(tui.pty.pid);
-		// open the first pool (the pools are sorted by name, the first is selected)
-		tui.pty.write('\r');
+		// open the first scale pool: the selection starts on the first row, and other scenarios'
+		// pools (other namespaces) may come before it
+		tui.pty.write(`${'j'.repeat(rowsAbove(tui.lines(), first.pool))}\r`);
 		await tui.until(
 			`the members table of ${first.pool}`,
 			(lines) =>
 				isTableComplete(lines, {
 					pool: first.pool,
 					observed: members,
-					ready: members,
+					ready: ready.get(first.pool) ?? members,
 					rows: Math.min(members, Math.max(1, opts.rows - 10)),
 				}),
 			60_000,

@@ -196,6 +196,13 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 			for (const key of removed)
 				println(io.stderr, `ctpool: pool ${sanitize(key)} was deleted; no longer reconciled`);
 		},
+		countRefusals: scope.metricsAddr !== undefined,
+		onRefusalsUnreadable(reason) {
+			println(
+				io.stderr,
+				`ctpool: cannot read ctpool's Events (${sanitize(reason)}); ctpool_claims_refused_total stays absent (grant events list and watch to count refused claims)`,
+			);
+		},
 		onConnection(overall) {
 			if (overall.phase === lastPhase) return;
 			lastPhase = overall.phase;

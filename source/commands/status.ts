@@ -246,7 +246,7 @@ export function runStatus(argv: readonly string[], io: CommandIo): Promise<numbe
 		const status = sanitizeDeep(liveStatus(snap, now));
 		if (format === 'json') io.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
 		else {
-			const { dumpYaml } = await import('@kubernetes/client-node');
+			const { dumpYaml } = await import('@kubernetes/client-node/dist/yaml.js');
 			io.stdout.write(dumpYaml(status));
 		}
 		return exit;

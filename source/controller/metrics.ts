@@ -16,8 +16,10 @@ export interface ReconcilerMetrics {
 	registry: Registry;
 	/** Records one reconcile of a pool: how long it took and whether it failed. */
 	reconciled(key: string, seconds: number, failed: boolean): void;
-	/** Counts a claim refused for want of a free member (claims made by this process). */
-	claimRefused(key: string): void;
+	/** Counts claims of a pool refused for want of a free member (from ClaimRefused Events). */
+	claimRefused(key: string, count?: number): void;
+	/** Whether refusals are being counted (Events readable): known pools then show 0, not nothing. */
+	countingRefusals(on: boolean): void;
 	/** Follows the watches' connection states (counts reconnects). */
 	connection(byKind: Record<string, ConnectionState>): void;
 	/** Drops the series of a pool that went away. */
@@ -112,11 +114,16 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 					if (f.rollout) this.set({ namespace, pool }, pick(f.rollout));
 			},
 		});
+	let counting = false;
 	const refused = new Counter({
 		name: 'ctpool_claims_refused_total',
-		help: 'Claims refused because no member was free, among the claims this process made (a reconciler makes none).',
+		help: "Claims refused because no member was free, by any client, counted from ctpool's ClaimRefused Events since this process started (absent when Events cannot be read).",
 		labelNames: [...poolLabels],
 		registers: [registry],
+		collect() {
+			if (!counting) return;
+			for (const key of cache.keys()) this.inc(splitPoolKey(key), 0);
+		},
 	});
 	const duration = new Histogram({
 		name: 'ctpool_reconcile_duration_seconds',
@@ -152,8 +159,11 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 			if (failed) errors.inc(labels);
 			else errors.inc(labels, 0);
 		},
-		claimRefused(key) {
-			refused.inc(splitPoolKey(key));
+		claimRefused(key, count = 1) {
+			refused.inc(splitPoolKey(key), count);
+		},
+		countingRefusals(on) {
+			counting = on;
 		},
 		connection(byKind) {
 			for (const [kind, state] of Object.entries(byKind)) {

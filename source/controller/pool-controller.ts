@@ -15,6 +15,7 @@ import type { Clock } from './clock.js';
 import { Controller, type Disposition, StepsFailed } from './controller.js';
 import { createReconcilerMetrics, type ReconcilerMetrics } from './metrics.js';
 import { PoolCache, poolKey, splitPoolKey } from './pool-cache.js';
+import { startRefusalWatch } from './refusal-watch.js';
 
 /** How soon a pool with members still Starting or Terminating is looked at again (ms). */
 export const BUSY_REQUEUE_MS = 10_000;
@@ -43,6 +44,13 @@ export interface PoolControllerOptions {
 	onPools?(added: string[], removed: string[]): void;
 	/** The watches' connection state changed. */
 	onConnection?(overall: ConnectionState, byKind: Record<WatchKind, ConnectionState>): void;
+	/**
+	 * Count refused claims (ctpool_claims_refused_total) from ctpool's Events, by whoever made
+	 * the claims. Optional: readiness never waits for the Events watch.
+	 */
+	countRefusals?: boolean;
+	/** The Events of refused claims cannot be read (told once; the counter stays absent). */
+	onRefusalsUnreadable?(reason: string): void;
 }
 
 /** A running pool controller. */
@@ -125,6 +133,22 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		},
 	);
 	if (single) controller.enqueue(single);
+	let toldUnreadable = false;
+	const refusals = opts.countRefusals
+		? startRefusalWatch(opts.kube, {
+				...(opts.namespace !== null ? { namespace: opts.namespace } : {}),
+				...(single && opts.pool !== undefined ? { pool: opts.pool } : {}),
+				sink: { refused: (key, n) => metrics.claimRefused(key, n) },
+				onState(state) {
+					metrics.connection({ events: state });
+					if (state.phase === 'synced') metrics.countingRefusals(true);
+					if (state.phase !== 'failed') return;
+					metrics.countingRefusals(false);
+					if (!toldUnreadable) opts.onRefusalsUnreadable?.(state.reason);
+					toldUnreadable = true;
+				},
+			})
+		: null;
 
 	return {
 		controller,
@@ -138,6 +162,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		},
 		async stop() {
 			watch.stop();
+			refusals?.stop();
 			await controller.stop();
 		},
 	};

@@ -1,6 +1,7 @@
 /** SelfSubjectAccessReview: whether the connection's identity may do one thing in a namespace. */
 
-import type { Kube } from './config.js';
+import { postJson } from './api-request.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from './config.js';
 
 /** One right an operation needs. */
 export interface AccessNeed {
@@ -17,8 +18,12 @@ export async function mayI(
 	need: AccessNeed,
 ): Promise<boolean | null> {
 	try {
-		const review = await kube.authorization.createSelfSubjectAccessReview({
-			body: {
+		// Raw JSON: the typed client would load client-node's generated models, and the console
+		// asks this at start-up.
+		const review = await postJson<{ status?: { allowed?: boolean } }>(
+			kube.config,
+			'/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+			{
 				apiVersion: 'authorization.k8s.io/v1',
 				kind: 'SelfSubjectAccessReview',
 				spec: {
@@ -31,7 +36,8 @@ export async function mayI(
 					},
 				},
 			},
-		});
+			kube.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+		);
 		return review.status?.allowed === true;
 	} catch {
 		return null;

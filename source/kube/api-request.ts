@@ -23,30 +23,70 @@ export function apiUrl(kc: KubeConfig, path: string, query: Query = {}): URL {
 	return url;
 }
 
-/** Opens a GET request; resolves with the response once its headers arrived. */
+/**
+ * Opens a request (a GET unless a JSON body is given, then a POST); resolves with the
+ * response once its headers arrived.
+ */
 async function open(
 	kc: KubeConfig,
 	url: URL,
 	signal: AbortSignal,
+	body?: unknown,
 ): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
-	// The kubeconfig's auth, through the kept-alive agent for lists and watches: no cap (a
-	// watch holds its connection), and a list hands its connection on to the watch after it.
-	const opts = await requestAuth(kc, 'stream');
+	// The kubeconfig's auth. GETs go through the kept-alive agent for lists and watches: no
+	// cap (a watch holds its connection), and a list hands its connection on to the watch
+	// after it. A POST goes through the capped agent of requests.
+	const opts = await requestAuth(kc, body === undefined ? 'stream' : 'request');
 	signal.throwIfAborted();
 	const mod = url.protocol === 'https:' ? https : http;
+	const payload = body === undefined ? undefined : JSON.stringify(body);
 	return new Promise((resolve, reject) => {
 		const req = mod.request(url, {
-			method: 'GET',
+			method: payload === undefined ? 'GET' : 'POST',
 			agent: opts.agent,
 			auth: opts.auth,
-			headers: { ...opts.headers, Accept: 'application/json', 'User-Agent': userAgent() },
+			headers: {
+				...opts.headers,
+				Accept: 'application/json',
+				'User-Agent': userAgent(),
+				...(payload === undefined
+					? {}
+					: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+			},
 			signal,
 		});
 		req.once('response', (res) => resolve({ req, res }));
 		req.on('error', reject);
 		req.once('socket', (socket) => socket.setKeepAlive(true, 30_000));
-		req.end();
+		req.end(payload);
 	});
+}
+
+/**
+ * POSTs a JSON body (a review: SelfSubjectAccessReview, nothing that changes the cluster)
+ * and parses the JSON answer; never retried. Non-2xx answers throw KubeHttpError, a passed
+ * deadline KubeTimeoutError.
+ */
+export async function postJson<T = unknown>(
+	kc: KubeConfig,
+	path: string,
+	body: unknown,
+	timeoutMs: number,
+): Promise<T> {
+	const deadline = new AbortController();
+	const timer = setTimeout(() => deadline.abort(), timeoutMs);
+	try {
+		const { res } = await open(kc, apiUrl(kc, path), deadline.signal, body);
+		const text = await readAll(res);
+		const code = res.statusCode ?? 0;
+		if (code < 200 || code > 299) throw new KubeHttpError(code, text);
+		return JSON.parse(text) as T;
+	} catch (err) {
+		if (deadline.signal.aborted) throw new KubeTimeoutError(timeoutMs, `POST ${path}`);
+		throw err;
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 function readAll(res: http.IncomingMessage): Promise<string> {

@@ -8,31 +8,27 @@ import https from 'node:https';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import tls from 'node:tls';
-import {
+import type {
 	AuthorizationV1Api,
-	type Cluster,
-	type Context,
+	Cluster,
+	Context,
 	CoordinationV1Api,
 	CoreV1Api,
-	createConfiguration,
-	IsomorphicFetchHttpLibrary,
-	KubeConfig,
-	loadYaml,
-	type RequestContext,
-	type ResponseContext,
-	type SecurityAuthentication,
-	ServerConfiguration,
-	type User,
-	wrapHttpLibrary,
+	User,
 } from '@kubernetes/client-node';
+// KubeConfig from its own module: client-node's index reaches every generated API and model,
+// and the bundle would then load them with the console (see scripts/build.mjs).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+// The YAML reader client-node's KubeConfig uses; client-node's own loadYaml would bring its
+// object serializer and every generated model into the console's start-up.
+import { load as loadYaml } from 'js-yaml';
 import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
 import { getJson, type Query } from './api-request.js';
-import { KubeTimeoutError, redact, registerSecret } from './errors.js';
+import { redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
-import { isTransient, isTransientStatus, retryPause, sleep } from './retry.js';
 
 /** How to reach the cluster: the flags every command takes. */
 export interface KubeOptions {
@@ -85,6 +81,9 @@ export interface PoolClient {
 /** The cluster connection, by the name most of ctpool knows it under: a PoolClient. */
 export type Kube = PoolClient;
 
+/** The typed API clients of a connection (see Kube). */
+export type TypedClients = Pick<Kube, 'core' | 'coordination' | 'authorization'>;
+
 /** The deadline of an API call when none is given (ms). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
@@ -103,9 +102,9 @@ export function userAgent(): string {
 function tokenFilesOf(text: string): Map<string, string> {
 	const out = new Map<string, string>();
 	try {
-		const doc = loadYaml<{ users?: Array<{ name?: unknown; user?: Record<string, unknown> }> }>(
-			text,
-		);
+		const doc = loadYaml(text) as {
+			users?: Array<{ name?: unknown; user?: Record<string, unknown> }>;
+		} | null;
 		for (const u of doc?.users ?? []) {
 			const file = u?.user?.tokenFile;
 			if (typeof u?.name === 'string' && typeof file === 'string' && file.length > 0)
@@ -421,104 +420,6 @@ export async function requestAuth(
 	return auth;
 }
 
-/** client-node's kubeconfig authentication, through the shared kept-alive agent. */
-function sharedAgentAuthentication(kc: KubeConfig): SecurityAuthentication {
-	return {
-		getName: () => 'kubeconfig authentication',
-		async applySecurityAuthentication(context: RequestContext): Promise<void> {
-			const { headers, auth, agent } = await requestAuth(kc);
-			if (auth)
-				context.setHeaderParam('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
-			for (const [k, v] of Object.entries(headers)) context.setHeaderParam(k, v);
-			context.setAgent(agent);
-		},
-	};
-}
-
-/**
- * Methods that are safe to send again. A GET reads; a DELETE that went through answers 404
- * the second time; a merge PATCH sets the same fields again. A POST (the atomic create of a
- * claim) and a PUT (a compare-and-swap) are never repeated: their first answer decides.
- */
-const RETRIED_METHODS = new Set(['GET', 'DELETE', 'PATCH']);
-
-/**
- * An http library that gives every request a deadline (the whole answer, body included,
- * retries too) and ctpool's User-Agent; a passed deadline becomes a KubeTimeoutError. GET,
- * DELETE and PATCH are tried again, up to three more times, after a 429 or 5xx answer or a
- * failure to connect: one blip of the API server costs a retry, not a step.
- */
-function deadlineHttpApi(timeoutMs: number, agentName: string) {
-	const inner = new IsomorphicFetchHttpLibrary();
-	return wrapHttpLibrary({
-		async send(request: RequestContext): Promise<ResponseContext> {
-			request.setHeaderParam('User-Agent', agentName);
-			const deadline = new AbortController();
-			// Unref'd: a forgotten body never keeps the process alive; cleared once read.
-			const timer = setTimeout(() => deadline.abort(), timeoutMs);
-			timer.unref();
-			const own = request.getSignal();
-			const signal = own ? AbortSignal.any([own, deadline.signal]) : deadline.signal;
-			request.setSignal(signal);
-			const what = `${request.getHttpMethod()} ${new URL(request.getUrl()).pathname}`;
-			const retried = RETRIED_METHODS.has(String(request.getHttpMethod()).toUpperCase());
-			const mapError = (err: unknown): never => {
-				clearTimeout(timer);
-				if (deadline.signal.aborted && !own?.aborted) throw new KubeTimeoutError(timeoutMs, what);
-				throw err;
-			};
-			const done = <T>(value: T): T => {
-				clearTimeout(timer);
-				return value;
-			};
-			const deadlineAt = Date.now() + timeoutMs;
-			for (let attempt = 0; ; attempt++) {
-				// Only while a pause (jitter included) still ends before the deadline: otherwise the
-				// answer in hand, a refused connection say, says more than a timeout would.
-				const wait = retried ? retryPause(attempt, deadlineAt) : undefined;
-				let response: ResponseContext;
-				try {
-					response = await inner.send(request).toPromise();
-				} catch (err) {
-					if (wait !== undefined && !signal.aborted && isTransient(err)) {
-						await sleep(wait, signal);
-						if (!signal.aborted) continue;
-					}
-					return mapError(err);
-				}
-				if (wait !== undefined && isTransientStatus(response.httpStatusCode)) {
-					await response.body.text().catch(() => '');
-					await sleep(wait, signal);
-					if (!signal.aborted) continue;
-					return mapError(new KubeTimeoutError(timeoutMs, what));
-				}
-				const body = response.body;
-				response.body = {
-					text: () => body.text().then(done, mapError),
-					binary: () => body.binary().then(done, mapError),
-				};
-				return response;
-			}
-		},
-	});
-}
-
-/** Makes an API client of the current context whose calls have a deadline and a User-Agent. */
-export function makeClient<T>(
-	kc: KubeConfig,
-	api: new (config: ReturnType<typeof createConfiguration>) => T,
-	timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
-): T {
-	const cluster = kc.getCurrentCluster();
-	if (!cluster) throw new PoolError('usage', 'the kubeconfig context names no cluster');
-	const configuration = createConfiguration({
-		baseServer: new ServerConfiguration(cluster.server, {}),
-		authMethods: { default: sharedAgentAuthentication(kc) },
-		httpApi: deadlineHttpApi(timeoutMs, userAgent()),
-	});
-	return new api(configuration);
-}
-
 /**
  * The in-cluster configuration when kubectl would use it: no --kubeconfig, no kubeconfig
  * file found, and KUBERNETES_SERVICE_HOST set (a pod); otherwise null.
@@ -577,11 +478,46 @@ export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 			inCluster?.namespace ||
 			opts.namespace ||
 			defaultNamespace(opts.env ?? process.env),
-		core: makeClient(kc, CoreV1Api, requestTimeoutMs),
-		coordination: makeClient(kc, CoordinationV1Api, requestTimeoutMs),
-		authorization: makeClient(kc, AuthorizationV1Api, requestTimeoutMs),
+		...lazyClients(kc, requestTimeoutMs),
 		readJson: (path, query = {}, signal) =>
 			getJson(kc, path, query, requestTimeoutMs, signal, { retry: true }),
 		requestTimeoutMs,
+	};
+}
+
+/**
+ * The typed API clients, made on their first call: their module (client-node's generated
+ * APIs and models, four fifths of its code) loads only when a command calls one, so the
+ * console's first frame, drawn from raw lists, never waits for it. Every method of a typed
+ * client returns a promise, so one that waits for the module first is the same to callers.
+ */
+function lazyClients(kc: KubeConfig, timeoutMs: number): TypedClients {
+	let made: Promise<TypedClients> | undefined;
+	const load = () => {
+		made ??= import('./typed-clients.js').then((m) => m.makeTypedClients(kc, timeoutMs));
+		return made;
+	};
+	const lazy = <K extends keyof TypedClients>(key: K): TypedClients[K] =>
+		new Proxy(
+			{},
+			{
+				get(_target, method) {
+					// not a thenable: `await kube.core` must not call anything
+					if (typeof method !== 'string' || method === 'then') return undefined;
+					return (...args: unknown[]) =>
+						load().then((clients) => {
+							const client = clients[key] as unknown as Record<
+								string,
+								(...a: unknown[]) => Promise<unknown>
+							>;
+							return client[method]!(...args);
+						});
+				},
+			},
+		) as TypedClients[K];
+	return {
+		core: lazy('core'),
+		coordination: lazy('coordination'),
+		authorization: lazy('authorization'),
 	};
 }

@@ -8,7 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// From its own module, not client-node's index (which reaches every generated model).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { PoolError } from '../pool/errors.js';
 import { registerSecret } from './errors.js';
 

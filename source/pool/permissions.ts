@@ -60,7 +60,8 @@ export const WATCH_RULES: readonly PolicyRule[] = [
 /**
  * Events: optional. create records who did what (without it ctpool says once that it records
  * no Events and goes on); list and watch read them back (`ctpool audit`, the console's audit
- * screen and its refused-claims counts, which show that Events cannot be read without them).
+ * screen and its refused-claims counts, which show that Events cannot be read without them;
+ * the in-cluster reconciler's ctpool_claims_refused_total, absent without them).
  */
 export const EVENT_RULES: readonly PolicyRule[] = [
 	{ apiGroups: [CORE], resources: ['events'], verbs: ['create', 'list', 'watch'] },

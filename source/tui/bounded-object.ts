@@ -58,3 +58,18 @@ export function boundedWatched<T extends object>(kind: string, o: T): T {
 export function boundedString(s: string): string {
 	return s.length > CONSOLE_STRING_BOUND ? `${s.slice(0, CONSOLE_STRING_BOUND)}…` : s;
 }
+
+/**
+ * What the console keeps of a watched object: without `metadata.managedFields` (a real API
+ * server sends several KB of them with every object of a list or watch event, and nothing in
+ * the console reads them), bounded as boundedWatched says. The object itself when there is
+ * nothing to drop or cut.
+ */
+export function consoleObject<T extends { metadata?: object }>(kind: string, o: T): T {
+	const meta = o.metadata as { managedFields?: unknown } | undefined;
+	if (meta && 'managedFields' in meta) {
+		const { managedFields: _dropped, ...rest } = meta;
+		return boundedWatched(kind, { ...o, metadata: rest });
+	}
+	return boundedWatched(kind, o);
+}

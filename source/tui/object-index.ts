@@ -15,7 +15,7 @@ import {
 	poolOfConfigMap,
 	pvcName,
 } from '../pool/index.js';
-import { boundedWatched } from './bounded-object.js';
+import { consoleObject } from './bounded-object.js';
 
 /** What a batch touched: per pool, the members whose objects changed, or 'all' for the pool itself. */
 export type DirtyPools = Map<string, Set<string> | 'all'>;
@@ -56,8 +56,8 @@ export class ObjectIndex {
 	};
 
 	/**
-	 * Applies a batch of watch changes (every string cut to the console's bound first) and tells
-	 * which pools and members they touched.
+	 * Applies a batch of watch changes (kept as consoleObject: no managedFields, every string
+	 * cut to the console's bound) and tells which pools and members they touched.
 	 */
 	apply(changes: readonly WatchChange[]): DirtyPools {
 		const dirty: DirtyPools = new Map();
@@ -90,7 +90,7 @@ export class ObjectIndex {
 				map.clear();
 				for (const raw of change.objects) {
 					if (!raw.metadata.name) continue;
-					const o = boundedWatched(change.kind, raw);
+					const o = consoleObject(change.kind, raw);
 					map.set(raw.metadata.name, o);
 					touchObject(change.kind, o);
 				}
@@ -98,7 +98,7 @@ export class ObjectIndex {
 			}
 			const name = change.object.metadata.name;
 			if (!name) continue;
-			const object = boundedWatched(change.kind, change.object);
+			const object = consoleObject(change.kind, change.object);
 			touchObject(change.kind, map.get(name));
 			touchObject(change.kind, object);
 			if (change.op === 'delete') map.delete(name);

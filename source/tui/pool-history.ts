@@ -4,6 +4,7 @@
  * has been exhausted (for its banner and the --bell).
  */
 
+import type { AuditEntry } from '../pool/audit.js';
 import { formatAge } from '../text/age.js';
 import type { PoolDerivation } from './pool-derivation.js';
 
@@ -98,6 +99,57 @@ export function totalExhaustions(history: Readonly<Record<string, PoolHistory>>)
 	let n = 0;
 	for (const h of Object.values(history)) n += h.exhaustions;
 	return n;
+}
+
+/** The audit feed as the reconstruction reads it (see AuditFeed in store.ts). */
+export interface AuditWindow {
+	status: string;
+	/** The audit lines, any order. */
+	entries: readonly AuditEntry[];
+	/** The time of the oldest line the feed holds: how far back the Events reach. */
+	oldest: number | null;
+}
+
+/**
+ * The claimed members of a pool before the console's first sample, rebuilt from the pool's
+ * Events: walking back from the first sample, a claim means one fewer claimed before it, a
+ * release (forced or not) one more; clamped to 0..desired. One value per SAMPLE_MS, oldest
+ * first, the last one SAMPLE_MS before the first sample; only as far back as the oldest Event
+ * and at most HISTORY_SAMPLES before now. Empty unless the feed is live (denied, off, failing:
+ * nothing is known). Claimable members cannot be rebuilt from Events, so only claimed is.
+ */
+export function claimedBefore(
+	feed: AuditWindow,
+	inPool: (e: AuditEntry) => boolean,
+	first: { time: number; claimed: number; desired: number },
+	now: number,
+): number[] {
+	if (feed.status !== 'live' || feed.oldest === null) return [];
+	const floor = Math.max(feed.oldest, now - HISTORY_SAMPLES * SAMPLE_MS);
+	const acts = feed.entries
+		.filter(
+			(e) =>
+				(e.action === 'claim' || e.action === 'release') &&
+				e.time < first.time &&
+				e.time >= floor &&
+				inPool(e),
+		)
+		.sort((a, b) => b.time - a.time);
+	const top = Math.max(0, first.desired);
+	const values: number[] = [];
+	let claimed = Math.max(0, Math.min(first.claimed, top));
+	let i = 0;
+	for (let t = first.time - SAMPLE_MS; t >= floor; t -= SAMPLE_MS) {
+		// undo every act after t: the count at t is the count before them
+		for (; i < acts.length && (acts[i]?.time ?? 0) > t; i++) {
+			const e = acts[i] as AuditEntry;
+			const n = Math.max(1, e.count);
+			claimed += e.action === 'claim' ? -n : n;
+			claimed = Math.max(0, Math.min(claimed, top));
+		}
+		values.push(claimed);
+	}
+	return values.reverse();
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

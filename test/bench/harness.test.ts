@@ -14,6 +14,7 @@ import { drawnMembers, isTableComplete } from '../../bench/console-screen.js';
 import type { ResultRow } from '../../bench/context.js';
 import { formatSpread, ratio, textTable } from '../../bench/report.js';
 import { parseBenchArgs } from '../../bench/run.js';
+import { isPoolsTableComplete, rowsAbove } from '../../bench/scenarios/scale.js';
 import { activitySince } from '../../bench/sim-control.js';
 import { percentile, spread } from '../../bench/stats.js';
 import { TokenScanner } from '../../bench/token-scanner.js';
@@ -89,6 +90,34 @@ describe('console screen checks', () => {
 		expect(isTableComplete(screen('observed 3 ready 2', false), want)).toBe(false);
 		expect(isTableComplete(screen('observed 3 ready 1'), want)).toBe(false);
 		expect(isTableComplete(screen('observed 3 ready 2'), { ...want, rows: 4 })).toBe(false);
+	});
+});
+
+describe('pools screen check (scale scenario)', () => {
+	const screen = (live: boolean, readyB: number) => [
+		`ctpool  pools (2) · ns scale-1 · ctx sim  ${live ? '● live' : '◌ connecting 1s'}`,
+		'POOL      IMAGE        SIZE/OBS  READY  CLAIMED  FREE',
+		'fleet-01  ghcr.io/x:1   50/50       50        5    45',
+		`fleet-02  ghcr.io/x:1   50/50    ${String(readyB).padStart(5)}        0    50`,
+	];
+
+	it('wants every pool with all its members observed and the Ready count the cluster has', () => {
+		const ready = new Map([
+			['fleet-01', 50],
+			['fleet-02', 48],
+		]);
+		expect(isPoolsTableComplete(screen(true, 48), ready, 50)).toBe(true);
+		// a pool still short of the cluster's figure, a screen not live, a pool missing
+		expect(isPoolsTableComplete(screen(true, 47), ready, 50)).toBe(false);
+		expect(isPoolsTableComplete(screen(false, 48), ready, 50)).toBe(false);
+		expect(isPoolsTableComplete(screen(true, 48), new Map([...ready, ['fleet-03', 50]]), 50)).toBe(
+			false,
+		);
+	});
+
+	it('counts the pool rows above a pool (the keys that select it)', () => {
+		expect(rowsAbove(screen(true, 50), 'fleet-01')).toBe(0);
+		expect(rowsAbove(screen(true, 50), 'fleet-02')).toBe(1);
 	});
 });
 

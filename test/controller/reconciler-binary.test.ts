@@ -136,6 +136,19 @@ describe('ctpool reconcile --all -A --watch --metrics-addr', { timeout: 120_000 
 		);
 		console.log(`[measured] a claim showed in /metrics after ${Date.now() - claimedAt} ms`);
 
+		// a claim refused to another client (bravo is full) is counted from its Event
+		await expect(claim(corral, 'bravo', 'bob@example.com')).rejects.toMatchObject({
+			kind: 'no-free',
+		});
+		await waitFor(
+			async () =>
+				sample((await get(`${base}/metrics`)).text, 'ctpool_claims_refused_total', {
+					namespace: 'corral',
+					pool: 'bravo',
+				}) === 1,
+			{ what: 'the refused claim of bravo in /metrics' },
+		);
+
 		// a pool defined while it runs is reconciled
 		await writeDefinition(teamB, 'delta', poolSpec({ size: 1 }));
 		await waitFor(async () => ready((await get(`${base}/metrics`)).text, 'team-b', 'delta') === 1, {

@@ -5,28 +5,24 @@
  * exhausted while watched rings the bell once.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_USERS } from '../../source/demo/actors.js';
 import { apply, claim, createEngineContext, reconcile } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
-import { requireBuild } from '../support/built-cli.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
-import { quit, startCtpool } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const BOB = 'bob@example.com';
-let sim: TestSim;
+const c = consoleTests({ namespaces: ['team-a', 'team-b'] });
 
 /** An engine context in a namespace of the test cluster. */
 async function inNamespace(namespace: string) {
-	const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, namespace });
+	const kube = await loadKube({ kubeconfig: c.sim.kubeconfigPath, namespace });
 	return createEngineContext(kube, { actor: 'test' });
 }
 
 beforeAll(async () => {
-	requireBuild();
 	expect(DEMO_USERS).toContain(BOB);
-	sim = await startTestSim({ namespaces: ['team-a', 'team-b'] });
 	for (const [namespace, pool, size] of [
 		['team-a', 'desk', 2],
 		['team-a', 'lab', 1],
@@ -41,58 +37,48 @@ beforeAll(async () => {
 	await claim(await inNamespace('team-a'), 'desk', others[0]!);
 	await claim(await inNamespace('team-b'), 'desk', BOB);
 }, 60_000);
-afterAll(() => sim?.cleanup());
 
 describe('ctpool -A in a terminal', { timeout: 90_000 }, () => {
 	it('shows every pool with its namespace; /bob then Enter opens his member; --bell rings on exhaustion', async () => {
-		const t = startCtpool({
+		const t = c.start({
 			args: ['-A', '--bell'],
-			kubeconfig: sim.kubeconfigPath,
 			columns: 80,
 			rows: 24,
 		});
-		try {
-			await t.waitFor(/pools \(3\) · all namespaces/);
-			// the counts known (every kind listed): team-b's desk has one of two claimed
-			await t.waitFor(
-				(s) => /^team-b\s+desk\s+2\/2\s+\d+\s+1\s+1\s/m.test(s) && /^team-a\s+lab\s/m.test(s),
-			);
-			const screen = t.screen();
-			expect(screen).toMatch(/^NAMESPACE\s+POOL\s/m);
-			expect(screen).toMatch(/^team-a\s+desk\s/m);
-			expect(t.output()).not.toContain('\u0007');
+		await t.waitFor(/pools \(3\) · all namespaces/);
+		// the counts known (every kind listed): team-b's desk has one of two claimed
+		await t.waitFor(
+			(s) => /^team-b\s+desk\s+2\/2\s+\d+\s+1\s+1\s/m.test(s) && /^team-a\s+lab\s/m.test(s),
+		);
+		const screen = t.screen();
+		expect(screen).toMatch(/^NAMESPACE\s+POOL\s/m);
+		expect(screen).toMatch(/^team-a\s+desk\s/m);
+		expect(t.output()).not.toContain('\u0007');
 
-			// another process takes the last free member of team-b's desk: exhausted, one bell
-			await claim(await inNamespace('team-b'), 'desk', 'walk-in@example.com');
-			await t.waitFor(() => t.output().includes('\u0007'), 20_000);
-			expect(t.output().split('\u0007')).toHaveLength(2);
+		// another process takes the last free member of team-b's desk: exhausted, one bell
+		await claim(await inNamespace('team-b'), 'desk', 'walk-in@example.com');
+		await t.waitFor(() => t.output().includes('\u0007'), 20_000);
+		expect(t.output().split('\u0007')).toHaveLength(2);
 
-			t.write('/bob');
-			await t.waitFor(/find bob: 1 hit in 3 pools/);
-			expect(t.screen()).toMatch(/^team-b\s+desk\s+desk-\d\s+\S+\s+bob@example\.com/m);
-			t.write('\r');
-			const details = await t.waitFor(/pool desk · ns team-b/);
-			expect(details).toContain(BOB);
-			expect(details).toMatch(/EXHAUSTED since \d\d:\d\d/);
-			// Esc goes back to that pool's members (both rows in the table)
-			t.write('\u001b');
-			await t.waitFor((s) => /^desk-1\s+\S/m.test(s) && /^desk-2\s+\S/m.test(s));
-			expect(await quit(t)).toBe(0);
-		} finally {
-			t.dispose();
-		}
+		t.write('/bob');
+		await t.waitFor(/find bob: 1 hit in 3 pools/);
+		expect(t.screen()).toMatch(/^team-b\s+desk\s+desk-\d\s+\S+\s+bob@example\.com/m);
+		t.write('\r');
+		const details = await t.waitFor(/pool desk · ns team-b/);
+		expect(details).toContain(BOB);
+		expect(details).toMatch(/EXHAUSTED since \d\d:\d\d/);
+		// Esc goes back to that pool's members (both rows in the table)
+		t.write('\u001b');
+		await t.waitFor((s) => /^desk-1\s+\S/m.test(s) && /^desk-2\s+\S/m.test(s));
+		expect(await quit(t)).toBe(0);
 	});
 
 	it('an identity that cannot list across namespaces is told the fix before any screen', async () => {
-		const kubeconfig = await sim.cluster.serviceAccountKubeconfig('team-a', 'nobody');
-		const t = startCtpool({ args: ['-A'], kubeconfig, columns: 100 });
-		try {
-			const code = await t.exited;
-			expect(code).toBe(1);
-			expect(t.output()).toContain('cannot list configmaps in all namespaces: use -n NAMESPACE');
-			expect(t.altScreen()).toBe(false);
-		} finally {
-			t.dispose();
-		}
+		const kubeconfig = await c.sim.cluster.serviceAccountKubeconfig('team-a', 'nobody');
+		const t = c.start({ args: ['-A'], kubeconfig, columns: 100 });
+		const code = await t.exited;
+		expect(code).toBe(1);
+		expect(t.output()).toContain('cannot list configmaps in all namespaces: use -n NAMESPACE');
+		expect(t.altScreen()).toBe(false);
 	});
 });

@@ -5,14 +5,10 @@
  */
 
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apply, createEngineContext } from '../../source/engine/index.js';
-import { type Kube, loadKube } from '../../source/kube/config.js';
 import { type PoolSpec, parseReplaceRecord } from '../../source/pool/index.js';
-import { requireBuild } from '../support/built-cli.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
-import type { TestTerminal } from '../support/terminal.js';
-import { quit, startCtpool } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const BROKEN: PoolSpec = {
 	image: 'registry.invalid/desktop:1',
@@ -29,24 +25,7 @@ const BROKEN: PoolSpec = {
 /** Time for the whole backoff (a 10 s wait between the two replaces) on a loaded machine. */
 const SLOW = 120_000;
 
-let sim: TestSim;
-let kube: Kube;
-let t: TestTerminal | null = null;
-
-beforeAll(async () => {
-	requireBuild();
-	sim = await startTestSim({ config: { timeScale: 0.2 } });
-	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-});
-
-afterAll(async () => {
-	await sim?.cleanup();
-});
-
-afterEach(() => {
-	t?.dispose();
-	t = null;
-});
+const c = consoleTests({ config: { timeScale: 0.2 } });
 
 /** The screen as one line (the hints wrap at 80 columns). */
 function flat(screen: string): string {
@@ -59,27 +38,25 @@ function flat(screen: string): string {
 
 function podUids(): string[] {
 	return ['bad-1', 'bad-2', 'bad-3'].map(
-		(m) => sim.cluster.store.get('pods', 'corral', m)?.metadata.uid ?? '',
+		(m) => c.sim.cluster.store.get('pods', 'corral', m)?.metadata.uid ?? '',
 	);
 }
 
 function stopEvents(): number {
-	return sim.cluster.store
+	return c.sim.cluster.store
 		.list('events', { namespace: 'corral' })
 		.filter((e) => (e as { reason?: string }).reason === 'ReplaceStopped').length;
 }
 
 describe('a broken pool image in the console', { timeout: 4 * SLOW }, () => {
 	it('replaces with backoff, then stops replacing, reports it once and says what to do', async () => {
-		await apply(createEngineContext(kube, { actor: 'test' }), 'bad', BROKEN);
-		t = startCtpool({
+		await apply(createEngineContext(c.kube, { actor: 'test' }), 'bad', BROKEN);
+		const term = c.start({
 			args: ['bad', '--identity', 'erin@example.com'],
-			kubeconfig: sim.kubeconfigPath,
-			cacheDir: join(sim.dir, 'kube-cache'),
+			cacheDir: join(c.sim.dir, 'kube-cache'),
 			columns: 80,
 			rows: 24,
 		});
-		const term = t;
 		await term.waitFor(/bad-3\s+Failed/, SLOW);
 		await term.waitFor('● live', SLOW);
 		// the live loop: replaced once at once, then again after 10 s, then stopped
@@ -87,7 +64,7 @@ describe('a broken pool image in the console', { timeout: 4 * SLOW }, () => {
 		const stopped = await term.waitFor('REPLACING STOPPED', SLOW);
 		expect(stopped.split('\n')[2]).toMatch(/^EXHAUSTED {2}REPLACING STOPPED {2}des(ired)? 3/);
 		for (const m of ['bad-1', 'bad-2', 'bad-3']) {
-			const pvc = sim.cluster.store.get('persistentvolumeclaims', 'corral', `${m}-data`);
+			const pvc = c.sim.cluster.store.get('persistentvolumeclaims', 'corral', `${m}-data`);
 			expect(parseReplaceRecord(pvc?.metadata.annotations)?.count).toBe(2);
 		}
 		expect(stopEvents()).toBe(1);

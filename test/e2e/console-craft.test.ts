@@ -5,38 +5,18 @@
  */
 
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, readPool } from '../../source/engine/index.js';
-import { type Kube, loadKube } from '../../source/kube/config.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
-import { requireBuild } from '../support/built-cli.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
 import type { TestTerminal } from '../support/terminal.js';
 import { waitFor } from '../support/wait.js';
-import { quit, startCtpool } from './ctpool-console.js';
+import { consoleTests, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
 
-let sim: TestSim;
-let kube: Kube;
-let t: TestTerminal | null = null;
+const c = consoleTests({ config: { timeScale: 0.2 } });
 let pool = 0;
-
-beforeAll(async () => {
-	requireBuild();
-	sim = await startTestSim({ config: { timeScale: 0.2 } });
-	kube = await loadKube({ kubeconfig: sim.kubeconfigPath });
-});
-
-afterAll(async () => {
-	await sim?.cleanup();
-});
-
-afterEach(() => {
-	t?.dispose();
-	t = null;
-});
 
 /** A fresh ready pool with claims by the given identities (in member order), ctpool open on it at 80x24. */
 async function openOn(
@@ -45,18 +25,17 @@ async function openOn(
 ): Promise<{ name: string; term: TestTerminal }> {
 	pool++;
 	const name = `c${pool}`;
-	const ctx = createEngineContext(kube, { actor: 'test' });
+	const ctx = createEngineContext(c.kube, { actor: 'test' });
 	await apply(ctx, name, poolSpec({ size }));
 	// every member Ready first, so the claims land on the members in order
 	await waitFor(async () => (await readPool(ctx, name)).members.every((m) => m.state === 'Ready'), {
 		what: `pool ${name} ready`,
 		timeoutMs: SLOW,
 	});
-	for (const h of holders) await claim(createEngineContext(kube, { actor: h }), name, h);
-	t = startCtpool({
+	for (const h of holders) await claim(createEngineContext(c.kube, { actor: h }), name, h);
+	const t = c.start({
 		args: [name],
-		kubeconfig: sim.kubeconfigPath,
-		cacheDir: join(sim.dir, 'kube-cache'),
+		cacheDir: join(c.sim.dir, 'kube-cache'),
 		columns: 80,
 		rows: 24,
 	});
@@ -74,7 +53,7 @@ function order(screen: string, name: string): string[] {
 
 /** Makes a member's claim expired (acquired and renewed two hours ago). */
 function expire(member: string): void {
-	const store = sim.cluster.store;
+	const store = c.sim.cluster.store;
 	const lease = store.get('leases', 'corral', leaseName(member));
 	if (!lease) throw new Error(`no Lease for ${member}`);
 	const past = formatMicroTime(Date.now() - 2 * 3_600_000);
@@ -97,7 +76,7 @@ describe('console craft end to end', { timeout: 120_000 }, () => {
 		screen = await term.waitFor('sort HOLDER ↓', SLOW);
 		expect(order(screen, name)).toEqual([`${name}-1`, `${name}-2`, `${name}-3`]);
 		// a claim made elsewhere: the table refreshes in the same order
-		await claim(createEngineContext(kube, { actor: 'x' }), name, 'bea@example.com');
+		await claim(createEngineContext(c.kube, { actor: 'x' }), name, 'bea@example.com');
 		screen = await term.waitFor(new RegExp(`${name}-3\\s+Ready\\s+bea@example\\.com`), SLOW);
 		expect(order(screen, name)).toEqual([`${name}-1`, `${name}-3`, `${name}-2`]);
 		expect(screen).toContain('sort HOLDER ↓');
@@ -142,12 +121,12 @@ describe('console craft end to end', { timeout: 120_000 }, () => {
 		const { name, term } = await openOn(1, []);
 		term.write('L');
 		await term.waitFor(new RegExp(`log ${name}-1 · following`), SLOW);
-		const pod = sim.cluster.store.get('pods', 'corral', `${name}-1`) as {
+		const pod = c.sim.cluster.store.get('pods', 'corral', `${name}-1`) as {
 			status?: { containerStatuses?: Array<{ containerID?: string }> };
 		};
 		const id = pod.status?.containerStatuses?.[0]?.containerID ?? '';
 		expect(id).not.toBe('');
-		sim.cluster.controllers.logs.write(id, 'hello from the e2e test \u001b[31mred\u001b[0m');
+		c.sim.cluster.controllers.logs.write(id, 'hello from the e2e test \u001b[31mred\u001b[0m');
 		const screen = await term.waitFor('hello from the e2e test', SLOW);
 		expect(screen).not.toContain('\u001b');
 		term.write('p');

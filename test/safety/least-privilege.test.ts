@@ -326,14 +326,8 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 	expect([held1, held2, free].sort()).toEqual([`${p}-1`, `${p}-2`, `${p}-3`]);
 	c.sim.store.delete('pods', NS, `${r}-1`, { who: 'test-admin', gracePeriodSeconds: 0 });
 	await waitFor(() => podUid(`${r}-1`) === undefined, `${r}-1 gone`);
-	// The recorded status is set aside, so that the reconcile below surely has a new one to
-	// record (an unchanged status is not written, and its denial would go unseen).
-	const cm = c.sim.store.get('configmaps', NS, `corral-vdi-ctpool-${r}`)!;
-	c.sim.store.update(
-		'configmaps',
-		{ ...cm, data: { ...(cm.data as Record<string, string>), status: '{}' } },
-		{ who: 'test-admin' },
-	);
+	setStatusAside(r);
+	setStatusAside(w);
 
 	const as = (argv: string[]) => ctpool([...argv, '--kubeconfig', kc]);
 	const out = {} as Outcomes;
@@ -355,6 +349,19 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 			JSON.stringify(Object.fromEntries(OPS.map((op) => [op, [out[op].code, out[op].stderr]]))),
 		);
 	return out;
+}
+
+/**
+ * Sets the recorded status of a pool aside, so that its next reconcile surely has a new one
+ * to record (an unchanged status is not written, and a denied write would go unseen).
+ */
+function setStatusAside(pool: string): void {
+	const cm = c.sim.store.get('configmaps', NS, `corral-vdi-ctpool-${pool}`)!;
+	c.sim.store.update(
+		'configmaps',
+		{ ...cm, data: { ...(cm.data as Record<string, string>), status: '{}' } },
+		{ who: 'test-admin' },
+	);
 }
 
 /**

@@ -366,7 +366,11 @@ describe('the console', () => {
 			expect(store.getState().screen).toBe('details');
 			expect(r.frames.join('')).not.toMatch(FORBIDDEN);
 			expect(frame).toContain('mallory');
-			expect(frame).toContain('Claimed');
+			// the Events are at the end of the details: scroll there (G) to see the claim's
+			r.stdin.write('G');
+			await flush(50);
+			expect(r.lastFrame() ?? '').toContain('Claimed');
+			expect(r.frames.join('')).not.toMatch(FORBIDDEN);
 			for (const line of frame.split('\n')) expect(stringWidth(line)).toBeLessThanOrEqual(100);
 			for (const member of ['tty-3', 'tty-4', 'tty-5', 'tty-6']) {
 				store.getState().selectMember(member);

@@ -7,8 +7,10 @@
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
+import type { AuditEntry } from '../../source/pool/audit.js';
 import { findMembers } from '../../source/pool/find.js';
 import {
+	claimedBefore,
 	exhaustionBanner,
 	HISTORY_SAMPLES,
 	recordHistory,
@@ -18,10 +20,48 @@ import {
 } from '../../source/tui/pool-history.js';
 import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
 import { createConsoleStore } from '../../source/tui/store.js';
+import { picture } from '../../source/tui/views/pool-picture.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
+
+/** An audit line of pool desk, at seconds before NOW. */
+function act(action: AuditEntry['action'], secondsAgo: number, over: Partial<AuditEntry> = {}) {
+	return {
+		time: NOW - secondsAgo * 1000,
+		namespace: 'corral',
+		pool: 'desk',
+		member: 'desk-1',
+		action,
+		reason: action,
+		type: 'Normal',
+		holder: 'u@example.com',
+		identity: '',
+		actor: 'u@example.com',
+		force: false,
+		count: 1,
+		target: '',
+		detail: '',
+		message: `${action} desk-1`,
+		name: `ev-${action}-${secondsAgo}-${over.pool ?? 'desk'}`,
+		instance: '',
+		...over,
+	} satisfies AuditEntry;
+}
+
+/** Two minutes of Events before NOW: claims and releases of desk, a renewal, another pool. */
+function trailBefore(): AuditEntry[] {
+	return [
+		act('claim', 15, { pool: 'lab' }),
+		act('claim', 25, { member: 'desk-2' }),
+		act('renew', 40),
+		act('claim', 55),
+		act('release', 75, { force: true }),
+		act('claim', 95),
+		act('renew', 120, { member: 'desk-2' }),
+	];
+}
 
 let r: RenderedConsole | null = null;
 afterEach(() => {
@@ -98,6 +138,7 @@ describe('the pool index across namespaces', () => {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('across pools at %ix%i', (columns, rows) => {
 	const fits = (frame: string) => {
 		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
@@ -222,6 +263,32 @@ describe.each([
 		expect(lines(frame)[2]).toMatch(/^EXHAUSTED\s+des(ired)? 2/);
 		expect(store.getState().history.desk?.exhaustions).toBe(1);
 	});
+
+	it('the picture reaches back before the console started, dim, as far as Events allow', async () => {
+		const s = spec({ size: 2 });
+		const store = storeWith(
+			[
+				...member('desk', 1, s, { holder: 'u1@example.com' }),
+				...member('desk', 2, s, { holder: 'u2@example.com' }),
+			],
+			{ spec: s },
+		);
+		store.getState().auditChange({ reset: trailBefore() });
+		store.getState().setAuditStatus('live');
+		store.getState().tick(NOW);
+		r = await renderConsole(store, { columns, rows });
+		const frame = r.lastFrame();
+		fits(frame);
+		const line = lineWith(frame, ' · claimable');
+		expect(line).toMatch(
+			/^claimed 2 [▁-█]+ · claimable 0 [▁-█]+ {2}EXHAUSTED since ≤\d\d:\d\d \(0s\)$/,
+		);
+		const [claimed, claimable] = line.match(/[▁-█]+/g) ?? [];
+		// watched: the first sample and now; before them the rebuilt claims (0, 1, 0, 1, 2)
+		expect(claimable).toBe('▁▁');
+		expect(claimed?.length).toBeGreaterThan(10);
+		expect(claimed).toMatch(/▁▁▅▅▅████$/);
+	});
 });
 
 describe('pool history', () => {
@@ -260,6 +327,55 @@ describe('pool history', () => {
 			/^EXHAUSTED since ≤\d\d:\d\d \(5m\)$/,
 		);
 		expect(recordHistory({}, pools(true), NOW, false)).toEqual({});
+	});
+
+	it('rebuilds claimed before the first sample from claims and releases, clamped', () => {
+		const live = { status: 'live', entries: trailBefore(), oldest: NOW - 120_000 };
+		const desk = (e: AuditEntry) => e.pool === 'desk';
+		const first = { time: NOW, claimed: 2, desired: 3 };
+		// oldest first, one per SAMPLE_MS, the last SAMPLE_MS before the first sample
+		expect(claimedBefore(live, desk, first, NOW)).toEqual([0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 2, 2]);
+		// only as far back as the oldest Event, and no further than the kept hour
+		expect(claimedBefore({ ...live, oldest: NOW - 50_000 }, desk, first, NOW)).toEqual([
+			1, 1, 1, 2, 2,
+		]);
+		expect(claimedBefore(live, desk, first, NOW + HISTORY_SAMPLES * SAMPLE_MS - 30_000)).toEqual([
+			1, 2, 2,
+		]);
+		// clamped to 0..desired: undoing more claims than were made stays at 0, releases at desired
+		expect(claimedBefore(live, desk, { time: NOW, claimed: 0, desired: 3 }, NOW)).toEqual([
+			0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0,
+		]);
+		// (unclamped, the claim at -25 s would leave 4 of 2 claimed)
+		const releases = {
+			status: 'live',
+			entries: [act('release', 5), act('release', 15, { count: 3 }), act('claim', 25)],
+			oldest: NOW - 30_000,
+		};
+		expect(claimedBefore(releases, desk, { time: NOW, claimed: 1, desired: 2 }, NOW)).toEqual([
+			1, 2, 2,
+		]);
+		// no Events of the pool: flat at the first count; no Events at all, denied, off: nothing
+		expect(claimedBefore({ ...live, entries: [] }, desk, { ...first, claimed: 1 }, NOW)).toEqual(
+			Array(12).fill(1),
+		);
+		expect(claimedBefore({ status: 'live', entries: [], oldest: null }, desk, first, NOW)).toEqual(
+			[],
+		);
+		expect(claimedBefore({ ...live, status: 'denied' }, desk, first, NOW)).toEqual([]);
+		expect(claimedBefore({ ...live, status: 'off' }, desk, first, NOW)).toEqual([]);
+	});
+
+	it('the picture draws the rebuilt part apart and keeps claimable to the watched time', () => {
+		const samples = [{ claimed: 2, claimable: 1, desired: 3 }];
+		const p = picture(samples, null, 80, [0, 1, 2]);
+		expect(p.rebuilt).toBe('▁▃▆');
+		expect(p.claimed).toBe('▆');
+		expect(p.claimable).toBe('▃');
+		// narrow: the oldest rebuilt values give way first
+		const q = picture(samples, 'EXHAUSTED since 10:00 (1m)', 58, [0, 1, 2]);
+		expect([q.rebuilt, q.claimed, q.claimable]).toEqual(['▆', '▆', '▃']);
+		expect(picture(samples, null, 80).rebuilt).toBe('');
 	});
 
 	it('sparkline scales to the maximum and keeps the newest values', () => {

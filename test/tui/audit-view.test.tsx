@@ -101,6 +101,7 @@ function deskStore() {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('the audit screen at %ix%i', (columns, rows) => {
 	it('opens on the pool from the members screen, newest first, the selected line whole; Esc goes back', async () => {
 		const store = deskStore();

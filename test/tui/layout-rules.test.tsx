@@ -34,6 +34,7 @@ function exhaustedDesk(readOnly: boolean) {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('layout rules at %ix%i', (columns, rows) => {
 	it('the footer keeps ? help and q quit; the header keeps its alarm words whole', async () => {
 		const store = exhaustedDesk(false);
@@ -49,10 +50,14 @@ describe.each([
 		const top = lineWith(frame, 'ctpool');
 		expect(top).toContain('● live');
 		expect(top).toContain('⟳ loop on');
-		// the counts line stays whole: its labels shorten to fit beside EXHAUSTED
+		// the counts line stays whole: full labels where they fit, short ones beside EXHAUSTED at 80
 		expect(lineWith(frame, 'EXHAUSTED')).toMatch(
-			/^EXHAUSTED\s+des(ired)? 1 obs(erved)? 1 .* drift(ed)? \d+$/,
+			columns >= 120
+				? /^EXHAUSTED\s+desired 1 observed 1 ready 1 claimed 1 claimable now 0 soon 0 refused\/1h … unschedulable 0 drifted 0$/
+				: /^EXHAUSTED\s+des 1 obs 1 rdy 1 clm 1 free 0\+0 ref … unsch 0 drift 0$/,
 		);
+		// a wide terminal has room for the whole context
+		if (columns >= 200) expect(top).toContain(`ctx ${LONG_CONTEXT}`);
 		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
 	});
 

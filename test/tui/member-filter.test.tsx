@@ -66,6 +66,7 @@ describe('parseFilter', () => {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('the members filter at %ix%i', (columns, rows) => {
 	it('a regular expression, shown with the count it hides; Esc clears it', async () => {
 		const store = pool150();

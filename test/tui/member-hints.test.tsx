@@ -20,6 +20,7 @@ afterEach(() => {
 const SIZES = [
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ] as const;
 
 type Obj = KubeObject & {

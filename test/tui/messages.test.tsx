@@ -33,6 +33,7 @@ const REFUSED = '✗ release: select a member first';
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('status-line messages at %ix%i', (columns, rows) => {
 	it('an error stays until Esc, and opening a pool clears it', async () => {
 		const store = twoPools();

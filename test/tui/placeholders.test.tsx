@@ -47,6 +47,7 @@ function syncedKinds(store: ReturnType<typeof connecting>, kinds: WatchKind[]) {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('placeholders while connecting at %ix%i', (columns, rows) => {
 	it('the pools screen shows … for every count until the members are listed', async () => {
 		const store = connecting(null);

@@ -42,6 +42,7 @@ function rollingDesk(pool: string | null = 'desk') {
 describe.each([
 	[80, 24],
 	[120, 40],
+	[200, 50],
 ])('rollout progress at %ix%i', (columns, rows) => {
 	it('leads the header spec line, and the counts line stays whole', async () => {
 		r = await renderConsole(rollingDesk(), { columns, rows });
