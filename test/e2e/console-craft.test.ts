@@ -1,6 +1,6 @@
 /**
  * Issue 15 end to end: the built ctpool in a pseudo-terminal against a simulated cluster;
- * sorting, marking the expired claims and force-releasing them with one confirmation, and
+ * the filter indicator, sorting, marking the expired claims and force-releasing them with one confirmation, and
  * the container log view.
  */
 
@@ -64,6 +64,22 @@ function expire(member: string): void {
 }
 
 describe('console craft end to end', { timeout: 120_000 }, () => {
+	it('a regex filter shows what it hides, ! inverts it, Esc clears it', async () => {
+		const { name, term } = await openOn(4, ['amy@example.com']);
+		term.write(`/${name}-[12]$\r`);
+		let screen = await term.waitFor(`filter ${name}-[12]$: 2 of 4`, SLOW);
+		expect(order(screen, name)).toEqual([`${name}-1`, `${name}-2`]);
+		term.write('\u001b');
+		await term.waitFor((s) => !/^filter /m.test(s) && order(s, name).length === 4, SLOW);
+		// the inverse of a regex on the holder: the three unclaimed members
+		term.write('/!amy\r');
+		screen = await term.waitFor('filter !amy: 3 of 4', SLOW);
+		expect(order(screen, name)).toEqual([`${name}-2`, `${name}-3`, `${name}-4`]);
+		term.write('\u001b');
+		await term.waitFor((s) => !/^filter /m.test(s) && order(s, name).length === 4, SLOW);
+		expect(await quit(term)).toBe(0);
+	});
+
 	it('o sorts by holder, O reverses, and the sort stays across refreshes', async () => {
 		const { name, term } = await openOn(3, ['zoe@example.com', 'amy@example.com']);
 		await term.waitFor(new RegExp(`${name}-2\\s+Ready\\s+amy@example\\.com`), SLOW);
