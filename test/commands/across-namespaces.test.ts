@@ -6,19 +6,9 @@
 
 import { loadAllYaml } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POOL_FLAGS } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { ctpool } from './capture.js';
-
-const SMALL = [
-	'--image',
-	'ghcr.io/example/desktop:1',
-	'--cpu',
-	'1',
-	'--mem',
-	'64Mi',
-	'--disk',
-	'1Gi',
-];
 
 let sim: TestSim;
 const kc = () => ['--kubeconfig', sim.kubeconfigPath];
@@ -37,7 +27,7 @@ beforeAll(async () => {
 		['team-a', 'lab', '1'],
 		['team-b', 'desk', '1'],
 	] as const) {
-		await ok(['apply', pool, '--size', size, ...SMALL, '-n', ns]);
+		await ok(['apply', pool, '--size', size, ...POOL_FLAGS, '-n', ns]);
 		await ok(['reconcile', pool, '-n', ns]);
 	}
 	await ok(['claim', 'desk', 'bob@example.com', '-n', 'team-a']);

@@ -5,6 +5,7 @@
 import { hostname, userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { POOL_FLAGS } from '../support/pool-spec.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;
@@ -15,16 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-const MADE = [
-	'--image',
-	'ghcr.io/example/desktop:1',
-	'--cpu',
-	'1',
-	'--mem',
-	'64Mi',
-	'--disk',
-	'1Gi',
-];
 const ENV = { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' };
 
 interface Item {
@@ -52,9 +43,9 @@ async function auditJson(
 
 describe('ctpool audit', () => {
 	it('shows a forced release with its acting identity, newest first, filterable, in a stable JSON list', async () => {
-		expect((await ctpool(['apply', 'aud', ...MADE, '--size', '2', ...kc], { env: ENV })).code).toBe(
-			0,
-		);
+		expect(
+			(await ctpool(['apply', 'aud', ...POOL_FLAGS, '--size', '2', ...kc], { env: ENV })).code,
+		).toBe(0);
 		const claimed = await ctpool(['claim', 'aud', 'alice@example.com', ...kc], {
 			env: { ...ENV, CTPOOL_IDENTITY: 'broker@example.com' },
 		});
@@ -118,8 +109,11 @@ describe('ctpool audit', () => {
 
 	it('shows a refused claim with the identity refused, and lists every namespace with -A', async () => {
 		expect(
-			(await ctpool(['apply', 'full', ...MADE, '--size', '1', '-n', 'other', ...kc], { env: ENV }))
-				.code,
+			(
+				await ctpool(['apply', 'full', ...POOL_FLAGS, '--size', '1', '-n', 'other', ...kc], {
+					env: ENV,
+				})
+			).code,
 		).toBe(0);
 		expect(
 			(await ctpool(['claim', 'full', 'gil@example.com', '-n', 'other', ...kc], { env: ENV })).code,

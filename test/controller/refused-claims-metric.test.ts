@@ -21,7 +21,7 @@ import { AUDIT_ANNOTATION, AUDIT_POOL_LABEL } from '../../source/pool/audit.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { roleRules } from '../../source/pool/permissions.js';
 import { waitReady } from '../engine/fixtures.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { grantRole, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
@@ -122,31 +122,9 @@ describe('ctpool_claims_refused_total', { timeout: 120_000 }, () => {
 
 	it('stays absent, and /readyz does not wait for it, when Events cannot be read', async () => {
 		const rules = roleRules({ events: false }).flatMap((p) => p.rules);
-		const who = { who: 'test-admin' };
-		c.sim.store.create(
-			'roles',
-			{
-				apiVersion: 'rbac.authorization.k8s.io/v1',
-				kind: 'Role',
-				metadata: { name: 'no-events', namespace: 'corral' },
-				rules,
-			},
-			who,
-		);
-		c.sim.store.create(
-			'rolebindings',
-			{
-				apiVersion: 'rbac.authorization.k8s.io/v1',
-				kind: 'RoleBinding',
-				metadata: { name: 'no-events', namespace: 'corral' },
-				roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'no-events' },
-				subjects: [{ kind: 'ServiceAccount', name: 'no-events', namespace: 'corral' }],
-			},
-			who,
-		);
 		const unreadable: string[] = [];
 		const { server } = await reconciler(
-			await c.sim.serviceAccountKubeconfig('corral', 'no-events'),
+			await grantRole(c.sim, 'corral', 'no-events', rules),
 			unreadable,
 		);
 		await waitFor(async () => (await scrape(server, '/readyz')).status === 200, {

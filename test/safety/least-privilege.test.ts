@@ -18,21 +18,12 @@ import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { grantRole, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
+import { POOL_FLAGS } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
 const NS = 'corral';
-const IMG = [
-	'--image',
-	'ghcr.io/example/desktop:1',
-	'--cpu',
-	'1',
-	'--mem',
-	'64Mi',
-	'--disk',
-	'1Gi',
-];
 
 /** The operations a scenario runs as the account under test. */
 type Op =
@@ -249,30 +240,8 @@ let c: TestCluster;
 let role: { rules: PolicyRule[] };
 
 /** Binds ServiceAccount `name` to a Role `name` with these rules (as the admin) and returns its kubeconfig. */
-async function grant(name: string, rules: PolicyRule[]): Promise<string> {
-	const who = { who: 'test-admin' };
-	c.sim.store.create(
-		'roles',
-		{
-			apiVersion: 'rbac.authorization.k8s.io/v1',
-			kind: 'Role',
-			metadata: { name, namespace: NS },
-			rules,
-		},
-		who,
-	);
-	c.sim.store.create(
-		'rolebindings',
-		{
-			apiVersion: 'rbac.authorization.k8s.io/v1',
-			kind: 'RoleBinding',
-			metadata: { name, namespace: NS },
-			roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-			subjects: [{ kind: 'ServiceAccount', name, namespace: NS }],
-		},
-		who,
-	);
-	return c.sim.serviceAccountKubeconfig(NS, name);
+function grant(name: string, rules: PolicyRule[]): Promise<string> {
+	return grantRole(c.sim, NS, name, rules);
 }
 
 const admin = (argv: string[]) => ctpool([...argv, '--kubeconfig', c.sim.kubeconfigPath]);
@@ -316,7 +285,7 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 			[r, '1'],
 			[d, '1'],
 			[w, '1'],
-		].map(([pool, size]) => admin(['apply', pool!, ...IMG, '--size', size!])),
+		].map(([pool, size]) => admin(['apply', pool!, ...POOL_FLAGS, '--size', size!])),
 	);
 	for (const m of made) expect(m.stderr).toBe('');
 	await Promise.all([running(p, 3), running(r, 1), running(d, 1), running(w, 1)]);
@@ -332,7 +301,7 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 	const as = (argv: string[]) => ctpool([...argv, '--kubeconfig', kc]);
 	const out = {} as Outcomes;
 	out.status = await as(['status', p, '-o', 'json']);
-	out['apply-new'] = await as(['apply', q, ...IMG, '--size', '1']);
+	out['apply-new'] = await as(['apply', q, ...POOL_FLAGS, '--size', '1']);
 	out['apply-existing'] = await as(['apply', p, '--max-unavailable', '2']);
 	out.reconcile = await as(['reconcile', r]);
 	const on = await as(['maintenance', p, free, 'on', 'check']);
@@ -468,7 +437,7 @@ describeKubectl('least privilege', () => {
 		)!;
 		const kc = await grant('reader', ro.rules);
 		const kube = await loadKube({ kubeconfig: kc });
-		await admin(['apply', 'rop', ...IMG, '--size', '2']);
+		await admin(['apply', 'rop', ...POOL_FLAGS, '--size', '2']);
 		await running('rop', 2);
 		// A claim for the forced release to undo.
 		expect((await admin(['claim', 'rop', 'alice@example.com'])).stdout).toBe('rop-1\n');
@@ -502,7 +471,7 @@ describeKubectl('least privilege', () => {
 			expect(denied[key]).toMatch(denialPattern('\\S+', '\\S+'));
 		for (const argv of [
 			['apply', 'rop', '--size', '3'],
-			['apply', 'ron', ...IMG, '--size', '1'],
+			['apply', 'ron', ...POOL_FLAGS, '--size', '1'],
 			['claim', 'rop', 'bob@example.com'],
 			['maintenance', 'rop', 'rop-1', 'on'],
 			['release', 'rop', 'rop-1', 'x@example.com', '--force'],

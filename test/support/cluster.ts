@@ -106,3 +106,45 @@ export async function startTestCluster(
 		close: () => test.cleanup(),
 	};
 }
+
+/** One rule of a Role (rbac.authorization.k8s.io/v1). */
+export interface RoleRule {
+	apiGroups: string[];
+	resources: string[];
+	verbs: string[];
+}
+
+/**
+ * Makes ServiceAccount `name` in `namespace` act with exactly these rules: a Role `name` and
+ * its RoleBinding, created as the admin. Returns the ServiceAccount's kubeconfig.
+ */
+export function grantRole(
+	sim: SimCluster,
+	namespace: string,
+	name: string,
+	rules: readonly RoleRule[],
+): Promise<string> {
+	const who = { who: 'test-admin' };
+	sim.store.create(
+		'roles',
+		{
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'Role',
+			metadata: { name, namespace },
+			rules,
+		},
+		who,
+	);
+	sim.store.create(
+		'rolebindings',
+		{
+			apiVersion: 'rbac.authorization.k8s.io/v1',
+			kind: 'RoleBinding',
+			metadata: { name, namespace },
+			roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+			subjects: [{ kind: 'ServiceAccount', name, namespace }],
+		},
+		who,
+	);
+	return sim.serviceAccountKubeconfig(namespace, name);
+}

@@ -20,3 +20,15 @@ export function poolSpec(over: Partial<PoolSpec> = {}): PoolSpec {
 		...over,
 	};
 }
+
+/** The command-line flags of poolSpec's image and requests (`ctpool apply <pool> ...POOL_FLAGS`). */
+export const POOL_FLAGS: readonly string[] = [
+	'--image',
+	'ghcr.io/example/desktop:1',
+	'--cpu',
+	'1',
+	'--mem',
+	'64Mi',
+	'--disk',
+	'1Gi',
+];
