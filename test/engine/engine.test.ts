@@ -5,12 +5,12 @@
  * its shared read so the next claim sees it.
  */
 
-import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, deriveContext, type EngineEvent } from '../../source/engine/index.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
+import { kubeWithoutEvents } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -109,22 +109,7 @@ describe('createEngine', () => {
 
 	it('says once per engine that Events are denied', async () => {
 		await readyPool('quiet', 2);
-		const denied = new ApiException(
-			403,
-			'Forbidden',
-			JSON.stringify({
-				kind: 'Status',
-				apiVersion: 'v1',
-				status: 'Failure',
-				reason: 'Forbidden',
-				code: 403,
-				message: 'events is forbidden',
-			}),
-			{},
-		);
-		const core = Object.create(c.kube.core) as typeof c.kube.core;
-		core.createNamespacedEvent = () => Promise.reject(denied);
-		const noEvents = { ...c.kube, core };
+		const noEvents = await kubeWithoutEvents(c, 'quiet-events');
 		const notes = (events: EngineEvent[]) => events.filter((e) => e.action === 'events').length;
 		const firstEvents: EngineEvent[] = [];
 		const first = createEngine(noEvents, { emit: (e) => firstEvents.push(e) });

@@ -3,9 +3,11 @@ import { expect } from 'vitest';
 
 import type { EngineContext } from '../../source/engine/index.js';
 import { readPool } from '../../source/engine/index.js';
+import { type Kube, loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
+import { roleRules } from '../../source/pool/permissions.js';
 import type { SimObject } from '../../source/sim/store-api.js';
-import type { TestCluster } from '../support/cluster.js';
+import { grantRole, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 
 /** The objects of a kind in namespace corral, by name. */
@@ -83,4 +85,13 @@ export async function poolError(p: Promise<unknown>): Promise<PoolError> {
 	);
 	expect(err).toBeInstanceOf(PoolError);
 	return err as PoolError;
+}
+
+/**
+ * A connection acting as ServiceAccount `name`, bound to every rule ctpool asks for except
+ * Events (`ctpool rbac --no-events`): each Event write is refused by the cluster itself.
+ */
+export async function kubeWithoutEvents(c: TestCluster, name: string): Promise<Kube> {
+	const rules = roleRules({ events: false }).flatMap((p) => p.rules);
+	return loadKube({ kubeconfig: await grantRole(c.sim, 'corral', name, rules) });
 }

@@ -5,7 +5,6 @@
  * denied Event write is said once and fails nothing.
  */
 
-import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
 import {
@@ -18,7 +17,7 @@ import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { waitReady } from './fixtures.js';
+import { kubeWithoutEvents, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -111,24 +110,8 @@ describe('the seed permissions', () => {
 	});
 
 	it('says once that Events are denied, and every operation still works', async () => {
-		const denied = new ApiException(
-			403,
-			'Forbidden',
-			JSON.stringify({
-				kind: 'Status',
-				apiVersion: 'v1',
-				status: 'Failure',
-				reason: 'Forbidden',
-				code: 403,
-				message:
-					'events is forbidden: User "system:serviceaccount:corral:desk" cannot create resource "events" in API group "" in the namespace "corral"',
-			}),
-			{},
-		);
-		const core = Object.create(c.kube.core) as typeof c.kube.core;
-		core.createNamespacedEvent = () => Promise.reject(denied);
 		const ctx = c.context({ actor: 'no-events' });
-		ctx.kube = { ...c.kube, core };
+		ctx.kube = await kubeWithoutEvents(c, 'no-events');
 		const first = await apply(ctx, 'quiet', poolSpec({ size: 2 }));
 		expect(first.errors).toEqual([]);
 		await waitReady(ctx, 'quiet', 2);
