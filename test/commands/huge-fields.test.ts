@@ -6,8 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
-import { formatMicroTime, leaseName } from '../../source/pool/index.js';
-import { waitReady } from '../engine/fixtures.js';
+import { putLease, waitReady } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { ctpool } from './capture.js';
@@ -22,30 +21,12 @@ afterAll(() => c?.close());
 
 const huge = `big${'x'.repeat(1024 * 1024)}`;
 
-function putLease(member: string, pool: string, holder: string): void {
-	const t = formatMicroTime(Date.now());
-	c.sim.store.create(
-		'leases',
-		{
-			apiVersion: 'coordination.k8s.io/v1',
-			kind: 'Lease',
-			metadata: {
-				name: leaseName(member),
-				namespace: 'corral',
-				labels: { 'corral.dev/vdi-ct-pool': pool, 'corral.dev/vdi-ct-member': member },
-			},
-			spec: { holderIdentity: holder, leaseDurationSeconds: 3600, acquireTime: t, renewTime: t },
-		},
-		{ who: 'test' },
-	);
-}
-
 describe('a 1 MB Lease holder', () => {
 	it('gives bounded status rows, whole JSON, and a bounded release answer', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'big', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'big', 2);
-		putLease('big-1', 'big', huge);
+		putLease(c, 'big', 'big-1', huge, Date.now(), 3600);
 		const table = await ctpool(['status', 'big', ...kc]);
 		expect(table.code).toBe(0);
 		expect(Math.max(...table.stdout.split('\n').map((l) => l.length))).toBeLessThan(1000);
@@ -66,7 +47,7 @@ describe('an empty holder and a Missing member', () => {
 		const ctx = c.context();
 		await apply(ctx, 'odd', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'odd', 2);
-		putLease('odd-1', 'odd', '');
+		putLease(c, 'odd', 'odd-1', '', Date.now(), 3600);
 		const refused = await ctpool(['release', 'odd', 'odd-1', 'admin', ...kc]);
 		expect(refused.code).not.toBe(0);
 		expect(refused.stderr).not.toContain('claimed by ,');

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
-import { formatMicroTime, leaseName } from '../../source/pool/index.js';
+import { putLease } from '../engine/fixtures.js';
 import { builtOrSay, CLI } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
@@ -43,26 +43,7 @@ describe.skipIf(!built)('a closed stdout', () => {
 	beforeAll(async () => {
 		c = await startTestCluster();
 		await apply(c.context(), 'pipe', poolSpec({ size: 2 }));
-		const t = formatMicroTime(Date.now());
-		c.sim.store.create(
-			'leases',
-			{
-				apiVersion: 'coordination.k8s.io/v1',
-				kind: 'Lease',
-				metadata: {
-					name: leaseName('pipe-1'),
-					namespace: 'corral',
-					labels: { 'corral.dev/vdi-ct-pool': 'pipe', 'corral.dev/vdi-ct-member': 'pipe-1' },
-				},
-				spec: {
-					holderIdentity: `big${'x'.repeat(1024 * 1024)}`,
-					leaseDurationSeconds: 3600,
-					acquireTime: t,
-					renewTime: t,
-				},
-			},
-			{ who: 'test' },
-		);
+		putLease(c, 'pipe', 'pipe-1', `big${'x'.repeat(1024 * 1024)}`, Date.now(), 3600);
 	});
 	afterAll(() => c?.close());
 

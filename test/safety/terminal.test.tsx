@@ -15,8 +15,6 @@ import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js'
 import {
 	ASSIGNED_TO_ANNOTATION,
 	configMapName,
-	formatMicroTime,
-	leaseName,
 	MAINTENANCE_ANNOTATION,
 	pvcName,
 } from '../../source/pool/index.js';
@@ -25,6 +23,7 @@ import { type ConsoleStore, createConsoleStore } from '../../source/tui/store.js
 import { createTheme } from '../../source/tui/theme.js';
 import { App } from '../../source/tui/views/App.js';
 import { ctpool } from '../commands/capture.js';
+import { putLease } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 
@@ -70,27 +69,9 @@ function update(resource: string, name: string, change: (o: Record<string, unkno
 	c.sim.store.update(resource, obj as never, { who: 'test' });
 }
 
-function lease(member: string, holder: string) {
-	const now = Date.now();
-	c.sim.store.create(
-		'leases',
-		{
-			apiVersion: 'coordination.k8s.io/v1',
-			kind: 'Lease',
-			metadata: {
-				name: leaseName(member),
-				namespace: 'corral',
-				labels: { 'corral.dev/vdi-ct-pool': 'tty', 'corral.dev/vdi-ct-member': member },
-			},
-			spec: {
-				holderIdentity: holder,
-				acquireTime: formatMicroTime(now),
-				renewTime: formatMicroTime(now),
-				leaseDurationSeconds: 3600,
-			},
-		},
-		{ who: 'test' },
-	);
+/** A Lease of the tty pool written straight into the store, as another client would. */
+function lease(member: string, holder: string): void {
+	putLease(c, 'tty', member, holder, Date.now(), 3600);
 }
 
 beforeAll(async () => {

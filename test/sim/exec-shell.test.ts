@@ -200,10 +200,10 @@ describe('simulated shell commands', () => {
 		expect(r.out).toMatch(/^desk-1\n/);
 		expect(r.out).toContain('.corral-seeded');
 		// The outer root is out of sight: a file written there after the seed is not inside.
-		await run(['sh', '-c', 'echo outer > /tmp/outer'], { pod, files });
-		expect((await run(['cat', '/tmp/outer'], { pod, files })).out).toBe('outer\n');
+		await run(['sh', '-c', 'echo outer > /outer'], { pod, files });
+		expect((await run(['cat', '/outer'], { pod, files })).out).toBe('outer\n');
 		const inside = await run(
-			['chroot', '/corral-rootfs', '/bin/sh', '-c', 'ls /tmp; cat /tmp/outer'],
+			['chroot', '/corral-rootfs', '/bin/sh', '-c', 'ls /outer; cat /outer'],
 			{
 				pod,
 				files,
@@ -213,6 +213,7 @@ describe('simulated shell commands', () => {
 		const missing = await run(['chroot', '/nowhere', 'true']);
 		expect(missing.code).toBe(125);
 		// An empty root has no shell to run.
+		// (/tmp here is the simulated container's own empty directory, not the host's)
 		const empty = await run(['chroot', '/tmp', '/bin/sh'], { pod });
 		expect(empty).toMatchObject({
 			code: 127,
