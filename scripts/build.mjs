@@ -71,6 +71,24 @@ const clientNodeIsPure = {
 	},
 };
 
+/**
+ * Ink's renderer makes a new Output for every frame and rebuilds every row of the screen,
+ * glyph by glyph; source/tui/ink-output.ts is the same class keeping rows and lines from one
+ * frame to the next (test/tui/ink-output.test.ts holds it to Ink's output). The build fails
+ * if Ink's renderer no longer imports its Output where this expects it.
+ */
+let inkOutputReplaced = false;
+const inkOutputKeepsRows = {
+	name: 'ink-output-keeps-rows',
+	setup(b) {
+		b.onResolve({ filter: /^\.\/output\.js$/ }, (args) => {
+			if (!/[\\/]ink[\\/]build[\\/]renderer\.js$/.test(args.importer)) return undefined;
+			inkOutputReplaced = true;
+			return { path: join(root, 'source', 'tui', 'ink-output.ts') };
+		});
+	},
+};
+
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
 	if (name !== 'tools') rmSync(join(dist, name), { recursive: true, force: true });
@@ -85,7 +103,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure],
+	plugins: [clientNodeIsPure, inkOutputKeepsRows],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,
@@ -103,4 +121,8 @@ await build({
 		js: "import { createRequire as __ctpoolCreateRequire } from 'node:module'; const require = __ctpoolCreateRequire(import.meta.url);",
 	},
 });
+if (!inkOutputReplaced)
+	throw new Error(
+		"build: Ink's renderer no longer imports ./output.js; check source/tui/ink-output.ts against this Ink",
+	);
 chmodSync(join(dist, 'cli.js'), 0o755);
