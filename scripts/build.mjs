@@ -72,22 +72,50 @@ const clientNodeIsPure = {
 };
 
 /**
- * Ink's renderer makes a new Output for every frame and rebuilds every row of the screen,
- * glyph by glyph; source/tui/ink-output.ts is the same class keeping rows and lines from one
- * frame to the next (test/tui/ink-output.test.ts holds it to Ink's output). The build fails
- * if Ink's renderer no longer imports its Output where this expects it.
+ * Ink recomputes every row and every text node of the screen on every frame. The build puts
+ * versions that keep their results between frames in the place of three of Ink's modules:
+ * its Output (source/tui/ink-output.ts), its squashTextNodes and the widest-line it measures
+ * text with (source/tui/ink-text-caches.ts). test/tui/ink-output.test.ts and
+ * ink-text-caches.test.ts hold each to Ink's own. The build fails if Ink no longer imports
+ * them where this expects.
  */
-let inkOutputReplaced = false;
-const inkOutputKeepsRows = {
-	name: 'ink-output-keeps-rows',
+const inkKeepsFrames = {
+	name: 'ink-keeps-frames',
 	setup(b) {
-		b.onResolve({ filter: /^\.\/output\.js$/ }, (args) => {
-			if (!/[\\/]ink[\\/]build[\\/]renderer\.js$/.test(args.importer)) return undefined;
-			inkOutputReplaced = true;
-			return { path: join(root, 'source', 'tui', 'ink-output.ts') };
+		const inkBuild = /[\\/]ink[\\/]build[\\/]([a-z-]+)\.js$/;
+		const caches = join(root, 'source', 'tui', 'ink-text-caches.ts');
+		const wanted = {
+			'renderer.js ./output.js': { path: join(root, 'source', 'tui', 'ink-output.ts') },
+			'render-node-to-output.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
+			'dom.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
+			'render-node-to-output.js widest-line': { path: 'widest-line', namespace: 'ink-kept' },
+			'measure-text.js widest-line': { path: 'widest-line', namespace: 'ink-kept' },
+		};
+		b.onResolve({ filter: /^(\.\/output|\.\/squash-text-nodes)\.js$|^widest-line$/ }, (args) => {
+			const file = inkBuild.exec(args.importer)?.[1];
+			const to = file && wanted[`${file}.js ${args.path}`];
+			if (!to) return undefined;
+			replaced.add(`${file}.js ${args.path}`);
+			return to;
+		});
+		b.onLoad({ filter: /.*/, namespace: 'ink-kept' }, (args) => ({
+			contents:
+				args.path === 'squash'
+					? `import sanitizeAnsi from './sanitize-ansi.js';\nimport { memoizeSquash } from ${JSON.stringify(caches)};\nexport default memoizeSquash(sanitizeAnsi);\n`
+					: `import widestLine from 'widest-line';\nimport { keepAnswers } from ${JSON.stringify(caches)};\nexport default keepAnswers(widestLine);\n`,
+			resolveDir: join(root, 'node_modules', 'ink', 'build'),
+			loader: 'js',
+		}));
+		b.onEnd(() => {
+			const missing = Object.keys(wanted).filter((k) => !replaced.has(k));
+			if (missing.length > 0)
+				throw new Error(
+					`build: Ink no longer imports ${missing.join(', ')}; check source/tui/ink-output.ts and ink-text-caches.ts against this Ink`,
+				);
 		});
 	},
 };
+const replaced = new Set();
 
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
@@ -103,7 +131,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure, inkOutputKeepsRows],
+	plugins: [clientNodeIsPure, inkKeepsFrames],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,
@@ -121,8 +149,4 @@ await build({
 		js: "import { createRequire as __ctpoolCreateRequire } from 'node:module'; const require = __ctpoolCreateRequire(import.meta.url);",
 	},
 });
-if (!inkOutputReplaced)
-	throw new Error(
-		"build: Ink's renderer no longer imports ./output.js; check source/tui/ink-output.ts against this Ink",
-	);
 chmodSync(join(dist, 'cli.js'), 0o755);

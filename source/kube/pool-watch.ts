@@ -44,6 +44,13 @@ export interface PoolWatchOptions {
 	 * delivered at once; changes within batchMs of the last batch are gathered into the next.
 	 */
 	batchMs?: number;
+	/**
+	 * Changes that must be shown soon (say, of what is on screen): when one waits, the batch
+	 * goes urgentBatchMs after the last one instead of batchMs. Absent: none is.
+	 */
+	urgent?: (change: WatchChange) => boolean;
+	/** The shortest time between two batches when an urgent change waits (ms, default 16). */
+	urgentBatchMs?: number;
 	/** Server-side watch timeout (s, default about 240, spread a little per watch). */
 	timeoutSeconds?: number;
 	/** Restart a stream silent this long (ms, default 120 000). */
@@ -102,8 +109,9 @@ function changeSlot(kind: WatchKind, o: KubeObject): string {
 /**
  * Gathers watch changes into batches: the first change after a quiet spell (no batch for
  * batchMs) is handed over on the next turn of the event loop; later ones are gathered until
- * batchMs after the last batch. Repeated changes of one object keep only the latest, and a
- * reset drops what of its kind is still waiting.
+ * batchMs after the last batch, or urgentMs after it once an urgent change waits. Repeated
+ * changes of one object keep only the latest, and a reset drops what of its kind is still
+ * waiting.
  */
 export class ChangeBatcher {
 	private pending: WatchChange[] = [];
@@ -113,10 +121,17 @@ export class ChangeBatcher {
 	private immediate: ReturnType<typeof setImmediate> | undefined;
 	private lastFlush = Number.NEGATIVE_INFINITY;
 	private stopped = false;
+	/** Whether an urgent change waits, and when the timer is set to fire. */
+	private urgentWaits = false;
+	private due = Number.POSITIVE_INFINITY;
 
 	constructor(
 		private readonly batchMs: number,
 		private readonly onBatch: (changes: WatchChange[]) => void,
+		private readonly urgency: {
+			urgent?: (change: WatchChange) => boolean;
+			urgentMs?: number;
+		} = {},
 	) {}
 
 	/** Adds a change and makes sure a batch is on its way. */
@@ -141,6 +156,7 @@ export class ChangeBatcher {
 				this.pending.push(change);
 			}
 		}
+		if (!this.urgentWaits && this.urgency.urgent?.(change)) this.urgentWaits = true;
 		this.schedule();
 	}
 
@@ -151,6 +167,7 @@ export class ChangeBatcher {
 		const batch = this.pending;
 		this.pending = [];
 		this.slots = new Map();
+		this.urgentWaits = false;
 		this.lastFlush = performance.now();
 		this.onBatch(batch);
 	}
@@ -164,16 +181,28 @@ export class ChangeBatcher {
 	}
 
 	private schedule(): void {
-		if (this.timer || this.immediate || this.stopped) return;
-		const wait = this.lastFlush + this.batchMs - performance.now();
+		if (this.immediate || this.stopped) return;
+		const interval = this.urgentWaits ? (this.urgency.urgentMs ?? 16) : this.batchMs;
+		const due = this.lastFlush + interval;
+		if (this.timer) {
+			// an urgent change may bring the batch forward, never put it back
+			if (due >= this.due) return;
+			clearTimeout(this.timer);
+			this.timer = undefined;
+		}
+		const wait = due - performance.now();
 		// after a quiet spell: on the next turn (the changes of one network read stay together)
 		if (wait <= 0) this.immediate = setImmediate(() => this.flush());
-		else this.timer = setTimeout(() => this.flush(), wait);
+		else {
+			this.due = due;
+			this.timer = setTimeout(() => this.flush(), wait);
+		}
 	}
 
 	private cancel(): void {
 		if (this.timer) clearTimeout(this.timer);
 		this.timer = undefined;
+		this.due = Number.POSITIVE_INFINITY;
 		if (this.immediate) clearImmediate(this.immediate);
 		this.immediate = undefined;
 	}
@@ -191,7 +220,10 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	const started = Date.now();
 
 	let stopped = false;
-	const batcher = new ChangeBatcher(batchMs, (batch) => deliver(() => sink.onBatch(batch)));
+	const batcher = new ChangeBatcher(batchMs, (batch) => deliver(() => sink.onBatch(batch)), {
+		urgent: opts.urgent,
+		urgentMs: opts.urgentBatchMs,
+	});
 	const push = (change: WatchChange) => {
 		if (!stopped) batcher.push(change);
 	};

@@ -17,6 +17,10 @@
  */
 
 import {
+	type AnsiCode,
+	ansiCodesToString,
+	diffAnsiCodes,
+	reduceAnsiCodesIncremental,
 	type StyledChar,
 	styledCharsFromTokens,
 	styledCharsToString,
@@ -126,6 +130,59 @@ function buildRow(width: number, writes: readonly (number | string)[]): string {
 	return styledCharsToString(row.filter((c): c is StyledChar => c !== undefined)).trimEnd();
 }
 
+/** An SGR sequence (colours and styles), the only escape a line drawn the quick way holds. */
+const SGR = /\u001b\[[0-9;:]*m/y;
+const sgrCodes = new TwoGenerationCache<AnsiCode[] | null>(256);
+
+/** The codes of one SGR sequence, as Ink's tokenizer reads them (null: not only codes). */
+function codesOf(sequence: string): AnsiCode[] | null {
+	let codes = sgrCodes.get(sequence);
+	if (codes === undefined) {
+		const tokens = tokenize(sequence);
+		codes = tokens.every((t) => t.type === 'ansi') ? (tokens as AnsiCode[]) : null;
+		sgrCodes.set(sequence, codes);
+	}
+	return codes;
+}
+
+/**
+ * The row Ink builds from one line written at its first column, without a cell per glyph:
+ * the same styles between the same runs of text (Ink writes what changes from one glyph's
+ * styles to the next, and runs of text share theirs), the same closing codes, the same
+ * trimmed end (what the row's blank cells add is trimmed away). Null when the line holds
+ * anything but text and SGR sequences: such a row is built glyph by glyph.
+ */
+function quickRow(line: string): string | null {
+	let styles: AnsiCode[] = [];
+	let shown: AnsiCode[] | null = null;
+	let out = '';
+	let from = 0;
+	let at = 0;
+	const text = (to: number) => {
+		if (to <= from) return;
+		out += ansiCodesToString(shown === null ? styles : diffAnsiCodes(shown, styles));
+		out += line.slice(from, to);
+		shown = styles;
+	};
+	while (at < line.length) {
+		const c = line.charCodeAt(at);
+		if (c === 0x1b) {
+			SGR.lastIndex = at;
+			const sequence = SGR.exec(line)?.[0];
+			const codes = sequence ? codesOf(sequence) : null;
+			if (!sequence || !codes) return null;
+			text(at);
+			for (const code of codes) styles = reduceAnsiCodesIncremental(styles, [code]);
+			at += sequence.length;
+			from = at;
+		} else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return null;
+		else at++;
+	}
+	text(line.length);
+	if (shown !== null) out += ansiCodesToString(diffAnsiCodes(shown, []));
+	return out.trimEnd();
+}
+
 /** The key of a row: its width and its writes, each as column, length and text. */
 function rowKey(width: number, writes: readonly (number | string)[]): string {
 	let key = `${width}`;
@@ -218,7 +275,9 @@ export default class Output {
 				const key = rowKey(this.width, row);
 				const known = rows.get(key);
 				if (known === undefined) {
-					text = buildRow(this.width, row);
+					text =
+						(row.length === 2 && row[0] === 0 ? quickRow(row[1] as string) : null) ??
+						buildRow(this.width, row);
 					rows.set(key, text);
 					rowCounts.built++;
 				} else {

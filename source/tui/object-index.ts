@@ -39,7 +39,8 @@ function poolOf(o: KubeObject | undefined): string | null {
 	return o?.metadata.labels?.[POOL_LABEL] ?? null;
 }
 
-function memberOf(kind: WatchKind, name: string): string | null {
+/** The member an object of a kind names (pods by their own name), or null (ConfigMaps). */
+export function memberOf(kind: WatchKind, name: string): string | null {
 	if (kind === 'pods') return name;
 	if (kind === 'persistentvolumeclaims') return memberOfPvc(name);
 	if (kind === 'leases') return memberOfLease(name);

@@ -62,9 +62,12 @@ export interface ConsoleSessionOptions extends TuiOptions {
 
 /**
  * The shortest time between two watch batches (ms). The first change after a quiet spell is
- * shown at once; under churn the console redraws about 1000 / WATCH_BATCH_MS times a second.
+ * shown at once; under churn, changes that only move counts are drawn about 1000 /
+ * WATCH_BATCH_MS times a second, and a change to what is on screen (a row shown, any claim)
+ * within URGENT_BATCH_MS of the last frame (OnScreen).
  */
-const WATCH_BATCH_MS = 70;
+const WATCH_BATCH_MS = 100;
+const URGENT_BATCH_MS = 16;
 /** The shortest time between two frames drawn (ms): short, so it never adds to the batch wait. */
 const FRAME_INTERVAL_MS = 16;
 
@@ -120,6 +123,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
 	const theme = createTheme(colourDisabled(opts.noColor));
+	const { onScreen } = store.getState();
 	const ops = createEngineOperations({
 		store,
 		kube,
@@ -130,8 +134,13 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	});
 	const watch = startPoolWatch(
 		kube,
-		// each batch is one store update and one frame: under churn, at most one every WATCH_BATCH_MS
-		allNamespaces ? { batchMs: WATCH_BATCH_MS } : { namespace, batchMs: WATCH_BATCH_MS },
+		// each batch is one store update and one frame
+		{
+			...(allNamespaces ? {} : { namespace }),
+			batchMs: WATCH_BATCH_MS,
+			urgentBatchMs: URGENT_BATCH_MS,
+			urgent: (change) => onScreen.urgent(change),
+		},
 		{
 			onBatch: (changes) => {
 				try {

@@ -23,6 +23,7 @@ import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
+import { OnScreen } from './on-screen.js';
 import type { PoolColumn } from './pool-columns.js';
 import {
 	derivePool,
@@ -213,6 +214,8 @@ export interface LoopState {
 /** The whole state. */
 export interface ConsoleState {
 	session: ConsoleSession;
+	/** Which members' rows are on screen (written by the views, read by the watch). */
+	onScreen: OnScreen;
 	now: number;
 	connection: ConnectionState;
 	connectionByKind: Partial<Record<WatchKind, ConnectionState>>;
@@ -387,6 +390,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 	const index = new PoolIndex(session.allNamespaces);
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
+		onScreen: new OnScreen(),
 		now: now0,
 		connection: { phase: 'connecting', since: now0 },
 		authProblem: null,

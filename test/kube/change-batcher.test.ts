@@ -76,4 +76,39 @@ describe('ChangeBatcher', () => {
 		b.flush();
 		expect(batches).toHaveLength(0);
 	});
+
+	it('brings a batch forward to urgentMs after the last once an urgent change waits, never back', () => {
+		const batches: WatchChange[][] = [];
+		const urgent = (c: WatchChange) => c.op !== 'reset' && c.object.metadata.name === 'on-screen';
+		const b = new ChangeBatcher(100, (batch) => batches.push(batch), { urgent, urgentMs: 16 });
+		b.push(upsert('a'));
+		vi.advanceTimersByTime(0);
+		expect(batches).toHaveLength(1);
+		// an ordinary change waits for batchMs
+		vi.advanceTimersByTime(5);
+		b.push(upsert('off-screen'));
+		vi.advanceTimersByTime(20);
+		expect(batches).toHaveLength(1);
+		// an urgent one goes at once when urgentMs have passed, with what was waiting
+		b.push(upsert('on-screen'));
+		vi.advanceTimersByTime(0);
+		expect(batches).toHaveLength(2);
+		expect(batches[1]?.map((c) => (c.op === 'reset' ? '' : c.object.metadata.name))).toEqual([
+			'off-screen',
+			'on-screen',
+		]);
+		// within urgentMs of that batch: it waits for the rest of them, not for batchMs
+		vi.advanceTimersByTime(4);
+		b.push(upsert('on-screen', 'b'));
+		vi.advanceTimersByTime(11);
+		expect(batches).toHaveLength(2);
+		vi.advanceTimersByTime(1);
+		expect(batches).toHaveLength(3);
+		// after an urgent batch, ordinary changes wait for batchMs again
+		b.push(upsert('off-screen', 'b'));
+		vi.advanceTimersByTime(99);
+		expect(batches).toHaveLength(3);
+		vi.advanceTimersByTime(1);
+		expect(batches).toHaveLength(4);
+	});
 });

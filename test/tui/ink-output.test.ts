@@ -43,6 +43,17 @@ const piece = fc.constantFrom(
 	'\u001b[27m',
 	'\u001b[38;5;208m',
 	'\u001b[0m',
+	'\u001b[m',
+	'\u001b[1;31m',
+	'\u001b[2m',
+	'\u001b[41m',
+	'\u001b[49m',
+	'\u001b[38;2;1;2;3m',
+	'\u001b[4:3m',
+	'\u001b]8;;https://x\u0007',
+	'\u001b[2J',
+	'\t',
+	'\u009b',
 	'\n',
 );
 const text = fc.array(piece, { maxLength: 30 }).map((p) => p.join(''));
@@ -112,6 +123,29 @@ describe("the console's Output (in place of Ink's)", () => {
 				expect(play(new Output({ width, height }), ops, [])).toBe(expected);
 			}),
 			{ numRuns: 600 },
+		);
+	});
+
+	it('draws a line written at the first column as Ink does, styles run by run', () => {
+		// the quick way (no cell per glyph) only applies to such rows: here every row is one
+		fc.assert(
+			fc.property(
+				fc.integer({ min: 0, max: 20 }),
+				fc.array(text, { minLength: 1, maxLength: 4 }),
+				(width, lines) => {
+					const ops: Op[] = lines.map((t, y) => ({
+						type: 'write',
+						x: 0,
+						y,
+						text: t.replaceAll('\n', ''),
+						transform: false,
+					}));
+					const height = lines.length;
+					const expected = play(new InkOutputClass({ width, height }), ops, []);
+					expect(play(new Output({ width, height }), ops, [])).toBe(expected);
+				},
+			),
+			{ numRuns: 1500 },
 		);
 	});
 

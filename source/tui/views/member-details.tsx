@@ -1,7 +1,7 @@
 /** Member details: the pod, PVC and Lease fields that matter, the source hash, recent Events, and why it is or is not free. */
 
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import {
 	ASSIGNED_TO_ANNOTATION,
 	leaseName,
@@ -197,6 +197,12 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	const theme = useTheme();
 	const store = useConsoleStore();
 	const row = useConsole(selectedRow);
+	const onScreen = useConsole((s) => s.onScreen);
+	// the watch hands over changes of this member at once
+	useEffect(() => {
+		onScreen.show(row ? [row.name] : []);
+		return () => onScreen.show([]);
+	}, [onScreen, row?.name]);
 	const revision = useConsole((s) => s.revision);
 	const now = useConsole((s) => s.now);
 	const poolHash = useConsole((s) => (s.pool ? (s.pools[s.pool]?.sourceHash ?? null) : null));

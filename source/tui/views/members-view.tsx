@@ -1,7 +1,7 @@
 /** The members table of one pool, windowed: only the rows that fit are rendered. */
 
 import { Box, Text } from 'ink';
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import {
 	type ColumnFacts,
 	columnFacts,
@@ -58,6 +58,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const sort = useConsole((s) => s.memberSort);
 	const marks = useConsole((s) => s.marks);
 	const markColumn = useConsole((s) => s.markColumn);
+	const onScreen = useConsole((s) => s.onScreen);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0);
@@ -78,6 +79,9 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const sorted = sort.column !== 'name' || sort.reverse;
 	const position = visible.length > bodyHeight ? `${at + 1}/${visible.length}` : '';
 	const gutterOn = !theme.color;
+	// the watch hands over changes of these rows at once
+	useEffect(() => onScreen.show(shown.map((r) => r.name)), [onScreen, shown]);
+	useEffect(() => () => onScreen.show([]), [onScreen]);
 
 	let empty: string | null = null;
 	if (visible.length === 0)

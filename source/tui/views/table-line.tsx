@@ -1,6 +1,7 @@
 /** One line of a table: cells fitted to their columns, coloured by tone. */
 
 import { Text } from 'ink';
+import { memo } from 'react';
 import type { MemberState } from '../../pool/index.js';
 import type { Cell, CellTone } from '../member-columns.js';
 import type { PlacedColumn } from '../table-layout.js';
@@ -45,8 +46,37 @@ export function sortedTitle(title: string, width: number, reverse: boolean): str
 		: `${title}${arrow}`;
 }
 
-/** A table line (exactly one terminal line). */
-export function TableLine({
+/** Whether two lines show the same: the same columns, cells (text and tone) and marks. */
+export function sameLine(a: TableLineProps, b: TableLineProps): boolean {
+	if (
+		a.state !== b.state ||
+		a.selected !== b.selected ||
+		a.dim !== b.dim ||
+		a.bold !== b.bold ||
+		a.gutter !== b.gutter ||
+		a.mark !== b.mark ||
+		a.cells.length !== b.cells.length ||
+		a.columns.length !== b.columns.length
+	)
+		return false;
+	for (let i = 0; i < a.columns.length; i++) {
+		const x = a.columns[i] as PlacedColumn;
+		const y = b.columns[i] as PlacedColumn;
+		if (x !== y && (x.key !== y.key || x.width !== y.width || x.align !== y.align)) return false;
+	}
+	for (let i = 0; i < a.cells.length; i++) {
+		const x = a.cells[i] as Cell;
+		const y = b.cells[i] as Cell;
+		if (x.text !== y.text || x.tone !== y.tone) return false;
+	}
+	return true;
+}
+
+/**
+ * A table line (exactly one terminal line). Under a live watch most lines of a table stay
+ * the same from one batch to the next; those are not rendered again.
+ */
+export const TableLine = memo(function TableLine({
 	columns,
 	cells,
 	state,
@@ -77,4 +107,4 @@ export function TableLine({
 			})}
 		</Text>
 	);
-}
+}, sameLine);
