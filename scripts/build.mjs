@@ -36,6 +36,34 @@ function buildId() {
 }
 
 /**
+ * What client-node's modules on the console's path import, by module, and only use on
+ * demand: the proxy agents (a proxy-url in the kubeconfig) and node-fetch (fetch options, the
+ * generated clients' own HTTP library, which ctpool replaces). Each becomes a stand-in that
+ * loads the real module on first use: its code (half a megabyte with node-fetch's URL tables)
+ * is then only read, never run, at start-up.
+ */
+const LAZY = {
+	'node-fetch': {
+		importers: ['/config.js', '/gen/http/isomorphic-fetch.js'],
+		names: ['Headers'],
+		fn: true,
+	},
+	'socks-proxy-agent': { importers: ['/config.js'], names: ['SocksProxyAgent'] },
+	hpagent: { importers: ['/config.js'], names: ['HttpProxyAgent', 'HttpsProxyAgent'] },
+};
+
+/** The stand-in of a LAZY module: classes and a default function that load it when used. */
+function lazyModule(name) {
+	const { names, fn } = LAZY[name];
+	const real = `const real = () => require(${JSON.stringify(name)});`;
+	const classes = names.map(
+		(n) => `export class ${n} { constructor(...args) { return new (real().${n})(...args); } }`,
+	);
+	const call = fn ? ['export default function (...args) { return real().default(...args); }'] : [];
+	return [real, ...classes, ...call].join('\n');
+}
+
+/**
  * client-node's modules have no side effects on import (none is imported for its effects
  * alone), but its package.json does not say so, and its index re-exports every generated API
  * and model: 4.5 MB that every importer of KubeConfig would load. Said here, the bundle keeps
@@ -47,6 +75,13 @@ const clientNodeIsPure = {
 	setup(b) {
 		b.onResolve({ filter: /^[^.]|^\.\.?\// }, async (args) => {
 			if (args.pluginData === 'client-node-is-pure') return undefined;
+			const lazy = LAZY[args.path];
+			if (
+				lazy &&
+				args.namespace === 'file' &&
+				lazy.importers.some((i) => args.importer.endsWith(`/@kubernetes/client-node/dist${i}`))
+			)
+				return { path: args.path, namespace: 'client-node-lazy', pluginData: args.resolveDir };
 			const r = await b.resolve(args.path, {
 				kind: args.kind,
 				importer: args.importer,
@@ -62,6 +97,11 @@ const clientNodeIsPure = {
 				return { path: r.path, namespace: 'client-node-config-gen', pluginData: dirname(r.path) };
 			return { ...r, sideEffects: false };
 		});
+		b.onLoad({ filter: /.*/, namespace: 'client-node-lazy' }, (args) => ({
+			contents: lazyModule(args.path),
+			resolveDir: args.pluginData,
+			loader: 'js',
+		}));
 		b.onLoad({ filter: /.*/, namespace: 'client-node-config-gen' }, (args) => ({
 			contents:
 				"export { createConfiguration } from './configuration.js';\nexport { ServerConfiguration } from './servers.js';\n",

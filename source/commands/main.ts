@@ -149,13 +149,17 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				'usage',
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
-		// The console's modules load while the kubeconfig is read (both wait on the disk).
-		const tui = import('../tui/run.js');
-		tui.catch(() => {});
-		const { loadKube } = await import('../kube/config.js');
+		// The watch's lists are on their way before the console's modules (React, Ink) load:
+		// the cluster answers while they do.
+		const [{ loadKube }, { startConsoleWatch }] = await Promise.all([
+			import('../kube/config.js'),
+			import('../tui/console-watch.js'),
+		]);
 		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
-		const { runTui } = await tui;
+		const watch = startConsoleWatch(kube, allNamespaces);
+		const { runTui } = await import('../tui/run.js');
 		const opts: Parameters<typeof runTui>[0] = {
+			watch,
 			kube,
 			noColor,
 			readOnly: args.flags.readOnly === true,

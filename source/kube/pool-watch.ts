@@ -70,6 +70,38 @@ export interface PoolWatchSink {
 	onConnection(overall: ConnectionState, byKind: Record<WatchKind, ConnectionState>): void;
 }
 
+/**
+ * A sink that keeps what it hears until it is attached to the real one, then hands that over
+ * in order and forwards the rest: a watch can start (its lists on their way) before what
+ * will show its changes is ready.
+ */
+export class DeferredSink implements PoolWatchSink {
+	private target: PoolWatchSink | null = null;
+	private batches: WatchChange[][] = [];
+	private connection: [ConnectionState, Record<WatchKind, ConnectionState>] | null = null;
+
+	onBatch(changes: WatchChange[]): void {
+		if (this.target) this.target.onBatch(changes);
+		else this.batches.push(changes);
+	}
+
+	onConnection(overall: ConnectionState, byKind: Record<WatchKind, ConnectionState>): void {
+		if (this.target) this.target.onConnection(overall, byKind);
+		else this.connection = [overall, byKind];
+	}
+
+	/** Hands over what was heard (the batches, then the latest connection state), then forwards. */
+	attach(sink: PoolWatchSink): void {
+		const batches = this.batches;
+		const connection = this.connection;
+		this.batches = [];
+		this.connection = null;
+		this.target = sink;
+		for (const batch of batches) sink.onBatch(batch);
+		if (connection) sink.onConnection(...connection);
+	}
+}
+
 /** A running pool watch. */
 export interface PoolWatch {
 	/** Stops every watch and timer; the sink hears nothing more. */

@@ -249,8 +249,21 @@ function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): str
  */
 function podDrift(pod: PodObject | null | undefined, pool: PoolFacts): string[] {
 	if (!pod || !pool.source || pod.metadata.deletionTimestamp) return [];
-	return podDifferences(pod, ctSpecOf(pool.source));
+	// kept per pod object and source (its hash names it): every list derives every member again
+	const kept = driftByPod.get(pod);
+	if (
+		kept &&
+		(kept.source === pool.source || (kept.hash !== null && kept.hash === pool.sourceHash))
+	)
+		return kept.drift;
+	const drift = podDifferences(pod, ctSpecOf(pool.source));
+	driftByPod.set(pod, { source: pool.source, hash: pool.sourceHash, drift });
+	return drift;
 }
+const driftByPod = new WeakMap<
+	object,
+	{ source: SourceFields; hash: string | null; drift: string[] }
+>();
 
 /**
  * Why a member is not free, or null when it is: free means no Lease at all, index within

@@ -54,7 +54,7 @@ export function recordedForeign(
 export function memberRow(objects: MemberObjects, pool: RowPool, now: number): MemberRow {
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
 	const size = pool.spec?.size ?? Number.MAX_SAFE_INTEGER;
-	const source = pool.spec ? sourceFields(pool.spec) : null;
+	const source = pool.spec ? sourceOf(pool.spec) : null;
 	let view = memberView(objects, { size, sourceHash: pool.sourceHash, source }, now);
 	if (view.foreign.length === 0) {
 		const seen = recordedForeign(pool.recorded?.errors, view.name);
@@ -65,10 +65,34 @@ export function memberRow(objects: MemberObjects, pool: RowPool, now: number): M
 	if (view.foreign.length > 0 || view.leaseProblem)
 		view = { ...view, message: notFreeReason(view) ?? '' };
 	// The console of a member follows its own CT spec, as Corral's `ct console` does.
-	const own = objects.pvc ? pvcCtSpec(objects.pvc) : null;
+	const own = objects.pvc ? ownPrivileged(objects.pvc) : undefined;
 	return {
 		...view,
 		podPhase: objects.pod?.status?.phase ?? '',
-		privileged: own?.ct.privileged ?? pool.spec?.privileged ?? false,
+		privileged: own ?? pool.spec?.privileged ?? false,
 	};
+}
+
+/** The source fields of a definition, one object per definition (podDrift keeps by it). */
+const sourceBySpec = new WeakMap<PoolSpec, ReturnType<typeof sourceFields>>();
+function sourceOf(spec: PoolSpec): ReturnType<typeof sourceFields> {
+	let source = sourceBySpec.get(spec);
+	if (!source) {
+		source = sourceFields(spec);
+		sourceBySpec.set(spec, source);
+	}
+	return source;
+}
+
+/**
+ * Whether a PVC's own CT spec says privileged (undefined: it says nothing readable), read once
+ * per PVC object: the watch hands over a new object for every change, and every list and
+ * definition change derives every row again.
+ */
+const privilegedByPvc = new WeakMap<object, boolean | undefined>();
+function ownPrivileged(pvc: NonNullable<MemberObjects['pvc']>): boolean | undefined {
+	if (privilegedByPvc.has(pvc)) return privilegedByPvc.get(pvc);
+	const own = pvcCtSpec(pvc)?.ct.privileged;
+	privilegedByPvc.set(pvc, own);
+	return own;
 }

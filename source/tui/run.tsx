@@ -8,11 +8,11 @@ import { render } from 'ink';
 import type { EngineContext } from '../engine/context.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
-import { startPoolWatch } from '../kube/pool-watch.js';
 import { sanitize } from '../text/sanitize.js';
 import { deniedCommands } from './access.js';
 import { startAuditFeed } from './audit-feed.js';
 import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
+import { type ConsoleWatch, startConsoleWatch } from './console-watch.js';
 import {
 	createEngineOperations,
 	defaultActor,
@@ -43,6 +43,8 @@ export interface TuiOptions {
 	allNamespaces?: boolean;
 	/** Ring the terminal bell (BEL) each time a watched pool becomes exhausted. */
 	bell?: boolean;
+	/** The watch, started before the console loaded (else the console starts it). */
+	watch?: ConsoleWatch;
 }
 
 /** Options of a console session: runTui's, plus what the demo and the tests add. */
@@ -60,14 +62,6 @@ export interface ConsoleSessionOptions extends TuiOptions {
 	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
 }
 
-/**
- * The shortest time between two watch batches (ms). The first change after a quiet spell is
- * shown at once; under churn, changes that only move counts are drawn about 1000 /
- * WATCH_BATCH_MS times a second, and a change to what is on screen (a row shown, any claim)
- * within URGENT_BATCH_MS of the last frame (OnScreen).
- */
-const WATCH_BATCH_MS = 100;
-const URGENT_BATCH_MS = 16;
 /** The shortest time between two frames drawn (ms): short, so it never adds to the batch wait. */
 const FRAME_INTERVAL_MS = 16;
 
@@ -88,6 +82,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	const stdin = opts.stdin ?? process.stdin;
 	const stdout = opts.stdout ?? process.stdout;
 	if (!stdin.isTTY || !stdout.isTTY) {
+		opts.watch?.watch.stop();
 		process.stderr.write(
 			'ctpool: the live console needs a terminal (stdin and stdout must be a TTY); for plain output use ctpool status\n',
 		);
@@ -102,13 +97,17 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		try {
 			await checkAllNamespaces(kube);
 		} catch (err) {
+			opts.watch?.watch.stop();
 			process.stderr.write(`ctpool: ${describeError(err)}\n`);
 			return 1;
 		}
 	}
 	tuneHeap();
 	const actor = opts.identity || defaultActor();
+	const started = opts.watch ?? startConsoleWatch(kube, allNamespaces);
+	const { watch } = started;
 	const store = createConsoleStore({
+		onScreen: started.onScreen,
 		session: {
 			namespace,
 			context: kube.contextName,
@@ -123,7 +122,6 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
 	const theme = createTheme(colourDisabled(opts.noColor));
-	const { onScreen } = store.getState();
 	const ops = createEngineOperations({
 		store,
 		kube,
@@ -132,34 +130,24 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		...(opts.engine ? { engine: opts.engine } : {}),
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
-	const watch = startPoolWatch(
-		kube,
-		// each batch is one store update and one frame
-		{
-			...(allNamespaces ? {} : { namespace }),
-			batchMs: WATCH_BATCH_MS,
-			urgentBatchMs: URGENT_BATCH_MS,
-			urgent: (change) => onScreen.urgent(change),
+	started.attach({
+		onBatch: (changes) => {
+			try {
+				store.getState().applyBatch(changes);
+			} catch (err) {
+				// a change the console cannot show must not stop the watch
+				store.getState().logEvent({
+					time: Date.now(),
+					actor: 'console',
+					pool: store.getState().pool ?? '',
+					action: 'watch',
+					outcome: 'error',
+					message: `a watch change could not be shown: ${describeError(err)}`,
+				});
+			}
 		},
-		{
-			onBatch: (changes) => {
-				try {
-					store.getState().applyBatch(changes);
-				} catch (err) {
-					// a change the console cannot show must not stop the watch
-					store.getState().logEvent({
-						time: Date.now(),
-						actor: 'console',
-						pool: store.getState().pool ?? '',
-						action: 'watch',
-						outcome: 'error',
-						message: `a watch change could not be shown: ${describeError(err)}`,
-					});
-				}
-			},
-			onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
-		},
-	);
+		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
+	});
 	// who did what (the audit screen) and refused claims (the pools and members headers)
 	const auditFeed = startAuditFeed(kube, namespace, store);
 	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);

@@ -368,6 +368,8 @@ export interface ConsoleStoreOptions {
 	/** Largest number of log entries kept. */
 	logLimit?: number;
 	loopIntervalMs?: number;
+	/** Where the views say which rows are on screen (the console watch's). */
+	onScreen?: OnScreen;
 }
 
 let nextLogId = 1;
@@ -390,7 +392,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 	const index = new PoolIndex(session.allNamespaces);
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
-		onScreen: new OnScreen(),
+		onScreen: opts.onScreen ?? new OnScreen(),
 		now: now0,
 		connection: { phase: 'connecting', since: now0 },
 		authProblem: null,

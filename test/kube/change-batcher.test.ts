@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ConnectionState } from '../../source/kube/connection-state.js';
 import type { KubeObject } from '../../source/kube/objects.js';
-import { ChangeBatcher, type WatchChange } from '../../source/kube/pool-watch.js';
+import {
+	ChangeBatcher,
+	DeferredSink,
+	type WatchChange,
+	type WatchKind,
+} from '../../source/kube/pool-watch.js';
 
 const lease = (name: string, holder: string): KubeObject => ({
 	metadata: { name },
@@ -110,5 +116,30 @@ describe('ChangeBatcher', () => {
 		expect(batches).toHaveLength(3);
 		vi.advanceTimersByTime(1);
 		expect(batches).toHaveLength(4);
+	});
+});
+
+describe('DeferredSink', () => {
+	it('keeps batches and the latest connection state until attached, then hands them over in order and forwards', () => {
+		const heard: string[] = [];
+		const sink = new DeferredSink();
+		const state = (phase: 'listing' | 'synced') => ({ phase, since: 0 }) as ConnectionState;
+		const byKind = {} as Record<WatchKind, ConnectionState>;
+		sink.onBatch([upsert('a')]);
+		sink.onConnection(state('listing'), byKind);
+		sink.onBatch([upsert('b')]);
+		sink.onConnection(state('synced'), byKind);
+		expect(heard).toEqual([]);
+		const target = {
+			onBatch: (changes: WatchChange[]) =>
+				heard.push(
+					...changes.map((c) => (c.op === 'reset' ? 'reset' : (c.object.metadata.name ?? ''))),
+				),
+			onConnection: (overall: ConnectionState) => heard.push(overall.phase),
+		};
+		sink.attach(target);
+		expect(heard).toEqual(['a', 'b', 'synced']);
+		sink.onBatch([upsert('c')]);
+		expect(heard).toEqual(['a', 'b', 'synced', 'c']);
 	});
 });
