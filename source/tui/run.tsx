@@ -69,6 +69,23 @@ const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H\u001b[?25l';
 const LEAVE_ALT_SCREEN = '\u001b[?1049l';
 const SHOW_CURSOR = '\u001b[?25h';
 
+/** The longest the audit feed and the access reviews wait for the first lists (ms). */
+const SECONDARY_START_MS = 1500;
+
+/** Calls fn once the watch is synced (at once if it is); returns the way to stop waiting. */
+function whenSynced(store: ConsoleStore, fn: () => void): () => void {
+	if (store.getState().connection.phase === 'synced') {
+		fn();
+		return () => {};
+	}
+	const unsubscribe = store.subscribe((s) => {
+		if (s.connection.phase !== 'synced') return;
+		unsubscribe();
+		fn();
+	});
+	return unsubscribe;
+}
+
 /** How long an abandoned operation may take to hand its member back before ctpool exits (ms). */
 const ABANDON_SETTLE_MS = 15_000;
 
@@ -102,7 +119,6 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			return 1;
 		}
 	}
-	tuneHeap();
 	const actor = opts.identity || defaultActor();
 	const started = opts.watch ?? startConsoleWatch(kube, allNamespaces);
 	const { watch } = started;
@@ -148,21 +164,34 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		},
 		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
 	});
-	// who did what (the audit screen) and refused claims (the pools and members headers)
-	const auditFeed = startAuditFeed(kube, namespace, store);
 	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
-	// once every kind is listed, one full collection sets the heap limit from the live heap
-	const unsubscribeSynced = store.subscribe((s) => {
-		if (s.connection.phase !== 'synced') return;
-		unsubscribeSynced();
+	// What the first frame does not need waits until the pool objects are listed (or
+	// SECONDARY_START_MS at most), so that it never slows their lists: who did what (the audit
+	// screen) and refused claims (the headers), and what the identity may not do.
+	const secondary: { auditFeed: ReturnType<typeof startAuditFeed> | null; started: boolean } = {
+		auditFeed: null,
+		started: false,
+	};
+	const startSecondary = () => {
+		if (secondary.started) return;
+		secondary.started = true;
+		secondary.auditFeed = startAuditFeed(kube, namespace, store);
+		// across namespaces the rights differ per namespace: the cluster's answer to each act says
+		if (!opts.readOnly && !allNamespaces)
+			void deniedCommands(kube, namespace).then(
+				(denied) => store.getState().setDenied(denied),
+				() => {},
+			);
+	};
+	const secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
+	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
+	// one full collection sets its limit from the live heap. Not before: while the first lists
+	// arrive the heap only grows, and a tight limit would collect it again and again.
+	const unsubscribeSynced = whenSynced(store, () => {
+		startSecondary();
+		tuneHeap();
 		setTimeout(collectOnce, 1000).unref();
 	});
-	// across namespaces the rights differ per namespace: the cluster's answer to each act says
-	if (!opts.readOnly && !allNamespaces)
-		void deniedCommands(kube, namespace).then(
-			(denied) => store.getState().setDenied(denied),
-			() => {},
-		);
 	const startPool = store.getState().pool;
 	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
 	// --bell: one BEL each time a watched pool becomes exhausted
@@ -237,6 +266,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		process.off('SIGTERM', onSignal);
 		process.off('SIGHUP', onSignal);
 		clearInterval(clock);
+		clearTimeout(secondaryTimer);
 		unsubscribeSynced();
 		unsubscribeBell();
 		const abandoned = store.getState().busy;
@@ -249,7 +279,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			await ops.settle(ABANDON_SETTLE_MS);
 		}
 		watch.stop();
-		auditFeed.stop();
+		secondary.auditFeed?.stop();
 		try {
 			await stopExtra?.();
 		} catch {
