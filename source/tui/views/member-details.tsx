@@ -199,10 +199,11 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	const row = useConsole(selectedRow);
 	const onScreen = useConsole((s) => s.onScreen);
 	// the watch hands over changes of this member at once
+	const shownMember = row?.name ?? null;
 	useEffect(() => {
-		onScreen.show(row ? [row.name] : []);
+		onScreen.show(shownMember === null ? [] : [shownMember]);
 		return () => onScreen.show([]);
-	}, [onScreen, row?.name]);
+	}, [onScreen, shownMember]);
 	const revision = useConsole((s) => s.revision);
 	const now = useConsole((s) => s.now);
 	const poolHash = useConsole((s) => (s.pool ? (s.pools[s.pool]?.sourceHash ?? null) : null));
