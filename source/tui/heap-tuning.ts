@@ -17,6 +17,21 @@ export function tuneHeap(): void {
 	setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
 
+/**
+ * Keeps the young generation at its first size. Under a live watch V8 doubles it up to 32 MB
+ * (the console allocates a little for every change and every frame, and most of it dies
+ * young); kept at 2 MB, the console's peak resident size is 15-25 MB lower, and its CPU no
+ * higher (the live bench: 19.6 % against 21.6-23.4 % of a core). Unlike the young
+ * generation's maximum size, its growth factor is read when it would grow, so it can be set
+ * after start.
+ */
+export function keepYoungGenerationSmall(): void {
+	setFlagsFromString(YOUNG_GENERATION_FLAG);
+}
+
+/** The V8 flag keepYoungGenerationSmall sets. */
+export const YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
+
 /** Runs one full collection now, so the heap limit follows the live heap (false if it cannot). */
 export function collectOnce(): boolean {
 	try {

@@ -19,7 +19,7 @@ import {
 	type EngineOperations,
 } from './engine-operations.js';
 import { FrameWriter } from './frame-writer.js';
-import { collectOnce, tuneHeap } from './heap-tuning.js';
+import { collectOnce, keepYoungGenerationSmall, tuneHeap } from './heap-tuning.js';
 import { requestQuit } from './key-handler.js';
 import { totalExhaustions } from './pool-history.js';
 import { poolKey, poolNamespace } from './pool-key.js';
@@ -119,6 +119,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			return 1;
 		}
 	}
+	keepYoungGenerationSmall();
 	const actor = opts.identity || defaultActor();
 	const started = opts.watch ?? startConsoleWatch(kube, allNamespaces);
 	const { watch } = started;
