@@ -312,13 +312,22 @@ export async function scaleScenario(ctx: BenchContext): Promise<ScenarioResult> 
 			unit: 'count',
 			ctpool: s((r) => r.latency.missed),
 		},
+		// the live view's goals, across every pool
 		{
 			scenario: 'scale',
 			metric: 'CPU share of one core',
 			unit: '%',
 			ctpool: cpu,
+			target: { text: '<= 25 %', met: cpu.median <= 25 },
+		},
+		{
+			scenario: 'scale',
+			metric: 'CPU share against the bare client',
+			unit: '%',
+			ctpool: cpu,
 			baseline: bareCpu,
 			baselineName: 'bare list+watch client',
+			target: { text: '<= 5 x bare client', met: cpu.median <= 5 * bareCpu.median },
 		},
 		{
 			scenario: 'scale',
