@@ -241,6 +241,27 @@ export class ChangeBatcher {
 }
 
 /**
+ * The urgency of a watch's changes while its first lists arrive: the first list is handed
+ * over at once (the first frame), and so is the one that completes the picture; those between
+ * wait (up to batchMs) to go together, so that a consumer derives the picture fewer times
+ * while it fills. Every other change is as urgent as `then` says.
+ */
+export function firstListsUrgency(
+	kinds: readonly WatchKind[],
+	then?: (change: WatchChange) => boolean,
+): (change: WatchChange) => boolean {
+	const unlisted = new Set(kinds);
+	return (change) => {
+		if (change.op === 'reset' && unlisted.has(change.kind)) {
+			const first = unlisted.size === kinds.length;
+			unlisted.delete(change.kind);
+			return first || unlisted.size === 0;
+		}
+		return then?.(change) ?? false;
+	};
+}
+
+/**
  * Starts watching the pool objects (label `corral.dev/vdi-ct-pool`, `=pool` when given) of
  * each kind in the namespace. Changes reach the sink batched; a relist arrives as a reset of
  * that kind; the connection state is the worst of the kinds. Runs until stop().
@@ -252,8 +273,9 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 	const started = Date.now();
 
 	let stopped = false;
+	const urgent = firstListsUrgency(kinds, opts.urgent);
 	const batcher = new ChangeBatcher(batchMs, (batch) => deliver(() => sink.onBatch(batch)), {
-		urgent: opts.urgent,
+		urgent,
 		urgentMs: opts.urgentBatchMs,
 	});
 	const push = (change: WatchChange) => {

@@ -4,6 +4,7 @@ import type { KubeObject } from '../../source/kube/objects.js';
 import {
 	ChangeBatcher,
 	DeferredSink,
+	firstListsUrgency,
 	type WatchChange,
 	type WatchKind,
 } from '../../source/kube/pool-watch.js';
@@ -141,5 +142,23 @@ describe('DeferredSink', () => {
 		expect(heard).toEqual(['a', 'b', 'synced']);
 		sink.onBatch([upsert('c')]);
 		expect(heard).toEqual(['a', 'b', 'synced', 'c']);
+	});
+});
+
+describe('firstListsUrgency', () => {
+	it('hurries the first list and the one that completes the picture, not those between; then asks the console', () => {
+		const reset = (kind: WatchKind): WatchChange => ({ kind, op: 'reset', objects: [] });
+		const urgent = firstListsUrgency(
+			['configmaps', 'pods', 'persistentvolumeclaims', 'leases'],
+			(c) => c.op === 'reset' || c.kind === 'leases',
+		);
+		expect(urgent(reset('configmaps'))).toBe(true);
+		expect(urgent(reset('pods'))).toBe(false);
+		expect(urgent(upsert('a'))).toBe(true); // a Lease change: the console's answer
+		expect(urgent({ kind: 'pods', op: 'upsert', object: { metadata: { name: 'x' } } })).toBe(false);
+		expect(urgent(reset('persistentvolumeclaims'))).toBe(false);
+		expect(urgent(reset('leases'))).toBe(true);
+		// a relist later: the console's answer
+		expect(urgent(reset('pods'))).toBe(true);
 	});
 });
