@@ -10,13 +10,21 @@ import { SPEC_KEY, STATUS_KEY } from '../pool/names.js';
  */
 export const CONSOLE_STRING_BOUND = 1024;
 
+/** Whether a string in value (a key or a value) is longer than the bound. Every watched object passes here: plain loops. */
 function needsCut(value: unknown, depth: number): boolean {
 	if (typeof value === 'string') return value.length > CONSOLE_STRING_BOUND;
 	if (depth > 32 || value === null || typeof value !== 'object') return false;
-	if (Array.isArray(value)) return value.some((v) => needsCut(v, depth + 1));
-	for (const k in value) {
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length; i++) if (needsCut(value[i], depth + 1)) return true;
+		return false;
+	}
+	const record = value as Record<string, unknown>;
+	for (const k in record) {
 		if (k.length > CONSOLE_STRING_BOUND) return true;
-		if (needsCut((value as Record<string, unknown>)[k], depth + 1)) return true;
+		const v = record[k];
+		if (typeof v === 'string') {
+			if (v.length > CONSOLE_STRING_BOUND) return true;
+		} else if (v !== null && typeof v === 'object' && needsCut(v, depth + 1)) return true;
 	}
 	return false;
 }
