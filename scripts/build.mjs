@@ -157,6 +157,43 @@ const inkKeepsFrames = {
 };
 const replaced = new Set();
 
+/**
+ * string-width builds a grapheme segmenter and its emoji pattern when it loads (35 ms on the
+ * 2-core machine, before the console's watch could start); here both are made on first use,
+ * which printable ASCII never reaches. The build fails if the module no longer reads as
+ * expected.
+ */
+const stringWidthLazy = {
+	name: 'string-width-lazy',
+	setup(b) {
+		const own = join(root, 'node_modules', 'string-width', 'index.js');
+		b.onLoad({ filter: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/ }, (args) => {
+			// the one ctpool depends on (wrap-ansi keeps an older one of its own)
+			if (args.path !== own) return undefined;
+			let text = readFileSync(args.path, 'utf8');
+			const uses = (name) => text.split(name).length - 1;
+			// the stand-ins have only the methods string-width calls
+			if (uses('segmenter.') !== 1 || uses('rgiEmojiRegex.') !== 1)
+				throw new Error('build: string-width uses its segmenter or emoji pattern in a new way');
+			const swaps = [
+				[
+					'const segmenter = new Intl.Segmenter();',
+					'let madeSegmenter;\nconst segmenter = {segment: (s) => (madeSegmenter ??= new Intl.Segmenter()).segment(s)};',
+				],
+				[
+					'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+					"let madeRgi;\nconst rgiEmojiRegex = {test: (s) => (madeRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s)};",
+				],
+			];
+			for (const [from, to] of swaps) {
+				if (!text.includes(from)) throw new Error(`build: string-width no longer has ${from}`);
+				text = text.replace(from, () => to);
+			}
+			return { contents: text, loader: 'js' };
+		});
+	},
+};
+
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
 	if (name !== 'tools') rmSync(join(dist, name), { recursive: true, force: true });
@@ -171,7 +208,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure, inkKeepsFrames],
+	plugins: [clientNodeIsPure, inkKeepsFrames, stringWidthLazy],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,
