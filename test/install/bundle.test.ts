@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+import { builtOrSay, CLI } from '../support/built-cli.js';
+
+const built = builtOrSay("the bundle's stand-in checks");
+
+/** The chunk of the bundle that holds a text, imported. */
+async function chunkWith(text: string): Promise<Record<string, unknown>> {
+	const dir = join(dirname(CLI), 'chunks');
+	const name = readdirSync(dir).find((f) => readFileSync(join(dir, f), 'utf8').includes(text));
+	if (!name) throw new Error(`no chunk of the bundle holds ${text}`);
+	return (await import(pathToFileURL(join(dir, name)).href)) as Record<string, unknown>;
+}
+
+describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
+	it("string-width, its segmenter and emoji pattern made on first use, measures as the package's", async () => {
+		const chunk = await chunkWith('madeSegmenter');
+		const bundled = Object.values(chunk).find(
+			(v): v is (s: string) => number => typeof v === 'function' && v.name === 'stringWidth',
+		);
+		expect(bundled).toBeDefined();
+		const samples = [
+			'desk-1',
+			'',
+			'● live · ns corral …',
+			'界面',
+			'😀',
+			'👨‍👩‍👧',
+			'1️⃣',
+			'e\u0301',
+			'\u001b[31mred\u001b[39m',
+			'ｶﾞ',
+			'\u200b',
+		];
+		expect(samples.map((s) => bundled?.(s))).toEqual(samples.map((s) => stringWidth(s)));
+	});
+});
