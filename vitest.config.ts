@@ -34,8 +34,12 @@ export const UNIT = [
 	'test/sim/schema.test.ts',
 ];
 
-/** Console tests in a unit folder that run against the simulated cluster. */
-export const SIM = ['test/tui/engine-operations.test.ts', 'test/tui/truthful-header.test.ts'];
+/** Console tests in a unit folder that need more: the simulated cluster, a child process. */
+export const SIM = [
+	'test/tui/engine-operations.test.ts',
+	'test/tui/truthful-header.test.ts',
+	'test/tui/young-generation.test.ts',
+];
 
 /** Folders (ending in /) and files of the e2e project. */
 export const E2E = [
