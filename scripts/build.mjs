@@ -194,6 +194,25 @@ const stringWidthLazy = {
 	},
 };
 
+/**
+ * Yoga's loader (Emscripten's) reads its embedded WebAssembly through fetch() of a data: URL
+ * when fetch exists: in Node that first use of fetch loads Node's own HTTP client (undici),
+ * 25 ms at every start of the console. Here it decodes the embedded bytes itself, as it does
+ * where there is no fetch. The build fails if the loader no longer reads as expected.
+ */
+const yogaWithoutFetch = {
+	name: 'yoga-without-fetch',
+	setup(b) {
+		b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+\.js$/ }, (args) => {
+			const text = readFileSync(args.path, 'utf8');
+			const from = 'function ya(){return w||"function"!=typeof fetch?';
+			if (text.split(from).length !== 2)
+				throw new Error(`build: yoga-layout's loader no longer has ${from}`);
+			return { contents: text.replace(from, () => 'function ya(){return true?'), loader: 'js' };
+		});
+	},
+};
+
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
 	if (name !== 'tools') rmSync(join(dist, name), { recursive: true, force: true });
@@ -208,7 +227,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure, inkKeepsFrames, stringWidthLazy],
+	plugins: [clientNodeIsPure, inkKeepsFrames, stringWidthLazy, yogaWithoutFetch],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -36,5 +37,19 @@ describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 			'\u200b',
 		];
 		expect(samples.map((s) => bundled?.(s))).toEqual(samples.map((s) => stringWidth(s)));
+	});
+
+	it("loads the console's modules without loading Node's fetch (Yoga reads its embedded WebAssembly itself)", async () => {
+		const dir = join(dirname(CLI), 'chunks');
+		const console = readdirSync(dir).find((f) =>
+			readFileSync(join(dir, f), 'utf8').includes('function runConsoleSession'),
+		);
+		// the import completes once Yoga's WebAssembly is loaded (a top-level await)
+		const script = `await import(${JSON.stringify(pathToFileURL(join(dir, console ?? '')).href)});
+			process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))));`;
+		const loaded = JSON.parse(
+			execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+		) as string[];
+		expect(loaded).toEqual([]);
 	});
 });
