@@ -39,6 +39,7 @@ export const SIM = [
 	'test/tui/engine-operations.test.ts',
 	'test/tui/truthful-header.test.ts',
 	'test/tui/young-generation.test.ts',
+	'test/tui/raw-mode.test.tsx',
 ];
 
 /** Folders (ending in /) and files of the e2e project. */

@@ -237,6 +237,10 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		enterScreen();
 		for (;;) {
 			store.getState().setRequest(null);
+			// Raw mode before the first frame: Ink sets it in an effect that runs after the frame
+			// is drawn, and a key pressed in between (typed ahead while the console loads) would
+			// be echoed by the terminal, an Enter scrolling the whole screen up one line.
+			stdin.setRawMode?.(true);
 			writer.resume();
 			// debug: Ink hands whole frames to the writer, which draws the changed lines only
 			const instance = render(<App store={store} ops={ops} theme={theme} />, {
