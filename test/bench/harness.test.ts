@@ -225,7 +225,13 @@ describe('smoke run of npm run bench', () => {
 		dir = await mkdtemp(join(tmpdir(), 'ctpool-bench-smoke-'));
 		await writeFile(
 			join(dir, 'package.json'),
-			JSON.stringify({ name: 'ctpool', version: '0.0.0-smoke', type: 'module' }),
+			// npm start: the demo, as the repository's runs it, from the CLI built here
+			JSON.stringify({
+				name: 'ctpool',
+				version: '0.0.0-smoke',
+				type: 'module',
+				scripts: { start: 'node tools/source/cli.js --demo' },
+			}),
 		);
 		await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
 		const tsc = spawnSync(
