@@ -10,6 +10,8 @@ export interface BenchOptions {
 	/** Members of the live-view and start-up pool. */
 	members: number;
 	rounds: number;
+	/** Rounds of the start-up scenario (cheap, and its figures vary most). */
+	startupRounds: number;
 	/** Changes per second of the churn generator. */
 	churn: number;
 	/** Seconds of churn per round. */

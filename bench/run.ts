@@ -38,6 +38,8 @@ figures to bench/results/<timestamp>.json and bench/results/latest.json.
 Flags (defaults in brackets)
   --scenario LIST          comma list of ${SCENARIOS.join(', ')} [all]
   --rounds N               rounds of each scenario; figures are median [min-max] [3]
+  --startup-rounds N       rounds of the start-up scenario, a few seconds each and the most
+                           variable figures [7; with --rounds alone, that number]
   --members N              members of the live-view and start-up pool [2000]
   --churn N                changes per second of the churn generator [200]
   --seconds N              seconds of churn per round [20]
@@ -64,6 +66,7 @@ export const DEFAULTS: BenchOptions = {
 	scenarios: [...SCENARIOS],
 	members: 2000,
 	rounds: 3,
+	startupRounds: 7,
 	churn: 200,
 	seconds: 20,
 	visible: 20,
@@ -123,6 +126,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 			scenario: { type: 'string' },
 			scenarios: { type: 'string' },
 			rounds: { type: 'string' },
+			'startup-rounds': { type: 'string' },
 			members: { type: 'string' },
 			churn: { type: 'string' },
 			seconds: { type: 'string' },
@@ -163,6 +167,11 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 	const opts: BenchOptions = {
 		scenarios: SCENARIOS.filter((s) => scenarios.includes(s)) as ScenarioName[],
 		rounds: positiveInt('rounds', values.rounds, DEFAULTS.rounds),
+		startupRounds: positiveInt(
+			'startup-rounds',
+			values['startup-rounds'] ?? values.rounds,
+			DEFAULTS.startupRounds,
+		),
 		members: positiveInt('members', values.members, DEFAULTS.members),
 		churn: positiveInt('churn', values.churn, DEFAULTS.churn),
 		seconds: positiveInt('seconds', values.seconds, DEFAULTS.seconds),

@@ -137,7 +137,7 @@ export async function startupScenario(ctx: BenchContext): Promise<ScenarioResult
 		await kubectlOnce(ctx, KUBECTL_ALL);
 	} else notes.push('kubectl is not on the PATH: the start-up baseline was skipped');
 	const rounds: StartupRound[] = [];
-	for (let r = 1; r <= ctx.opts.rounds; r++) {
+	for (let r = 1; r <= ctx.opts.startupRounds; r++) {
 		const c = await ctpoolOnce(ctx, ready);
 		const k = ctx.kubectl ? await kubectlOnce(ctx, KUBECTL_PODS) : null;
 		const all = ctx.kubectl ? await kubectlOnce(ctx, KUBECTL_ALL) : null;
@@ -166,7 +166,7 @@ export async function startupScenario(ctx: BenchContext): Promise<ScenarioResult
 	// npm start to the demo's first frame (its own cluster: the bench's is not involved)
 	await npmStartOnce(ctx);
 	const demo: { firstMs: number; liveMs: number }[] = [];
-	for (let r = 1; r <= ctx.opts.rounds; r++) {
+	for (let r = 1; r <= ctx.opts.startupRounds; r++) {
 		const d = await npmStartOnce(ctx);
 		demo.push(d);
 		ctx.log(

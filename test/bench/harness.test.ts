@@ -156,12 +156,16 @@ describe('flags', () => {
 		expect(a.opts).toMatchObject({
 			members: 2000,
 			rounds: 3,
+			startupRounds: 7,
 			churn: 200,
 			seconds: 20,
 			scalePools: 20,
 			scaleMembers: 500,
 			hog: false,
 		});
+		// the start-up rounds follow --rounds unless said
+		expect(parseBenchArgs(['--rounds', '1']).opts.startupRounds).toBe(1);
+		expect(parseBenchArgs(['--rounds', '1', '--startup-rounds', '4']).opts.startupRounds).toBe(4);
 		expect(parseBenchArgs(['--scenario', 'claims,live']).opts.scenarios).toEqual([
 			'live',
 			'claims',
