@@ -3,35 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConsoleSession } from '../../source/tui/run.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
+import { FakeStdin } from './render-console.js';
 
 /** What a terminal saw, in order: raw mode switched, frames written. */
 type Seen = { raw: boolean } | { frame: string };
-
-class Stdin extends EventEmitter {
-	isTTY = true;
-	private data: string | null = null;
-	constructor(private readonly seen: Seen[]) {
-		super();
-	}
-	type(data: string) {
-		this.data = data;
-		this.emit('readable');
-	}
-	read = () => {
-		const d = this.data;
-		this.data = null;
-		return d;
-	};
-	setRawMode(raw: boolean) {
-		this.seen.push({ raw });
-		return this;
-	}
-	setEncoding() {}
-	resume() {}
-	pause() {}
-	ref() {}
-	unref() {}
-}
 
 class Stdout extends EventEmitter {
 	isTTY = true;
@@ -55,7 +30,7 @@ afterAll(() => c?.close());
 describe('the console and raw mode', () => {
 	it('puts the terminal in raw mode before its first frame, so a key pressed then is not echoed', async () => {
 		const seen: Seen[] = [];
-		const stdin = new Stdin(seen);
+		const stdin = new FakeStdin((raw) => seen.push({ raw }));
 		const stdout = new Stdout(seen);
 		const done = runConsoleSession({
 			kube: c.kube,
@@ -68,7 +43,7 @@ describe('the console and raw mode', () => {
 		const raw = seen.findIndex((s) => 'raw' in s && s.raw);
 		expect(raw).toBeGreaterThanOrEqual(0);
 		expect(raw).toBeLessThan(firstFrame);
-		stdin.type('q');
+		stdin.write('q');
 		expect(await done).toBe(0);
 		// and the terminal is given back in its own mode
 		expect(seen.filter((s) => 'raw' in s).at(-1)).toEqual({ raw: false });

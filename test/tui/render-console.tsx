@@ -23,9 +23,13 @@ class FakeStdout extends EventEmitter {
 	};
 }
 
-class FakeStdin extends EventEmitter {
+/** A terminal's input: write() types; setRawMode tells onRawMode, if given. */
+export class FakeStdin extends EventEmitter {
 	isTTY = true;
 	private data: string | null = null;
+	constructor(private readonly onRawMode?: (raw: boolean) => void) {
+		super();
+	}
 	write(data: string) {
 		this.data = data;
 		this.emit('readable');
@@ -36,7 +40,10 @@ class FakeStdin extends EventEmitter {
 		return d;
 	};
 	setEncoding() {}
-	setRawMode() {}
+	setRawMode(raw: boolean) {
+		this.onRawMode?.(raw);
+		return this;
+	}
 	resume() {}
 	pause() {}
 	ref() {}
