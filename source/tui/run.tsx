@@ -71,6 +71,8 @@ const SHOW_CURSOR = '\u001b[?25h';
 
 /** The longest the audit feed and the access reviews wait for the first lists (ms). */
 const SECONDARY_START_MS = 1500;
+/** How long after the first lists they start, so the complete table is drawn first (ms). */
+const AFTER_SYNC_MS = 100;
 
 /** Calls fn once the watch is synced (at once if it is); returns the way to stop waiting. */
 function whenSynced(store: ConsoleStore, fn: () => void): () => void {
@@ -184,13 +186,16 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 				() => {},
 			);
 	};
-	const secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
+	let secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
 	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
 	// one full collection sets its limit from the live heap. Not before: while the first lists
-	// arrive the heap only grows, and a tight limit would collect it again and again.
+	// arrive the heap only grows, and a tight limit would collect it again and again. The
+	// secondary requests start a moment later, once the frame of the complete table is drawn:
+	// their TLS handshakes and access reviews would otherwise delay it.
 	const unsubscribeSynced = whenSynced(store, () => {
-		startSecondary();
 		tuneHeap();
+		clearTimeout(secondaryTimer);
+		secondaryTimer = setTimeout(startSecondary, AFTER_SYNC_MS);
 		setTimeout(collectOnce, 1000).unref();
 	});
 	const startPool = store.getState().pool;
