@@ -22,7 +22,7 @@ import { definableSize, makePool, readyPods } from '../pool-setup.js';
 import { cpuMs, peakRssMb } from '../proc-stats.js';
 import { spread } from '../stats.js';
 import { TokenScanner } from '../token-scanner.js';
-import { type LatencyFigures, latencies, startChurn } from './live.js';
+import { cpuGoalRows, type LatencyFigures, latencies, startChurn } from './live.js';
 
 /**
  * Whether the console watches every namespace (`ctpool -A`, the pools spread over
@@ -313,22 +313,7 @@ export async function scaleScenario(ctx: BenchContext): Promise<ScenarioResult> 
 			ctpool: s((r) => r.latency.missed),
 		},
 		// the live view's goals, across every pool
-		{
-			scenario: 'scale',
-			metric: 'CPU share of one core',
-			unit: '%',
-			ctpool: cpu,
-			target: { text: '<= 25 %', met: cpu.median <= 25 },
-		},
-		{
-			scenario: 'scale',
-			metric: 'CPU share against the bare client',
-			unit: '%',
-			ctpool: cpu,
-			baseline: bareCpu,
-			baselineName: 'bare list+watch client',
-			target: { text: '<= 5 x bare client', met: cpu.median <= 5 * bareCpu.median },
-		},
+		...cpuGoalRows('scale', cpu, bareCpu),
 		{
 			scenario: 'scale',
 			metric: 'peak RSS',
