@@ -44,7 +44,7 @@ describeKubectl('what the simulated cluster does not do fails visibly', () => {
 	it('cp: fails both ways (no tar in the simulated containers), copying nothing', async () => {
 		const src = join(env.sim.dir, 'in.txt');
 		await writeFile(src, 'hello\n');
-		const up = await run('cp', src, `${NS}/box:/tmp/in.txt`);
+		const up = await run('cp', src, `${NS}/box:/data/in.txt`);
 		expect(up.code).toBe(1);
 		expect(up.stderr).toContain('exec: "tar": executable file not found in $PATH');
 		const dest = join(env.sim.dir, 'out');
