@@ -8,6 +8,11 @@ import { defineConfig } from 'vitest/config';
  * - sim: against the simulated cluster, in-process (a new test file lands here unless named below);
  * - e2e: slow tests of the whole product: a pseudo-terminal, the built binary (dist/cli.js,
  *   made by `npm run build`), the install tarball, the benchmark's smoke run, the chaos runs.
+ *
+ * And `real` (`npm run test:real`, not part of `npm test`): the files named in REAL, the
+ * same files again, run against the real control plane (kube-apiserver, etcd, scheduler,
+ * controller-manager and kwok nodes built from the Kubernetes modules; see realcluster/),
+ * which its global setup starts when none is running.
  */
 export type TestProject = 'unit' | 'sim' | 'e2e';
 
@@ -58,6 +63,12 @@ export const E2E = [
 	'test/sim/exec-ct-rootfs.test.ts',
 ];
 
+/**
+ * Files (and folders, ending in /) that also run on the real control plane. Tests in them
+ * that only make sense on the simulated cluster are marked itSim/describeSim with a reason.
+ */
+export const REAL = ['test/real/'];
+
 const named = (list: string[], file: string) =>
 	list.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
 
@@ -94,6 +105,22 @@ export default defineConfig({
 		// namespace; the tests of the default (corral-vms) clear it themselves.
 		env: { CORRAL_NAMESPACE: 'corral' },
 		reporters: ['default', './test/support/summary-reporter.ts'],
-		projects: [project('unit'), project('sim'), project('e2e')],
+		projects: [
+			project('unit'),
+			project('sim'),
+			project('e2e'),
+			{
+				extends: true as const,
+				test: {
+					name: 'real',
+					include: files.filter((f) => named(REAL, f)),
+					env: { CTPOOL_TEST_CLUSTER: 'real' },
+					globalSetup: ['./test/support/real-setup.ts'],
+					// The real control plane answers at its own pace (a pod's grace period is real time).
+					testTimeout: 90_000,
+					hookTimeout: 120_000,
+				},
+			},
+		],
 	},
 });

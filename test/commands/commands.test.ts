@@ -63,7 +63,7 @@ describe('the pool commands', () => {
 
 	it('status prints aligned, sanitised columns and the counts, and changes nothing', async () => {
 		await waitFor(async () => (await readyCount('desk')) === 3, 'desk ready');
-		putLease(
+		await putLease(
 			c,
 			'desk',
 			'desk-2',
@@ -71,10 +71,10 @@ describe('the pool commands', () => {
 			Date.now(),
 			3600,
 		);
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const r = await ctpool(['status', 'desk', ...kc]);
 		expect(r.code).toBe(0);
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		expect(r.stdout).not.toContain('\u001b');
 		expect(r.stdout).not.toContain('\u0007');
 		const lines = r.stdout.split('\n');
@@ -157,12 +157,12 @@ describe('the pool commands', () => {
 		expect(refused.code).toBe(1);
 		expect(refused.stderr).toContain(`${member} is claimed by bob@example.com`);
 		expect(refused.stderr).toContain('--force');
-		const old = uidOf(c, 'persistentvolumeclaims', `${member}-data`);
+		const old = await uidOf(c, 'persistentvolumeclaims', `${member}-data`);
 		const piped = await ctpool(['release', 'desk', member, 'carl@example.com', '--force', ...kc]);
 		expect(piped.code).toBe(0);
 		expect(piped.stderr).toBe('');
 		expect(piped.stdout).toContain(`released ${member} (claimed by bob@example.com)`);
-		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(old);
+		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(old);
 
 		const again = (await ctpool(['claim', 'desk', 'dora@example.com', ...kc])).stdout.trim();
 		const tty = await ctpool(['release', 'desk', again, 'dora@example.com', ...kc], { tty: true });
@@ -172,11 +172,11 @@ describe('the pool commands', () => {
 	});
 
 	it('release of an unclaimed member does nothing and says so', async () => {
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const r = await ctpool(['release', 'desk', 'desk-3', 'al@x', ...kc]);
 		expect(r.code).toBe(0);
 		expect(r.stdout).toBe('desk-3 has no claim; nothing to do\n');
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 
 	it('maintenance on and off', async () => {
@@ -235,10 +235,10 @@ describe('the pool commands', () => {
 		try {
 			await waitFor(() => c.sim.store.get('pods', 'corral', 'watch-2'), 'watch-2');
 			// Delete a pod: the watch brings a reconcile long before the 10 minute interval.
-			const old = uidOf(c, 'pods', 'watch-2');
+			const old = await uidOf(c, 'pods', 'watch-2');
 			c.sim.store.delete('pods', 'corral', 'watch-2', { who: 'test', gracePeriodSeconds: 0 });
-			await waitFor(() => {
-				const uid = uidOf(c, 'pods', 'watch-2');
+			await waitFor(async () => {
+				const uid = await uidOf(c, 'pods', 'watch-2');
 				return uid !== undefined && uid !== old;
 			}, 'watch-2 started again by the watch');
 		} finally {

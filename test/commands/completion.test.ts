@@ -26,8 +26,8 @@ const scripts: Record<string, string> = {};
 
 beforeAll(async () => {
 	c = await startTestCluster();
-	putDefinition(c, 'desk', '{}');
-	putDefinition(c, 'lab', '{}');
+	await putDefinition(c, 'desk', '{}');
+	await putDefinition(c, 'lab', '{}');
 	dir = mkdtempSync(join(tmpdir(), 'ctpool-completion-'));
 	binDir = join(dir, 'bin');
 	mkdirSync(binDir);

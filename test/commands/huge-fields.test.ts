@@ -26,7 +26,7 @@ describe('a 1 MB Lease holder', () => {
 		const ctx = c.context();
 		await apply(ctx, 'big', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'big', 2);
-		putLease(c, 'big', 'big-1', huge, Date.now(), 3600);
+		await putLease(c, 'big', 'big-1', huge, Date.now(), 3600);
 		const table = await ctpool(['status', 'big', ...kc]);
 		expect(table.code).toBe(0);
 		expect(Math.max(...table.stdout.split('\n').map((l) => l.length))).toBeLessThan(1000);
@@ -47,7 +47,7 @@ describe('an empty holder and a Missing member', () => {
 		const ctx = c.context();
 		await apply(ctx, 'odd', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'odd', 2);
-		putLease(c, 'odd', 'odd-1', '', Date.now(), 3600);
+		await putLease(c, 'odd', 'odd-1', '', Date.now(), 3600);
 		const refused = await ctpool(['release', 'odd', 'odd-1', 'admin', ...kc]);
 		expect(refused.code).not.toBe(0);
 		expect(refused.stderr).not.toContain('claimed by ,');

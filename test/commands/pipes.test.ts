@@ -43,7 +43,7 @@ describe.skipIf(!built)('a closed stdout', () => {
 	beforeAll(async () => {
 		c = await startTestCluster();
 		await apply(c.context(), 'pipe', poolSpec({ size: 2 }));
-		putLease(c, 'pipe', 'pipe-1', `big${'x'.repeat(1024 * 1024)}`, Date.now(), 3600);
+		await putLease(c, 'pipe', 'pipe-1', `big${'x'.repeat(1024 * 1024)}`, Date.now(), 3600);
 	});
 	afterAll(() => c?.close());
 

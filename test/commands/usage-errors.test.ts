@@ -100,7 +100,7 @@ const USAGE: Array<[string[], string | RegExp]> = [
 describe('usage errors', () => {
 	for (const [argv, message] of USAGE) {
 		it(`ctpool ${argv.join(' ').slice(0, 70)} -> exit 2 before any cluster call`, async () => {
-			const mark = c.sim.audit.mark();
+			const mark = c.mark();
 			const r = await ctpool([...argv, ...kc]);
 			expect(r.code).toBe(2);
 			expect(r.stdout).toBe('');
@@ -109,17 +109,17 @@ describe('usage errors', () => {
 			else expect(r.stderr).toMatch(message);
 			expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
 			expect(r.stderr).not.toContain('\u001b'); // sanitised
-			expect(c.ctpoolRequests(mark)).toBe(0);
-			expect(c.ctpoolMutations(mark)).toEqual([]);
+			expect(await c.ctpoolRequests(mark)).toBe(0);
+			expect(await c.ctpoolMutations(mark)).toEqual([]);
 		});
 	}
 
 	it('a new pool without --image or --size is a usage error after one read and zero mutations', async () => {
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const r = await ctpool(['apply', 'fresh', '--size', '2', ...kc]);
 		expect(r.code).toBe(2);
 		expect(r.stderr).toContain('--image is needed: pool fresh has no definition yet');
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 
 	it('a missing kubeconfig is a usage error naming the flag', async () => {
@@ -140,7 +140,7 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 			{ ...cm, data: { ...data, spec: data.spec!.replace('"ephemeral"', '"persistent"') } },
 			{ who: 'test' },
 		);
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		for (const argv of [
 			['reconcile', 'pers'],
 			['claim', 'pers', 'al@example.com'],
@@ -151,14 +151,14 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 			expect(r.code).toBe(1);
 			expect(r.stderr).toBe(`ctpool: ${PERSISTENT_MESSAGE}\n`);
 		}
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 
 	it('a corrupt spec', async () => {
 		await ctpool(['apply', 'rot', ...IMG, '--size', '1', ...kc]);
 		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-rot')!;
 		c.sim.store.update('configmaps', { ...cm, data: { spec: '{"image": ' } }, { who: 'test' });
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		for (const argv of [
 			['reconcile', 'rot'],
 			['claim', 'rot', 'al@x'],
@@ -169,7 +169,7 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 			expect(r.code).toBe(1);
 			expect(r.stderr).toContain("pool rot: the definition's spec is not valid JSON");
 		}
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		expect(c.sim.store.get('pods', 'corral', 'rot-1')).toBeDefined();
 	});
 

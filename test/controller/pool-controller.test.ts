@@ -88,9 +88,9 @@ function readyPods(namespace: string, pool: string, source?: string): number {
 }
 
 /** How many times ctpool wrote each object of a kind with a verb since a mark, by name. */
-function writesByName(mark: number, verb: string, resource: string, namespace: string) {
+async function writesByName(mark: number, verb: string, resource: string, namespace: string) {
 	const counts = new Map<string, number>();
-	for (const m of c.ctpoolMutations(mark))
+	for (const m of await c.ctpoolMutations(mark))
 		if (m.verb === verb && m.resource === resource && m.namespace === namespace && m.changed)
 			counts.set(m.name, (counts.get(m.name) ?? 0) + 1);
 	return counts;
@@ -99,22 +99,22 @@ function writesByName(mark: number, verb: string, resource: string, namespace: s
 describe('the pool controller', () => {
 	it('two controllers on one pool act once per member: each create and each replace happens once', async () => {
 		const admin = c.context();
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		await writeDefinition(admin, 'twin', poolSpec({ size: 6 }));
 		const one = controllerOf('reconciler-one', 'corral', 'twin');
 		const two = controllerOf('reconciler-two', 'corral', 'twin');
 		await waitFor(() => readyPods('corral', 'twin') === 6 || undefined, 'six running members');
-		const created = writesByName(mark, 'create', 'pods', 'corral');
+		const created = await writesByName(mark, 'create', 'pods', 'corral');
 		expect([...created.keys()].sort()).toEqual(
 			['twin-1', 'twin-2', 'twin-3', 'twin-4', 'twin-5', 'twin-6'].sort(),
 		);
 		expect([...created.values()].every((n) => n === 1)).toBe(true);
-		expect([...writesByName(mark, 'create', 'persistentvolumeclaims', 'corral').values()]).toEqual([
-			1, 1, 1, 1, 1, 1,
-		]);
+		expect([
+			...(await writesByName(mark, 'create', 'persistentvolumeclaims', 'corral')).values(),
+		]).toEqual([1, 1, 1, 1, 1, 1]);
 
 		// a new image: every member replaced once, by one of the two
-		const before = c.sim.audit.mark();
+		const before = c.mark();
 		const spec = poolSpec({ size: 6, image: 'ghcr.io/example/desktop:2' });
 		await writeDefinition(admin, 'twin', spec);
 		const { sourceHash } = await import('../../source/pool/source-hash.js');
@@ -124,10 +124,10 @@ describe('the pool controller', () => {
 			() => readyPods('corral', 'twin', hash) === 6 || undefined,
 			'six members on the new image',
 		);
-		expect([...writesByName(before, 'delete', 'pods', 'corral').values()]).toEqual([
+		expect([...(await writesByName(before, 'delete', 'pods', 'corral')).values()]).toEqual([
 			1, 1, 1, 1, 1, 1,
 		]);
-		expect([...writesByName(before, 'create', 'pods', 'corral').values()]).toEqual([
+		expect([...(await writesByName(before, 'create', 'pods', 'corral')).values()]).toEqual([
 			1, 1, 1, 1, 1, 1,
 		]);
 		// both were at work all along
@@ -164,14 +164,14 @@ describe('the pool controller', () => {
 	});
 
 	it('reports a corrupt definition once, and reconciles the pool once it is fixed', async () => {
-		putDefinition(c, 'broken', '{"image": ');
+		await putDefinition(c, 'broken', '{"image": ');
 		const all = controllerOf('reconciler', 'corral');
 		const key = poolKey('corral', 'broken');
 		await waitFor(() => all.failures.some((f) => f.key === key) || undefined, 'the terminal error');
 		expect(all.failures.filter((f) => f.key === key).map((f) => f.d.kind)).toEqual(['terminal']);
 		expect(all.pools.controller.isStopped(key)).toBe(true);
 		expect(pods('corral', 'broken')).toHaveLength(0);
-		putDefinition(c, 'broken', JSON.stringify(poolSpec({ size: 1 })));
+		await putDefinition(c, 'broken', JSON.stringify(poolSpec({ size: 1 })));
 		await waitFor(
 			() => readyPods('corral', 'broken') === 1 || undefined,
 			'the fixed pool reconciled',

@@ -139,7 +139,7 @@ describe('one Event format', () => {
 
 		// the same claim again, expired: renewed
 		c.sim.store.delete('leases', 'corral', 'corral-vdi-ct-aud-1', { who: 'test' });
-		putLease(c, pool, 'aud-1', 'alice@example.com', Date.now() - 7_200_000, 3600);
+		await putLease(c, pool, 'aud-1', 'alice@example.com', Date.now() - 7_200_000, 3600);
 		expect(await recordsOf(pool, () => claim(broker, pool, 'alice@example.com'))).toEqual([
 			{
 				action: 'renew',

@@ -40,7 +40,7 @@ describe('claim', () => {
 		const ctx = c.context();
 		await apply(ctx, 'broker', poolSpec({ size: 30 }));
 		await waitReady(ctx, 'broker', 30);
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const ids = Array.from({ length: 30 }, (_, i) => `b${i}@example.com`);
 		const results = await Promise.all(ids.map((id) => claim(ctx, 'broker', id)));
 		expect(new Set(results.map((r) => r.member)).size).toBe(30);
@@ -73,7 +73,7 @@ describe('claim', () => {
 		await apply(ctx, 'same', poolSpec({ size: 3 }));
 		await waitReady(ctx, 'same', 3);
 		const first = await claim(ctx, 'same', 'erin@example.com');
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const second = await claim(ctx, 'same', 'erin@example.com');
 		expect(second).toEqual({
 			member: first.member,
@@ -81,7 +81,7 @@ describe('claim', () => {
 			existing: true,
 			started: false,
 		});
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 
 	it('prefers Ready members, then Starting, then Stopped, lowest index first', async () => {
@@ -129,7 +129,7 @@ describe('claim', () => {
 	it('refuses the reserved identity, an empty one and control characters, with zero mutations', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'ident', poolSpec({ size: 1 }));
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const reserved = await poolError(claim(ctx, 'ident', 'corral-vdi/reconciler'));
 		expect(reserved.kind).toBe('reserved-identity');
 		expect(reserved.message).toContain('reserved for the reconciler');
@@ -137,15 +137,15 @@ describe('claim', () => {
 		expect((await poolError(claim(ctx, 'ident', 'bob\u001b[31m'))).message).toContain(
 			'control characters',
 		);
-		expect(c.ctpoolMutations(mark)).toEqual([]);
-		expect(c.ctpoolRequests(mark)).toBe(0);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolRequests(mark)).toBe(0);
 	});
 
 	it('does not give a member a reconciler is working on', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'busy', poolSpec({ size: 1 }));
 		await waitReady(ctx, 'busy', 1);
-		putLease(c, 'busy', 'busy-1', 'corral-vdi/reconciler', Date.now(), 600);
+		await putLease(c, 'busy', 'busy-1', 'corral-vdi/reconciler', Date.now(), 600);
 		const err = await poolError(claim(ctx, 'busy', 'jo@example.com'));
 		expect(err.kind).toBe('no-free');
 	});

@@ -38,11 +38,11 @@ const CORRUPT: Array<[string, string, RegExp]> = [
 describe('persistent mode and corrupt definitions', () => {
 	it('refuses persistent mode at apply with the contract message and writes nothing', async () => {
 		const ctx = c.context();
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const err = await poolError(apply(ctx, 'pers', poolSpec({ mode: 'persistent' })));
 		expect(err.kind).toBe('persistent');
 		expect(err.message).toBe(PERSISTENT_MESSAGE);
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-pers')).toBeUndefined();
 	});
 
@@ -50,9 +50,9 @@ describe('persistent mode and corrupt definitions', () => {
 		const ctx = c.context();
 		await apply(ctx, 'was', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'was', 2);
-		putLease(c, 'was', 'was-1', 'sam@example.com', Date.now(), 3600);
-		putDefinition(c, 'was', JSON.stringify({ ...poolSpec({ size: 0 }), mode: 'persistent' }));
-		const mark = c.sim.audit.mark();
+		await putLease(c, 'was', 'was-1', 'sam@example.com', Date.now(), 3600);
+		await putDefinition(c, 'was', JSON.stringify({ ...poolSpec({ size: 0 }), mode: 'persistent' }));
+		const mark = c.mark();
 		for (const op of [
 			() => reconcile(ctx, 'was'),
 			() => claim(ctx, 'was', 'tom@example.com'),
@@ -63,7 +63,7 @@ describe('persistent mode and corrupt definitions', () => {
 			expect(err.kind).toBe('persistent');
 			expect(err.message).toBe(PERSISTENT_MESSAGE);
 		}
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		expect(c.sim.store.get('pods', 'corral', 'was-2')).toBeDefined();
 		// Status still shows it (read-only).
 		const snap = await readPool(ctx, 'was');
@@ -75,9 +75,9 @@ describe('persistent mode and corrupt definitions', () => {
 			const pool = `bad-${what.replace(/\s+/g, '-').toLowerCase()}`;
 			const ctx = c.context();
 			await apply(ctx, pool, poolSpec({ size: 1 }));
-			putLease(c, pool, `${pool}-1`, 'uma@example.com', Date.now(), 3600);
-			putDefinition(c, pool, text);
-			const mark = c.sim.audit.mark();
+			await putLease(c, pool, `${pool}-1`, 'uma@example.com', Date.now(), 3600);
+			await putDefinition(c, pool, text);
+			const mark = c.mark();
 			for (const op of [
 				() => reconcile(ctx, pool),
 				() => claim(ctx, pool, 'vic@example.com'),
@@ -91,7 +91,7 @@ describe('persistent mode and corrupt definitions', () => {
 				expect(err.message).toContain(`pool ${pool}`);
 				expect(err.message).toContain('ctpool apply');
 			}
-			expect(c.ctpoolMutations(mark)).toEqual([]);
+			expect(await c.ctpoolMutations(mark)).toEqual([]);
 			expect(c.sim.store.get('pods', 'corral', `${pool}-1`)).toBeDefined();
 			const snap = await readPool(ctx, pool);
 			expect(snap.spec).toBeNull();

@@ -12,12 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-function left(pool: string): string[] {
-	return ['pods', 'persistentvolumeclaims', 'leases', 'configmaps'].flatMap((r) =>
-		[...objects(c, r).values()]
-			.filter((o) => o.metadata.labels?.['corral.dev/vdi-ct-pool'] === pool)
-			.map((o) => `${r}/${o.metadata.name}`),
+async function left(pool: string): Promise<string[]> {
+	const kinds = ['pods', 'persistentvolumeclaims', 'leases', 'configmaps'];
+	const lists = await Promise.all(
+		kinds.map((r) => c.api.list(r, { labelSelector: `corral.dev/vdi-ct-pool=${pool}` })),
 	);
+	return lists.flatMap((list, i) => list.map((o) => `${kinds[i]}/${o.metadata.name}`));
 }
 
 describe('delete', () => {
@@ -25,7 +25,7 @@ describe('delete', () => {
 		const ctx = c.context();
 		await apply(ctx, 'gone', poolSpec({ size: 3 }));
 		await deletePool(ctx, 'gone');
-		expect(left('gone')).toEqual([]);
+		expect(await left('gone')).toEqual([]);
 	});
 
 	it('keeps the definition while a member is claimed or in maintenance, naming each and why', async () => {
@@ -45,7 +45,7 @@ describe('delete', () => {
 		expect(err!.message).toContain('ctpool delete keep again');
 		expect(err!.message).not.toContain('keep-3');
 		// keep-3 is gone; the definition stays with size 0.
-		expect(left('keep').sort()).toEqual(
+		expect((await left('keep')).sort()).toEqual(
 			[
 				'configmaps/corral-vdi-ctpool-keep',
 				'leases/corral-vdi-ct-keep-1',
@@ -63,7 +63,7 @@ describe('delete', () => {
 		await release(ctx, 'keep', 'keep-1', 'wes@example.com');
 		await setMaintenance(ctx, 'keep', 'keep-2', false);
 		await deletePool(ctx, 'keep');
-		expect(left('keep')).toEqual([]);
+		expect(await left('keep')).toEqual([]);
 	});
 
 	it('names a member whose delete failed, and keeps the definition', async () => {
@@ -88,6 +88,6 @@ describe('delete', () => {
 			what: 'pod stuck-1 gone',
 		});
 		await deletePool(ctx, 'stuck');
-		expect(left('stuck')).toEqual([]);
+		expect(await left('stuck')).toEqual([]);
 	});
 });

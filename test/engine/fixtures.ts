@@ -6,15 +6,13 @@ import { readPool } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { roleRules } from '../../source/pool/permissions.js';
-import type { SimObject } from '../../source/sim/store-api.js';
-import { grantRole, type TestCluster } from '../support/cluster.js';
+import type { TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
 import { waitFor } from '../support/wait.js';
 
-/** The objects of a kind in namespace corral, by name. */
-export function objects(c: TestCluster, resource: string): Map<string, SimObject> {
-	return new Map(
-		c.sim.store.list(resource, { namespace: 'corral' }).map((o) => [o.metadata.name, o] as const),
-	);
+/** The objects of a kind in the test namespace, by name. */
+export function objects(c: TestCluster, resource: string): Promise<Map<string, KubeObject>> {
+	return c.api.byName(resource);
 }
 
 /** Waits until every member within size is Ready. */
@@ -25,56 +23,52 @@ export async function waitReady(ctx: EngineContext, pool: string, count: number)
 	}, `${count} ready members of ${pool}`);
 }
 
-/** The uid of an object of the namespace corral, or undefined. */
-export function uidOf(c: TestCluster, resource: string, name: string): string | undefined {
-	return c.sim.store.get(resource, 'corral', name)?.metadata.uid;
+/** The uid of an object of the test namespace, or undefined. */
+export async function uidOf(
+	c: TestCluster,
+	resource: string,
+	name: string,
+): Promise<string | undefined> {
+	return (await c.api.get(resource, name))?.metadata.uid;
 }
 
-/** Writes a Lease straight into the store, as another client would. */
-export function putLease(
+/** Writes a Lease as another client would (a claim by another tool, a reconciler that died). */
+export async function putLease(
 	c: TestCluster,
 	pool: string,
 	member: string,
 	holder: string,
 	at: number,
 	durationSeconds: number,
-): void {
+): Promise<void> {
 	const t = new Date(at).toISOString().replace('Z', '000Z');
-	c.sim.store.create(
-		'leases',
-		{
-			apiVersion: 'coordination.k8s.io/v1',
-			kind: 'Lease',
-			metadata: {
-				name: `corral-vdi-ct-${member}`,
-				namespace: 'corral',
-				labels: { 'corral.dev/vdi-ct-pool': pool, 'corral.dev/vdi-ct-member': member },
-			},
-			spec: {
-				holderIdentity: holder,
-				acquireTime: t,
-				renewTime: t,
-				leaseDurationSeconds: durationSeconds,
-				leaseTransitions: 0,
-			},
+	await c.api.create('leases', {
+		apiVersion: 'coordination.k8s.io/v1',
+		kind: 'Lease',
+		metadata: {
+			name: `corral-vdi-ct-${member}`,
+			labels: { 'corral.dev/vdi-ct-pool': pool, 'corral.dev/vdi-ct-member': member },
 		},
-		{ who: 'test' },
-	);
+		spec: {
+			holderIdentity: holder,
+			acquireTime: t,
+			renewTime: t,
+			leaseDurationSeconds: durationSeconds,
+			leaseTransitions: 0,
+		},
+	});
 }
 
 /** Writes (or overwrites) a definition ConfigMap by hand, as `kubectl edit` would. */
-export function putDefinition(c: TestCluster, pool: string, specText: string): void {
+export async function putDefinition(c: TestCluster, pool: string, specText: string): Promise<void> {
 	const name = `corral-vdi-ctpool-${pool}`;
-	const existing = c.sim.store.get('configmaps', 'corral', name);
-	const obj: SimObject = {
+	const existing = await c.api.get('configmaps', name);
+	await c.api.put('configmaps', {
 		apiVersion: 'v1',
 		kind: 'ConfigMap',
-		metadata: { name, namespace: 'corral', labels: { 'corral.dev/vdi-ct-pool': pool } },
-		data: { spec: specText },
-	};
-	if (existing)
-		c.sim.store.update('configmaps', { ...obj, metadata: { ...obj.metadata } }, { who: 'test' });
-	else c.sim.store.create('configmaps', obj, { who: 'test' });
+		metadata: { name, labels: { 'corral.dev/vdi-ct-pool': pool } },
+		data: { ...((existing?.data as Record<string, string> | undefined) ?? {}), spec: specText },
+	});
 }
 
 /** The PoolError a promise rejects with (fails the test when it resolves or throws another). */
@@ -93,5 +87,5 @@ export async function poolError(p: Promise<unknown>): Promise<PoolError> {
  */
 export async function kubeWithoutEvents(c: TestCluster, name: string): Promise<Kube> {
 	const rules = roleRules({ events: false }).flatMap((p) => p.rules);
-	return loadKube({ kubeconfig: await grantRole(c.sim, 'corral', name, rules) });
+	return loadKube({ kubeconfig: await c.grant(name, rules) });
 }

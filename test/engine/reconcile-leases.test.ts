@@ -10,15 +10,21 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-function changed(mark: number, verb: string, resource: string, name: string): number {
-	return c
-		.ctpoolMutations(mark)
-		.filter((m) => m.changed && m.verb === verb && m.resource === resource && m.name === name)
-		.length;
+async function changed(
+	mark: number,
+	verb: string,
+	resource: string,
+	name: string,
+): Promise<number> {
+	return (await c.ctpoolMutations(mark)).filter(
+		(m) => m.changed && m.verb === verb && m.resource === resource && m.name === name,
+	).length;
 }
 
-function leasesOf(pool: string): string[] {
-	return [...objects(c, 'leases').keys()].filter((n) => n.startsWith(`corral-vdi-ct-${pool}-`));
+async function leasesOf(pool: string): Promise<string[]> {
+	return [...(await objects(c, 'leases')).keys()].filter((n) =>
+		n.startsWith(`corral-vdi-ct-${pool}-`),
+	);
 }
 
 describe('reconcile and Leases', () => {
@@ -26,30 +32,28 @@ describe('reconcile and Leases', () => {
 		const a = c.context({ actor: 'reconciler-a' });
 		const b = c.context({ actor: 'reconciler-b' });
 		await writeDefinition(a, 'twin', poolSpec({ size: 10 }));
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const [ra, rb] = await Promise.all([reconcile(a, 'twin'), reconcile(b, 'twin')]);
 		expect([...ra.errors, ...rb.errors]).toEqual([]);
 		const members = Array.from({ length: 10 }, (_, i) => `twin-${i + 1}`);
 		for (const m of members) {
-			expect(changed(mark, 'create', 'pods', m)).toBe(1);
-			expect(changed(mark, 'create', 'persistentvolumeclaims', `${m}-data`)).toBe(1);
+			expect(await changed(mark, 'create', 'pods', m)).toBe(1);
+			expect(await changed(mark, 'create', 'persistentvolumeclaims', `${m}-data`)).toBe(1);
 		}
 		// They did race: some Lease creates lost (409) and those members were left to the winner,
 		// or a Lease came after the winner's was gone and its PVC create found the member made.
 		expect(
-			c
-				.ctpoolMutations(mark)
-				.some(
-					(m) =>
-						(m.resource === 'leases' || m.resource === 'persistentvolumeclaims') &&
-						m.verb === 'create' &&
-						!m.changed,
-				),
+			(await c.ctpoolMutations(mark)).some(
+				(m) =>
+					(m.resource === 'leases' || m.resource === 'persistentvolumeclaims') &&
+					m.verb === 'create' &&
+					!m.changed,
+			),
 		).toBe(true);
 		// Between them, each member was acted on exactly once.
 		const acted = [...ra.actions, ...rb.actions].map((x) => x.member).sort();
 		expect(acted).toEqual([...members].sort());
-		expect(leasesOf('twin')).toEqual([]);
+		expect(await leasesOf('twin')).toEqual([]);
 
 		// A drift handled by both at once: each member replaced exactly once.
 		await waitReady(a, 'twin', 10);
@@ -59,15 +63,15 @@ describe('reconcile and Leases', () => {
 			'twin',
 			poolSpec({ size: 10, image: 'ghcr.io/example/desktop:2', maxUnavailable: 10 }),
 		);
-		const mark2 = c.sim.audit.mark();
+		const mark2 = c.mark();
 		const [rc, rd] = await Promise.all([reconcile(a, 'twin'), reconcile(b, 'twin')]);
 		expect([...rc.errors, ...rd.errors]).toEqual([]);
 		for (const m of members) {
-			expect(changed(mark2, 'delete', 'pods', m)).toBe(1);
-			expect(changed(mark2, 'create', 'pods', m)).toBe(1);
+			expect(await changed(mark2, 'delete', 'pods', m)).toBe(1);
+			expect(await changed(mark2, 'create', 'pods', m)).toBe(1);
 		}
-		expect(leasesOf('twin')).toEqual([]);
-		const pods = [...objects(c, 'pods').values()].filter((p) =>
+		expect(await leasesOf('twin')).toEqual([]);
+		const pods = [...(await objects(c, 'pods')).values()].filter((p) =>
 			p.metadata.name.startsWith('twin-'),
 		);
 		expect(pods).toHaveLength(10);
@@ -76,7 +80,7 @@ describe('reconcile and Leases', () => {
 
 	it("a crashed reconciler's Lease blocks its member until it expires, then is taken over", async () => {
 		const start = Date.now();
-		putLease(c, 'crash', 'crash-2', 'corral-vdi/reconciler', start, 600);
+		await putLease(c, 'crash', 'crash-2', 'corral-vdi/reconciler', start, 600);
 		const ctx = c.context();
 		const first = await apply(ctx, 'crash', poolSpec({ size: 2 }));
 		expect(first.actions.map((x) => x.member)).toEqual(['crash-1']);
@@ -91,14 +95,14 @@ describe('reconcile and Leases', () => {
 		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeUndefined();
 
 		// Eleven minutes later the next reconcile takes it over (a CAS update), acts, and removes it.
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const later = await reconcile(c.context({ now: () => start + 11 * 60_000 }), 'crash');
 		expect(later.errors).toEqual([]);
 		expect(later.actions).toEqual([{ member: 'crash-2', step: 'create', ok: true }]);
-		expect(changed(mark, 'update', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
-		expect(changed(mark, 'delete', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
+		expect(await changed(mark, 'update', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
+		expect(await changed(mark, 'delete', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
 		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeDefined();
-		expect(leasesOf('crash')).toEqual([]);
+		expect(await leasesOf('crash')).toEqual([]);
 	});
 
 	it('a member left with an expired reconciler Lease is made again, never handed out as it is', async () => {
@@ -109,22 +113,22 @@ describe('reconcile and Leases', () => {
 		// old desktop (pod and PVC) is still there.
 		const oldPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
 		const start = Date.now();
-		putLease(c, 'cut', 'cut-1', 'corral-vdi/reconciler', start, 600);
+		await putLease(c, 'cut', 'cut-1', 'corral-vdi/reconciler', start, 600);
 		const before = await reconcile(c.context({ now: () => start + 9 * 60_000 }), 'cut');
 		expect(before.actions).toEqual([]);
 		expect(before.status.members[0]).toMatchObject({ name: 'cut-1', holder: '' });
 		expect(before.status.free).toBe(1);
 
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const later = await reconcile(c.context({ now: () => start + 11 * 60_000 }), 'cut');
 		expect(later.errors).toEqual([]);
 		expect(later.actions).toEqual([{ member: 'cut-1', step: 'replace', ok: true }]);
-		expect(changed(mark, 'update', 'leases', 'corral-vdi-ct-cut-1')).toBe(1);
-		expect(changed(mark, 'delete', 'persistentvolumeclaims', 'cut-1-data')).toBe(1);
+		expect(await changed(mark, 'update', 'leases', 'corral-vdi-ct-cut-1')).toBe(1);
+		expect(await changed(mark, 'delete', 'persistentvolumeclaims', 'cut-1-data')).toBe(1);
 		const newPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
 		expect(newPvc).toBeDefined();
 		expect(newPvc).not.toBe(oldPvc);
-		expect(leasesOf('cut')).toEqual([]);
+		expect(await leasesOf('cut')).toEqual([]);
 	});
 
 	it('a failed create leaves no Lease and the next reconcile creates the member', async () => {
@@ -138,7 +142,7 @@ describe('reconcile and Leases', () => {
 			);
 			expect(failed.actions.every((x) => !x.ok)).toBe(true);
 			expect(failed.status.errors).toEqual(failed.errors);
-			expect(leasesOf('deny')).toEqual([]);
+			expect(await leasesOf('deny')).toEqual([]);
 			expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeUndefined();
 		} finally {
 			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create pods'), 1);
@@ -151,17 +155,17 @@ describe('reconcile and Leases', () => {
 		]);
 		expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeDefined();
 		expect(c.sim.store.get('pods', 'corral', 'deny-2')).toBeDefined();
-		expect(leasesOf('deny')).toEqual([]);
+		expect(await leasesOf('deny')).toEqual([]);
 		expect(next.status.errors).toEqual([]);
 	});
 
 	it('leaves alone a member whose Lease a user holds, even when it is missing', async () => {
-		putLease(c, 'hands', 'hands-1', 'dave@example.com', Date.now(), 3600);
+		await putLease(c, 'hands', 'hands-1', 'dave@example.com', Date.now(), 3600);
 		const ctx = c.context();
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const result = await apply(ctx, 'hands', poolSpec({ size: 2 }));
 		expect(result.actions.map((x) => x.member)).toEqual(['hands-2']);
-		expect(changed(mark, 'create', 'leases', 'corral-vdi-ct-hands-1')).toBe(0);
+		expect(await changed(mark, 'create', 'leases', 'corral-vdi-ct-hands-1')).toBe(0);
 		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-hands-1')?.spec).toMatchObject({
 			holderIdentity: 'dave@example.com',
 		});
@@ -189,6 +193,6 @@ describe('reconcile and Leases', () => {
 		expect(second.errors).toEqual(expected);
 		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'alien-1-data')).toBeUndefined();
 		expect(c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid).toBe(uid);
-		expect(leasesOf('alien')).toEqual([]);
+		expect(await leasesOf('alien')).toEqual([]);
 	});
 });

@@ -24,10 +24,10 @@ describe('reconcile steps', () => {
 		await apply(ctx, 'drift', v1);
 		await waitReady(ctx, 'drift', 3);
 		const { member } = await claim(ctx, 'drift', 'alice@example.com');
-		const claimedPod = uidOf(c, 'pods', member);
-		const claimedPvc = uidOf(c, 'persistentvolumeclaims', `${member}-data`);
+		const claimedPod = await uidOf(c, 'pods', member);
+		const claimedPvc = await uidOf(c, 'persistentvolumeclaims', `${member}-data`);
 		const others = ['drift-1', 'drift-2', 'drift-3'].filter((m) => m !== member);
-		const before = others.map((m) => uidOf(c, 'pods', m));
+		const before = await Promise.all(others.map((m) => uidOf(c, 'pods', m)));
 
 		// maxUnavailable 3: every drifted member in one reconcile (the rollout's pacing is in rollout.test.ts)
 		const v2 = poolSpec({ size: 3, image: 'ghcr.io/example/desktop:2', maxUnavailable: 3 });
@@ -38,12 +38,12 @@ describe('reconcile steps', () => {
 		);
 		const newHash = sourceHash(sourceFields(v2));
 		for (const [i, m] of others.entries()) {
-			expect(uidOf(c, 'pods', m)).not.toBe(before[i]);
+			expect(await uidOf(c, 'pods', m)).not.toBe(before[i]);
 			expect(sourceOf(m)).toBe(newHash);
 		}
 		// The claimed member is untouched: same pod, same PVC, old source, still drifted.
-		expect(uidOf(c, 'pods', member)).toBe(claimedPod);
-		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBe(claimedPvc);
+		expect(await uidOf(c, 'pods', member)).toBe(claimedPod);
+		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBe(claimedPvc);
 		expect(sourceOf(member)).toBe(sourceHash(sourceFields(v1)));
 		const row = result.status.members.find((m) => m.name === member)!;
 		expect(row).toMatchObject({ holder: 'alice@example.com', drifted: true });
@@ -64,7 +64,7 @@ describe('reconcile steps', () => {
 			['shrink-2', 'delete'],
 			['shrink-3', 'delete'],
 		]);
-		const pods = [...objects(c, 'pods').keys()].filter((n) => n.startsWith('shrink-'));
+		const pods = [...(await objects(c, 'pods')).keys()].filter((n) => n.startsWith('shrink-'));
 		expect(pods.sort()).toEqual(['shrink-1', 'shrink-4']);
 		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'shrink-2-data')).toBeUndefined();
 		const row4 = result.status.members.find((m) => m.name === 'shrink-4')!;
@@ -75,7 +75,7 @@ describe('reconcile steps', () => {
 		const ctx = c.context();
 		await apply(ctx, 'fail', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'fail', 2);
-		const old = uidOf(c, 'pods', 'fail-2');
+		const old = await uidOf(c, 'pods', 'fail-2');
 		c.sim.controllers.fail('corral', 'fail-2');
 		await waitFor(
 			() =>
@@ -86,7 +86,7 @@ describe('reconcile steps', () => {
 		const result = await reconcile(ctx, 'fail');
 		expect(result.errors).toEqual([]);
 		expect(result.actions).toEqual([{ member: 'fail-2', step: 'replace', ok: true }]);
-		expect(uidOf(c, 'pods', 'fail-2')).not.toBe(old);
+		expect(await uidOf(c, 'pods', 'fail-2')).not.toBe(old);
 		await waitReady(ctx, 'fail', 2);
 	});
 
@@ -95,7 +95,9 @@ describe('reconcile steps', () => {
 		await apply(ctx, 'stop', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'stop', 2);
 		await claim(ctx, 'stop', 'carol@example.com'); // stop-1
-		const pvcs = ['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n));
+		const pvcs = await Promise.all(
+			['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n)),
+		);
 		for (const m of ['stop-1', 'stop-2'])
 			c.sim.store.delete('pods', 'corral', m, { who: 'test', gracePeriodSeconds: 0 });
 		await waitFor(
@@ -112,7 +114,9 @@ describe('reconcile steps', () => {
 		]);
 		// The PVCs (the data) are the same; only pods were made.
 		expect(
-			['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n)),
+			await Promise.all(
+				['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n)),
+			),
 		).toEqual(pvcs);
 		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-stop-1')?.spec).toMatchObject({
 			holderIdentity: 'carol@example.com',
@@ -123,7 +127,7 @@ describe('reconcile steps', () => {
 		const ctx = c.context();
 		await apply(ctx, 'maint', poolSpec({ size: 2 }));
 		await setMaintenance(ctx, 'maint', 'maint-2', true, 'disk check');
-		const uid = uidOf(c, 'pods', 'maint-2');
+		const uid = await uidOf(c, 'pods', 'maint-2');
 		const drifted = await apply(
 			ctx,
 			'maint',
@@ -136,7 +140,7 @@ describe('reconcile steps', () => {
 			poolSpec({ size: 1, image: 'ghcr.io/example/desktop:3' }),
 		);
 		expect(shrunk.actions).toEqual([]);
-		expect(uidOf(c, 'pods', 'maint-2')).toBe(uid);
+		expect(await uidOf(c, 'pods', 'maint-2')).toBe(uid);
 		expect(shrunk.status.members.find((m) => m.name === 'maint-2')).toMatchObject({
 			maintenance: true,
 			aboveSize: true,

@@ -16,23 +16,22 @@ describe('release', () => {
 		await apply(ctx, 'rel', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'rel', 2);
 		const { member } = await claim(ctx, 'rel', 'kim@example.com');
-		const oldPod = uidOf(c, 'pods', member);
-		const oldPvc = uidOf(c, 'persistentvolumeclaims', `${member}-data`);
+		const oldPod = await uidOf(c, 'pods', member);
+		const oldPvc = await uidOf(c, 'persistentvolumeclaims', `${member}-data`);
 		const progress: string[] = [];
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const result = await release(ctx, 'rel', member, 'kim@example.com', {
 			onProgress: (m) => progress.push(m),
 		});
 		expect(result).toMatchObject({ released: true, recreated: true });
 		expect(result.message).toContain(`released ${member}`);
-		expect(uidOf(c, 'pods', member)).not.toBe(oldPod);
-		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(oldPvc);
-		expect(uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBeDefined();
+		expect(await uidOf(c, 'pods', member)).not.toBe(oldPod);
+		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(oldPvc);
+		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBeDefined();
 		expect(c.sim.store.get('leases', 'corral', `corral-vdi-ct-${member}`)).toBeUndefined();
 		// The order of writes: CAS to the reconciler, deletes, the new PVC only after the old
 		// one was gone (its create succeeded under the same name), then the Lease delete.
-		const writes = c
-			.ctpoolMutations(mark)
+		const writes = (await c.ctpoolMutations(mark))
 			.filter((m) => m.changed && m.resource !== 'events')
 			.map((m) => `${m.verb} ${m.resource} ${m.name}`);
 		expect(writes[0]).toBe(`update leases corral-vdi-ct-${member}`);
@@ -81,8 +80,8 @@ describe('release', () => {
 			metadata: { name: other, namespace: 'corral', labels: { app: 'someone-else' } },
 			spec: { containers: [{ name: 'x', image: 'busybox:1', command: ['sleep', 'infinity'] }] },
 		});
-		putLease(c, 'grace', other, 'bo@example.com', Date.now(), 3600);
-		const foreign = uidOf(c, 'pods', other);
+		await putLease(c, 'grace', other, 'bo@example.com', Date.now(), 3600);
+		const foreign = await uidOf(c, 'pods', other);
 		const result = await release(ctx, 'grace', other, 'bo@example.com').catch((e: Error) => e);
 		expect(String((result as { message?: string }).message)).toContain(
 			"a pod of that name is not this pool's",
@@ -97,12 +96,12 @@ describe('release', () => {
 		await apply(ctx, 'force', poolSpec({ size: 1 }));
 		await waitReady(ctx, 'force', 1);
 		await claim(ctx, 'force', 'lee@example.com');
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const err = await poolError(release(ctx, 'force', 'force-1', 'max@example.com'));
 		expect(err.kind).toBe('not-holder');
 		expect(err.message).toContain('claimed by lee@example.com');
 		expect(err.message).toContain('--force');
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		const forced = await release(ctx, 'force', 'force-1', 'admin@example.com', { force: true });
 		expect(forced).toMatchObject({ released: true, recreated: true });
 		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-force-1')).toBeUndefined();
@@ -111,16 +110,16 @@ describe('release', () => {
 	it('does nothing for a member without a claim', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'idle', poolSpec({ size: 1 }));
-		const uid = uidOf(c, 'pods', 'idle-1');
-		const mark = c.sim.audit.mark();
+		const uid = await uidOf(c, 'pods', 'idle-1');
+		const mark = c.mark();
 		const result = await release(ctx, 'idle', 'idle-1', 'nia@example.com');
 		expect(result).toEqual({
 			released: false,
 			recreated: false,
 			message: 'idle-1 has no claim; nothing to do',
 		});
-		expect(c.ctpoolMutations(mark)).toEqual([]);
-		expect(uidOf(c, 'pods', 'idle-1')).toBe(uid);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
+		expect(await uidOf(c, 'pods', 'idle-1')).toBe(uid);
 	});
 
 	it('does not create a member above the pool size again', async () => {
@@ -160,7 +159,7 @@ describe('release', () => {
 	it('refuses while a live reconciler holds the Lease', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'rbusy', poolSpec({ size: 1 }));
-		putLease(c, 'rbusy', 'rbusy-1', 'corral-vdi/reconciler', Date.now(), 600);
+		await putLease(c, 'rbusy', 'rbusy-1', 'corral-vdi/reconciler', Date.now(), 600);
 		const err = await poolError(
 			release(ctx, 'rbusy', 'rbusy-1', 'rae@example.com', { force: true }),
 		);

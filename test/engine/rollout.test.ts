@@ -53,7 +53,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 		const stopRecording = c.sim.store.onWrite(() => {
 			timeline.push(unclaimed.filter((m) => !ready(pod(m))).length);
 		});
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const pools = startPoolController({
 			kube: c.kube,
 			namespace: 'corral',
@@ -106,8 +106,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 		}
 		expect(Math.max(...timeline)).toBe(3);
 		// each unclaimed member replaced once, no claimed one touched
-		const podDeletes = c
-			.ctpoolMutations(mark)
+		const podDeletes = (await c.ctpoolMutations(mark))
 			.filter((m) => m.resource === 'pods' && m.verb === 'delete' && m.changed)
 			.map((m) => m.name);
 		expect(podDeletes.sort()).toEqual([...unclaimed].sort());

@@ -104,7 +104,7 @@ describe.skipIf(!built)('the npm tarball', () => {
 			else throw new Error(`npm install -g of the tarball failed:\n${install.stderr}`);
 		}
 		c = await startTestCluster();
-		putDefinition(c, 'desk', '{}');
+		await putDefinition(c, 'desk', '{}');
 	}, 600_000);
 
 	afterAll(async () => {

@@ -131,7 +131,7 @@ describe("finding 1: a pod sec-1 that is not the pool's", () => {
 				renewTime: formatMicroTime(Date.now()),
 			},
 		});
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		for (const force of [false, true]) {
 			const err = await poolError(
 				release(ctx, 'sec', 'sec-1', force ? 'admin' : 'mallory@example.com', { force }),
@@ -139,7 +139,7 @@ describe("finding 1: a pod sec-1 that is not the pool's", () => {
 			expect(err.message).toContain("sec-1: a pod of that name is not this pool's");
 		}
 		expect(stored('pods', 'sec-1')?.metadata.uid).toBe(payrollUid);
-		expect(c.ctpoolMutations(mark).filter((m) => m.resource !== 'events')).toEqual([]);
+		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 });
 
@@ -150,7 +150,7 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 		const pod = payrollPod('desk-7');
 		const pvc = plainPvc('desk-7-data');
 		const lease = plainLease(leaseName('desk-7'), 'billing-leader');
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const err = await poolError(release(ctx, 'desk', 'desk-7', 'admin', { force: true }));
 		expect(err.message).toContain("desk-7: a Lease of that name is not this pool's");
 		// The same objects (the simulated kubelet and binder may update their status), unchanged.
@@ -165,7 +165,7 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 			expect(now?.metadata.deletionTimestamp).toBeUndefined();
 		}
 		expect(stored('leases', lease.metadata.name)?.spec).toEqual(lease.spec);
-		expect(c.ctpoolMutations(mark).filter((m) => m.resource !== 'events')).toEqual([]);
+		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 
 	it('leaves a console Service alone unless it selects exactly the member', async () => {
@@ -212,13 +212,13 @@ describe('finding 1: maintenance desk desk-9 on', () => {
 		c.sim.store.delete('persistentvolumeclaims', NS, 'mnt-9-data', { who: 'test' } as never);
 		await waitFor(() => !stored('persistentvolumeclaims', 'mnt-9-data'), 'PVC mnt-9-data gone');
 		const pvc = plainPvc('mnt-9-data');
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const err = await poolError(setMaintenance(ctx, 'mnt', 'mnt-9', true, 'disk check'));
 		expect(err.message).toContain("mnt-9: a PVC of that name is not this pool's");
 		const now = stored('persistentvolumeclaims', 'mnt-9-data');
 		expect(now?.metadata.uid).toBe(pvc.metadata.uid);
 		expect(now?.metadata.annotations?.['corral.dev/vdi-maintenance']).toBeUndefined();
-		expect(c.ctpoolMutations(mark).filter((m) => m.resource !== 'events')).toEqual([]);
+		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 });
 

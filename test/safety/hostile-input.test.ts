@@ -247,12 +247,12 @@ describe('every command refuses bad input clearly, with exit 1 or 2, and changes
 	for (const row of ROWS) {
 		const test = row.known ? it.fails : it;
 		test(`ctpool ${label(row.argv)}${row.known ? ` (known: ${row.known})` : ''}`, async () => {
-			const mark = c.sim.audit.mark();
+			const mark = c.mark();
 			// A command that wrongly starts watching is stopped after a few seconds.
 			const r = await ctpool([...row.argv, ...c.kc], { signal: AbortSignal.timeout(1500) });
-			expect(c.ctpoolMutations(mark)).toEqual([]);
+			expect(await c.ctpoolMutations(mark)).toEqual([]);
 			expect(r.code).toBe(row.code ?? 2);
-			if ((row.code ?? 2) === 2) expect(c.ctpoolRequests(mark)).toBe(0);
+			if ((row.code ?? 2) === 2) expect(await c.ctpoolRequests(mark)).toBe(0);
 			expect(r.stdout).toBe('');
 			expect(r.stderr.startsWith('ctpool: ')).toBe(true);
 			expect(r.stderr.endsWith('\n')).toBe(true);
@@ -342,7 +342,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 			const held = await ctpool(['claim', pool, 'alice@example.com', ...c.kc]);
 			expect(held.code).toBe(0);
 			setSpec(text);
-			const mark = c.sim.audit.mark();
+			const mark = c.mark();
 			const m1 = `${pool}-1`;
 			// A persistent definition is readable: status shows it and maintenance marks a member.
 			const persistent = problem === PERSISTENT_MESSAGE;
@@ -369,7 +369,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 				expect(r.stderr).toMatch(FIX);
 				expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 			}
-			const muts = c.ctpoolMutations(mark);
+			const muts = await c.ctpoolMutations(mark);
 			expect(muts.filter((x) => x.verb === 'delete' || x.verb === 'deletecollection')).toEqual([]);
 			expect(
 				muts
@@ -400,10 +400,10 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 			{ ...cm, data: { ...(cm.data as Record<string, string>), status: '{"members": [' } },
 			{ who: 'test' },
 		);
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const r = await ctpool(['reconcile', pool, ...c.kc]);
 		expect(r.code).toBe(0);
-		const muts = c.ctpoolMutations(mark);
+		const muts = await c.ctpoolMutations(mark);
 		expect(muts.filter((x) => x.verb === 'delete')).toEqual([]);
 		expect(muts.map((x) => `${x.verb} ${x.resource}`)).toContain('patch configmaps');
 		const status = JSON.parse(
@@ -434,12 +434,12 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 		pod('foreign-01', { 'corral.dev/vdi-ct-pool': pool }); // labelled, not a member name
 		pod('foreign-x', { 'corral.dev/vdi-ct-pool': pool });
 		pod('other-2', { 'corral.dev/vdi-ct-pool': pool }); // another pool's name, our label
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		expect((await ctpool(['reconcile', pool, ...c.kc])).code).toBe(0);
 		expect((await ctpool(['delete', pool, ...c.kc])).code).toBe(0);
-		const deleted = c
-			.ctpoolMutations(mark)
-			.filter((x) => x.verb === 'delete' && x.resource === 'pods');
+		const deleted = (await c.ctpoolMutations(mark)).filter(
+			(x) => x.verb === 'delete' && x.resource === 'pods',
+		);
 		expect(deleted.map((x) => x.name)).toEqual(['foreign-1']);
 		for (const name of ['foreign-3', 'foreign-01', 'foreign-x', 'other-2'])
 			expect(c.sim.store.get('pods', 'corral', name)?.metadata.deletionTimestamp).toBeUndefined();
@@ -449,7 +449,7 @@ describe('a corrupt or hand-edited definition never makes ctpool delete anything
 describe('reconcile --watch with the longest interval (24h)', () => {
 	let reads = -1;
 	it('runs for two seconds (the scene)', async () => {
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		await ctpool(['reconcile', 'desk', '--watch', '--interval', '24h', ...c.kc], {
 			signal: AbortSignal.timeout(2000),
 		});
@@ -468,7 +468,7 @@ describe('reconcile --watch with the longest interval (24h)', () => {
 
 describe.skipIf(!BUILT)('the built binary', () => {
 	it('refuses the reserved identity and a corrupt definition the same way, changing nothing', async () => {
-		const mark = c.sim.audit.mark();
+		const mark = c.mark();
 		const reserved = await runBinary(['claim', 'desk', 'corral-vdi/reconciler', ...c.kc]);
 		expect(reserved.code).toBe(2);
 		expect(reserved.stderr).toContain('reserved for the reconciler');
@@ -492,7 +492,7 @@ describe.skipIf(!BUILT)('the built binary', () => {
 			const now = c.sim.store.get('configmaps', 'corral', configMapName('desk'))!;
 			c.sim.store.update('configmaps', { ...now, data }, { who: 'test' });
 		}
-		expect(c.ctpoolMutations(mark)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		expect(c.sim.store.get('pods', 'corral', 'desk-1')?.metadata.deletionTimestamp).toBeUndefined();
 	});
 });

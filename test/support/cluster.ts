@@ -1,9 +1,15 @@
 /**
- * The one test cluster: a simulated cluster at test pace with a Kube through its kubeconfig,
- * engine contexts over it, and what ctpool did in its audit log. Engine, command, safety,
- * controller and chaos tests start theirs here.
+ * The one test cluster factory: a simulated cluster at test pace, or a namespace of the real
+ * control plane (CTPOOL_TEST_CLUSTER=real, `npm run test:real`), with a Kube through its
+ * kubeconfig, engine contexts over it, an admin client, and what ctpool did in its audit
+ * log. Engine, command, safety, controller and chaos tests start theirs here; the same test
+ * files run on both clusters.
  */
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
 import {
 	createEngineContext,
 	type EngineContext,
@@ -13,6 +19,14 @@ import { type Kube, loadKube } from '../../source/kube/config.js';
 import type { AuditMutation } from '../../source/sim/audit.js';
 import type { SimClusterConfig } from '../../source/sim/config.js';
 import type { SimCluster } from '../../source/sim/index.js';
+import { ObjectApi } from './object-api.js';
+import {
+	createNamespace,
+	RealAudit,
+	realReady,
+	serviceAccountKubeconfig,
+	testNamespace,
+} from './real-cluster.js';
 import { startTestSim, type TestSim } from './sim.js';
 import { waitFor } from './wait.js';
 
@@ -37,24 +51,66 @@ export function testContext(kube: Kube, opts: TestContextOptions = {}): TestCont
 	return Object.assign(ctx, { events });
 }
 
-/** A running test cluster. */
+/** Which cluster the tests run on: the simulated one (`npm test`) or the real one (`npm run test:real`). */
+export const clusterKind: 'sim' | 'real' =
+	process.env.CTPOOL_TEST_CLUSTER === 'real' ? 'real' : 'sim';
+
+/** Whether the tests run on the real control plane. */
+export const onRealCluster = clusterKind === 'real';
+
+/**
+ * A test that only makes sense on the simulated cluster (fault injection, time scaling, its
+ * store): skipped on the real control plane, saying why.
+ */
+export function itSim(
+	name: string,
+	reason: string,
+	fn: () => Promise<void> | void,
+	timeout?: number,
+): void {
+	if (onRealCluster) it.skip(`${name} [simulated cluster only: ${reason}]`, fn);
+	else it(name, fn, timeout);
+}
+
+/** A describe block that only makes sense on the simulated cluster (see itSim). */
+export function describeSim(name: string, reason: string, fn: () => void): void {
+	if (onRealCluster) describe.skip(`${name} [simulated cluster only: ${reason}]`, fn);
+	else describe(name, fn);
+}
+
+/** A running test cluster: the simulated one, or a namespace of the real control plane. */
 export interface TestCluster {
+	kind: 'sim' | 'real';
+	/** The namespace of the test's pools: corral on the simulated cluster, a fresh one on the real. */
+	ns: string;
+	/** The tests' admin client (reads what the cluster holds, writes as another client would). */
+	api: ObjectApi;
+	/** The simulated cluster (its store, faults, clock): throws on the real control plane. */
 	sim: SimCluster;
-	/** The started sim with its temp dir (put scratch files in `test.dir`). */
+	/** The started sim with its temp dir: throws on the real control plane (use `dir`). */
 	test: TestSim;
+	/** A temp dir of this test cluster (removed by close). */
+	dir: string;
 	kube: Kube;
-	/** The kubeconfig file. */
+	/** The kubeconfig file (an admin's). */
 	kubeconfigPath: string;
 	/** `--kubeconfig <file>`, for commands. */
 	kc: string[];
 	/** A fresh engine context: a new engine (its own caches), with its own event list. */
 	context(opts?: TestContextOptions): TestContext;
+	/** A mark in the cluster's audit log (for ctpoolMutations and ctpoolRequests). */
+	mark(): number;
 	/** ctpool's mutations (attempted or done) after a mark. */
-	ctpoolMutations(mark: number): AuditMutation[];
-	/** ctpool's requests after a mark. */
-	ctpoolRequests(mark: number): number;
+	ctpoolMutations(mark: number): Promise<AuditMutation[]>;
+	/** How many requests ctpool made after a mark. */
+	ctpoolRequests(mark: number): Promise<number>;
 	/** Waits until the pool has pods and every one of them is Running. */
 	running(pool: string): Promise<void>;
+	/**
+	 * A kubeconfig acting as ServiceAccount `name` (in the test namespace unless told) with
+	 * exactly these rules: a Role `name` and its RoleBinding, created as the admin.
+	 */
+	grant(name: string, rules: readonly RoleRule[], namespace?: string): Promise<string>;
 	close(): Promise<void>;
 }
 
@@ -68,43 +124,126 @@ export const FAST: Partial<SimClusterConfig> = {
 	nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '64', memory: '32Gi' })),
 };
 
-/** Starts a simulated cluster at test pace (with extra namespaces) and loads a Kube for it through its kubeconfig. */
+/**
+ * Starts a test cluster: on the simulated cluster, one at test pace (with extra namespaces)
+ * and a Kube for it through its kubeconfig; on the real control plane, a fresh namespace
+ * (the extra namespaces are created if missing) and a Kube through the admin kubeconfig.
+ * `config` is the simulated cluster's; the real one ignores it.
+ */
 export async function startTestCluster(
 	config: Partial<SimClusterConfig> = {},
 	opts: { namespaces?: string[] } = {},
 ): Promise<TestCluster> {
+	return onRealCluster ? startRealTestCluster(opts) : startSimTestCluster(config, opts);
+}
+
+async function startSimTestCluster(
+	config: Partial<SimClusterConfig>,
+	opts: { namespaces?: string[] },
+): Promise<TestCluster> {
 	const test = await startTestSim({ config: { ...FAST, ...config }, ...opts });
 	const sim = test.cluster;
 	const kube = await loadKube({ kubeconfig: test.kubeconfigPath });
-	return {
+	const api = ObjectApi.fromFile(test.kubeconfigPath, 'corral');
+	const c: TestCluster = {
+		kind: 'sim',
+		ns: 'corral',
+		api,
 		sim,
 		test,
+		dir: test.dir,
 		kube,
 		kubeconfigPath: test.kubeconfigPath,
 		kc: ['--kubeconfig', test.kubeconfigPath],
 		context: (opts = {}) => testContext(kube, opts),
-		ctpoolMutations(mark) {
+		mark: () => sim.audit.mark(),
+		async ctpoolMutations(mark) {
 			return sim.audit.since(mark).mutations.filter((m) => m.who === 'ctpool');
 		},
-		ctpoolRequests(mark) {
+		async ctpoolRequests(mark) {
 			return sim.audit.since(mark).requests.filter((r) => r.who === 'ctpool').length;
 		},
-		async running(pool) {
-			await waitFor(
-				() => {
-					const pods = sim.store
-						.list('pods', { namespace: 'corral' })
-						.filter((p) => p.metadata.labels?.['corral.dev/vdi-ct-pool'] === pool);
-					return (
-						pods.length > 0 &&
-						pods.every((p) => (p.status as { phase?: string }).phase === 'Running')
-					);
-				},
-				{ what: `pool ${pool} running`, timeoutMs: 30_000 },
-			);
-		},
+		running: (pool) => podsRunning(c, pool),
+		grant: (name, rules, namespace = 'corral') => grantRole(sim, namespace, name, rules),
 		close: () => test.cleanup(),
 	};
+	return c;
+}
+
+async function startRealTestCluster(opts: { namespaces?: string[] }): Promise<TestCluster> {
+	const ready = await realReady();
+	const ns = testNamespace();
+	// The engine, the commands run in this process and those it spawns find the pool
+	// namespace here, as an admin's CORRAL_NAMESPACE (each test file has its own process).
+	process.env.CORRAL_NAMESPACE = ns;
+	const dir = await mkdtemp(join(tmpdir(), 'ctpool-test-real-'));
+	const api = ObjectApi.fromFile(ready.kubeconfig, ns);
+	for (const name of [ns, ...(opts.namespaces ?? [])]) await createNamespace(api, name);
+	const kube = await loadKube({ kubeconfig: ready.kubeconfig });
+	const audit = new RealAudit(ready.auditLog, ns);
+	const simOnly = (what: string): never => {
+		throw new Error(
+			`${what} is the simulated cluster's; this test runs on the real control plane (mark it itSim or describeSim)`,
+		);
+	};
+	const c: TestCluster = {
+		kind: 'real',
+		ns,
+		api,
+		get sim(): SimCluster {
+			return simOnly('c.sim');
+		},
+		get test(): TestSim {
+			return simOnly('c.test');
+		},
+		dir,
+		kube,
+		kubeconfigPath: ready.kubeconfig,
+		kc: ['--kubeconfig', ready.kubeconfig],
+		context: (opts = {}) => testContext(kube, opts),
+		mark: () => audit.mark(),
+		ctpoolMutations: (mark) => audit.ctpoolMutations(mark),
+		async ctpoolRequests(mark) {
+			return (await audit.ctpoolRequests(mark)).length;
+		},
+		running: (pool) => podsRunning(c, pool),
+		async grant(name, rules, namespace = ns) {
+			await api.put('roles', {
+				apiVersion: 'rbac.authorization.k8s.io/v1',
+				kind: 'Role',
+				metadata: { name, namespace },
+				rules,
+			});
+			await api.put('rolebindings', {
+				apiVersion: 'rbac.authorization.k8s.io/v1',
+				kind: 'RoleBinding',
+				metadata: { name, namespace },
+				roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+				subjects: [{ kind: 'ServiceAccount', name, namespace }],
+			});
+			return serviceAccountKubeconfig(api, ready, dir, namespace, name);
+		},
+		async close() {
+			// The namespace goes with everything in it; nothing waits for the namespace controller.
+			await api.delete('namespaces', ns).catch(() => false);
+			await rm(dir, { recursive: true, force: true });
+		},
+	};
+	return c;
+}
+
+/** Waits until the pool has pods and every one of them is Running. */
+async function podsRunning(c: TestCluster, pool: string): Promise<void> {
+	await waitFor(
+		async () => {
+			const pods = await c.api.list('pods', { labelSelector: `corral.dev/vdi-ct-pool=${pool}` });
+			return (
+				pods.length > 0 &&
+				pods.every((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running')
+			);
+		},
+		{ what: `pool ${pool} running`, timeoutMs: 30_000 },
+	);
 }
 
 /** One rule of a Role (rbac.authorization.k8s.io/v1). */
