@@ -67,7 +67,7 @@ export const E2E = [
  * Files (and folders, ending in /) that also run on the real control plane. Tests in them
  * that only make sense on the simulated cluster are marked itSim/describeSim with a reason.
  */
-export const REAL = ['test/real/'];
+export const REAL = ['test/real/', 'test/engine/apply-reconcile.test.ts'];
 
 const named = (list: string[], file: string) =>
 	list.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));

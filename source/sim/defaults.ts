@@ -52,9 +52,66 @@ export function qosClass(spec: unknown): string {
 	return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
+/** Where the ServiceAccount admission plugin mounts a pod's API credentials. */
+export const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** A random suffix as the API server makes them (k8s.io/apimachinery's util/rand alphabet). */
+function suffix(n: number): string {
+	const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+	let out = '';
+	for (let i = 0; i < n; i++) out += alphabet[Math.floor(Math.random() * alphabet.length)];
+	return out;
+}
+
+/**
+ * The ServiceAccount admission plugin: the pod runs as `default` unless it names an account,
+ * and, unless it opts out (automountServiceAccountToken: false), gets the projected
+ * `kube-api-access-xxxxx` volume (token, cluster CA, namespace) mounted read-only in every
+ * container that has nothing at that path.
+ */
+function admitServiceAccount(spec: Rec): void {
+	fill(spec, 'serviceAccountName', 'default');
+	fill(spec, 'serviceAccount', spec.serviceAccountName);
+	if (spec.automountServiceAccountToken === false) return;
+	const volumes = Array.isArray(spec.volumes) ? (spec.volumes as unknown[]) : [];
+	if (volumes.some((v) => String(rec(v).name ?? '').startsWith('kube-api-access-'))) return;
+	const name = `kube-api-access-${suffix(5)}`;
+	volumes.push({
+		name,
+		projected: {
+			defaultMode: 420,
+			sources: [
+				{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+				{ configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+				{
+					downwardAPI: {
+						items: [
+							{
+								path: 'namespace',
+								fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' },
+							},
+						],
+					},
+				},
+			],
+		},
+	});
+	spec.volumes = volumes;
+	for (const list of [spec.initContainers, spec.containers]) {
+		for (const c of Array.isArray(list) ? list : []) {
+			const cr = rec(c);
+			const mounts = Array.isArray(cr.volumeMounts) ? (cr.volumeMounts as unknown[]) : [];
+			if (mounts.some((m) => rec(m).mountPath === SERVICE_ACCOUNT_MOUNT)) continue;
+			mounts.push({ name, readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT });
+			cr.volumeMounts = mounts;
+		}
+	}
+}
+
 function defaultPod(obj: SimObject, ctx: DefaultsContext): void {
 	const spec = rec(obj.spec);
 	obj.spec = spec;
+	admitServiceAccount(spec);
 	fill(spec, 'restartPolicy', 'Always');
 	fill(spec, 'terminationGracePeriodSeconds', ctx.defaultGraceSeconds);
 	fill(spec, 'dnsPolicy', 'ClusterFirst');

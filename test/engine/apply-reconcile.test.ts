@@ -3,8 +3,9 @@ import { apply, reconcile } from '../../source/engine/index.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
-import type { SimObject } from '../../source/sim/store-api.js';
+import { SERVICE_ACCOUNT_MOUNT } from '../../source/sim/defaults.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { objects, waitReady } from './fixtures.js';
 
@@ -23,25 +24,42 @@ type Container = {
 	volumeMounts: Array<{ name: string; mountPath: string }>;
 };
 
-function podOf(c: TestCluster, name: string) {
-	const pod = c.sim.store.get('pods', 'corral', name) as SimObject & {
-		spec: {
-			hostname?: string;
-			containers: Container[];
-			volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
-		};
+type Pod = KubeObject & {
+	spec: {
+		hostname?: string;
+		containers: Container[];
+		volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
 	};
+};
+
+type Pvc = KubeObject & {
+	spec: {
+		accessModes: string[];
+		resources: { requests: { storage: string } };
+		storageClassName?: string;
+	};
+};
+
+/** A container's mounts but the API credentials that the ServiceAccount admission adds. */
+function ownMounts(ct: Container): Container['volumeMounts'] {
+	return ct.volumeMounts.filter((m) => m.mountPath !== SERVICE_ACCOUNT_MOUNT);
+}
+
+/** A pod's volumes but the ServiceAccount admission's kube-api-access-xxxxx. */
+function ownVolumes(pod: Pod): Pod['spec']['volumes'] {
+	return pod.spec.volumes.filter((v) => !v.name.startsWith('kube-api-access-'));
+}
+
+async function podOf(c: TestCluster, name: string): Promise<Pod> {
+	const pod = await c.api.get<Pod>('pods', name);
+	if (!pod) throw new Error(`pod ${name} not found`);
 	return pod;
 }
 
-function pvcOf(c: TestCluster, name: string) {
-	return c.sim.store.get('persistentvolumeclaims', 'corral', name) as SimObject & {
-		spec: {
-			accessModes: string[];
-			resources: { requests: { storage: string } };
-			storageClassName?: string;
-		};
-	};
+async function pvcOf(c: TestCluster, name: string): Promise<Pvc> {
+	const pvc = await c.api.get<Pvc>('persistentvolumeclaims', name);
+	if (!pvc) throw new Error(`PVC ${name} not found`);
+	return pvc;
 }
 
 describe('apply then reconcile', () => {
@@ -66,7 +84,7 @@ describe('apply then reconcile', () => {
 				'corral.dev/ct': 'true',
 				'corral.dev/ct-name': member,
 			};
-			const pod = podOf(c, member);
+			const pod = await podOf(c, member);
 			expect(pod.metadata.labels).toEqual(labels);
 			expect(pod.spec.containers).toHaveLength(1);
 			const ct = pod.spec.containers[0]!;
@@ -76,11 +94,11 @@ describe('apply then reconcile', () => {
 			expect(ct.resources.requests).toEqual({ cpu: '2', memory: '128Mi' });
 			expect(ct.resources.limits).toEqual({ cpu: '2', memory: '128Mi' });
 			expect(ct.securityContext?.privileged).not.toBe(true);
-			expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/data' }]);
-			expect(pod.spec.volumes).toEqual([
+			expect(ownMounts(ct)).toEqual([{ name: 'data', mountPath: '/data' }]);
+			expect(ownVolumes(pod)).toEqual([
 				{ name: 'data', persistentVolumeClaim: { claimName: `${member}-data` } },
 			]);
-			const pvc = pvcOf(c, `${member}-data`);
+			const pvc = await pvcOf(c, `${member}-data`);
 			expect(pvc.metadata.labels).toEqual(labels);
 			expect(pvc.metadata.annotations?.['corral.ct/spec']).toBe(
 				'{"image":"ghcr.io/example/desktop:1","cpu":2,"mem":"128Mi","privileged":false}',
@@ -90,7 +108,7 @@ describe('apply then reconcile', () => {
 		}
 		// No Lease is left behind, and the status was recorded.
 		expect([...(await objects(c, 'leases')).keys()].filter((n) => n.includes('desk-'))).toEqual([]);
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-desk') as SimObject & {
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-desk')) as KubeObject & {
 			data: Record<string, string>;
 		};
 		expect(JSON.parse(cm.data.spec!)).toEqual(spec);
@@ -101,20 +119,14 @@ describe('apply then reconcile', () => {
 	it('runs the bootstrap even with init, and mounts the PVC as the root file system when privileged', async () => {
 		const spec = poolSpec({ size: 1, init: true, privileged: true, storageClass: 'wait' });
 		await apply(c.context(), 'priv', spec);
-		const ct = podOf(c, 'priv-1').spec.containers[0]!;
+		const ct = (await podOf(c, 'priv-1')).spec.containers[0]!;
 		expect(ct.command?.slice(0, 2)).toEqual(['/bin/sh', '-c']);
 		expect(ct.securityContext?.privileged).toBe(true);
-		expect(ct.volumeMounts).toEqual([{ name: 'data', mountPath: '/corral-rootfs' }]);
-		expect(pvcOf(c, 'priv-1-data').spec.storageClassName).toBe('wait');
+		expect(ownMounts(ct)).toEqual([{ name: 'data', mountPath: '/corral-rootfs' }]);
+		expect((await pvcOf(c, 'priv-1-data')).spec.storageClassName).toBe('wait');
 		// An empty storageClass leaves the field out (the cluster default applies).
 		await apply(c.context(), 'plain', poolSpec({ size: 1 }));
-		expect(
-			(
-				c.sim.store.get('persistentvolumeclaims', 'corral', 'plain-1-data') as SimObject & {
-					spec: { storageClassName?: string };
-				}
-			).spec.storageClassName,
-		).not.toBe('');
+		expect((await pvcOf(c, 'plain-1-data')).spec.storageClassName).not.toBe('');
 	});
 
 	it('a second reconcile with no change writes nothing and makes at most 5 requests', async () => {
@@ -132,32 +144,30 @@ describe('apply then reconcile', () => {
 	});
 
 	it('records one Kubernetes Event per bulk create on the pool ConfigMap, one on the PVC of a single member', async () => {
-		const ctpoolEvents = (prefix: string) =>
-			c.sim.store
-				.list('events', { namespace: 'corral' })
-				.filter(
-					(e) =>
-						(e as { source?: { component?: string } }).source?.component === 'ctpool' &&
-						(e as { involvedObject?: { name?: string } }).involvedObject?.name?.startsWith(prefix),
-				) as Array<
-				SimObject & {
+		const ctpoolEvents = async (prefix: string) =>
+			(await c.api.list('events')).filter(
+				(e) =>
+					(e as { source?: { component?: string } }).source?.component === 'ctpool' &&
+					(e as { involvedObject?: { name?: string } }).involvedObject?.name?.startsWith(prefix),
+			) as Array<
+				KubeObject & {
 					reason: string;
 					message: string;
 					involvedObject: { kind: string; name: string };
 				}
 			>;
 		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 3 }));
-		const bulk = ctpoolEvents('corral-vdi-ctpool-evt');
+		const bulk = await ctpoolEvents('corral-vdi-ctpool-evt');
 		expect(bulk.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['ConfigMap', 'corral-vdi-ctpool-evt', 'Created'],
 		]);
 		expect(bulk[0]?.message).toBe(
 			'created evt-1..evt-3 (3 members) by ops@example.com: from ghcr.io/example/desktop:1',
 		);
-		expect(ctpoolEvents('evt-')).toEqual([]);
+		expect(await ctpoolEvents('evt-')).toEqual([]);
 
 		await apply(c.context({ actor: 'ops@example.com' }), 'evt', poolSpec({ size: 4 }));
-		const single = ctpoolEvents('evt-');
+		const single = await ctpoolEvents('evt-');
 		expect(single.map((e) => [e.involvedObject.kind, e.involvedObject.name, e.reason])).toEqual([
 			['PersistentVolumeClaim', 'evt-4-data', 'Created'],
 		]);
