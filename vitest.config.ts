@@ -67,7 +67,17 @@ export const E2E = [
  * Files (and folders, ending in /) that also run on the real control plane. Tests in them
  * that only make sense on the simulated cluster are marked itSim/describeSim with a reason.
  */
-export const REAL = ['test/real/', 'test/engine/apply-reconcile.test.ts'];
+export const REAL = [
+	'test/real/',
+	'test/engine/apply-reconcile.test.ts',
+	'test/commands/commands.test.ts',
+	'test/commands/usage-errors.test.ts',
+	'test/commands/status-rollout.test.ts',
+	'test/commands/audit.test.ts',
+	'test/commands/huge-fields.test.ts',
+	'test/commands/rbac.test.ts',
+	'test/commands/across-namespaces.test.ts',
+];
 
 const named = (list: string[], file: string) =>
 	list.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));

@@ -210,6 +210,12 @@ export function applyDefaults(resource: string, obj: SimObject, ctx: DefaultsCon
 		case 'namespaces':
 			defaultNamespace(obj);
 			break;
+		case 'events':
+			// core/v1 Event serialises these even when empty.
+			fill(obj as Rec, 'eventTime', null);
+			fill(obj as Rec, 'reportingComponent', '');
+			fill(obj as Rec, 'reportingInstance', '');
+			break;
 		case 'deployments':
 			defaultDeployment(obj);
 			break;

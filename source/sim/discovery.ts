@@ -8,6 +8,10 @@ import { hasSchema, openApiSchemas } from './schema.js';
 export const SIM_VERSION = {
 	major: '1',
 	minor: '32',
+	emulationMajor: '1',
+	emulationMinor: '32',
+	minCompatibilityMajor: '1',
+	minCompatibilityMinor: '31',
 	gitVersion: 'v1.32.0',
 	gitCommit: '70d3cc986aa8221cd1dfb1121852688902d3bf53',
 	gitTreeState: 'clean',
@@ -55,11 +59,13 @@ export function apiGroupDoc(group: string): unknown | undefined {
 	return { kind: 'APIGroup', apiVersion: 'v1', ...(apiGroup(group) as object) };
 }
 
+/** As kube-apiserver: the first 8 bytes of SHA-256 over `group/version/kind`, in base64. */
 function storageHash(r: ResourceInfo): string {
 	return createHash('sha256')
 		.update(`${r.group}/${r.version}/${r.kind}`)
-		.digest('base64')
-		.slice(0, 11);
+		.digest()
+		.subarray(0, 8)
+		.toString('base64');
 }
 
 function sub(

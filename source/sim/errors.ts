@@ -89,6 +89,44 @@ export function conflict(resource: string, name: string, detail?: string): SimEr
 	);
 }
 
+/**
+ * 409 Conflict of a delete precondition, as the storage layer words it: by kind, not by
+ * resource (`Operation cannot be fulfilled on Pod "x": the UID in the precondition ...`).
+ */
+export function preconditionFailed(resource: string, name: string, why: string): SimError {
+	const info = resourceInfo(resource);
+	const kindName = info.group ? `${info.kind}.${info.group}` : info.kind;
+	return new SimError(
+		409,
+		'Conflict',
+		`Operation cannot be fulfilled on ${kindName} "${name}": ${why}`,
+		{
+			name,
+			...(info.group ? { group: info.group } : {}),
+			kind: info.kind,
+		},
+	);
+}
+
+/**
+ * 422 for a PUT without metadata.resourceVersion of a kind that requires one: worded by
+ * resource, as the registry words it (`leases.coordination.k8s.io "x" is invalid: ...`).
+ */
+export function unconditionalUpdateRefused(resource: string, name: string): SimError {
+	const info = resourceInfo(resource);
+	const cause = {
+		reason: 'FieldValueInvalid',
+		message: 'Invalid value: 0: must be specified for an update',
+		field: 'metadata.resourceVersion',
+	};
+	return new SimError(
+		422,
+		'Invalid',
+		`${qualifiedResource(resource)} "${name}" is invalid: ${cause.field}: ${cause.message}`,
+		{ name, ...(info.group ? { group: info.group } : {}), kind: resource, causes: [cause] },
+	);
+}
+
 /** 422 Invalid: `Pod "x" is invalid: spec.containers: Required value`. */
 export function invalid(resource: string, name: string, causes: StatusCause[]): SimError {
 	const info = resourceInfo(resource);
@@ -204,6 +242,11 @@ export function unsupportedMediaType(
 			],
 		},
 	);
+}
+
+/** 415 for a PATCH of a type the server does not apply, as kube-apiserver words it. */
+export function unsupportedPatchType(): SimError {
+	return new SimError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
 /** 500 InternalError `Internal error occurred: X`. */

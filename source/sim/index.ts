@@ -9,6 +9,7 @@ import { Authenticator } from './authn.js';
 import { defaultClusterConfig, type SimClusterConfig } from './config.js';
 import { ContainerLogs } from './container-logs.js';
 import { type SimControllers, startControllers } from './controllers/index.js';
+import { startNamespaceDefaults } from './controllers/namespace-defaults.js';
 import { startTokenController } from './controllers/token-controller.js';
 import { FaultSwitch } from './faults.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './rbac-bootstrap.js';
@@ -215,6 +216,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 	// The controllers register the configured nodes, as each node's kubelet would.
 	const controllers = startControllers(store, config, logs);
 	const stopTokens = startTokenController(store, authenticator);
+	const stopNamespaceDefaults = startNamespaceDefaults(store, server.caCertificate);
 
 	let closing: Promise<void> | undefined;
 	return {
@@ -256,6 +258,7 @@ export async function startSimCluster(opts: StartSimOptions = {}): Promise<SimCl
 				faults.stop();
 				controllers.stop();
 				stopTokens();
+				stopNamespaceDefaults();
 				await server.close();
 				if (tempDir) await rm(tempDir, { recursive: true, force: true });
 			})();

@@ -143,7 +143,13 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
 					JSON.stringify(v) !== JSON.stringify(raw.value ?? null) &&
 					!deepEq(v, raw.value ?? null)
 				) {
-					throw patchError(`testing value ${pathStr} failed: test failed`);
+					// kube-apiserver 1.36 keeps the failed test's detail to itself.
+					throw new SimError(
+						422,
+						'Invalid',
+						'the server rejected our request due to an error in our request',
+						{},
+					);
 				}
 				break;
 			}

@@ -58,9 +58,9 @@ export function invalidOptions(kind: string, causes: StatusCause[]): SimError {
 	});
 }
 
-/** Go's %#v of a []string: `[]string{"a", "b"}`. */
+/** A []string as kube-apiserver 1.36 prints it in a validation message: `["a","b"]`. */
 function goStringSlice(values: string[]): string {
-	return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+	return JSON.stringify(values);
 }
 
 /** The dryRun causes of a list of values (only `All` is allowed). */

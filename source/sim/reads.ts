@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { badRequest, expired, invalid, notFound } from './errors.js';
 import { send } from './http-io.js';
-import { queryInt } from './query.js';
+import { invalidOptions, queryInt } from './query.js';
 import { apiVersionOf } from './resources.js';
 import { contentTypeOf, type Format, type Route } from './routing.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -100,7 +100,7 @@ export function list(
 	const rv = q.get('resourceVersion') ?? '';
 	const rvm = q.get('resourceVersionMatch') ?? '';
 	if (rvm && !rv) {
-		throw invalid('', '', [
+		throw invalidOptions('ListOptions', [
 			{
 				reason: 'FieldValueForbidden',
 				message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',

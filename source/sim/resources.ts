@@ -121,7 +121,7 @@ export const RESOURCES: ReadonlyMap<string, ResourceInfo> = new Map(
 				shortNames: ['svc'],
 				categories: ['all'],
 				statusSubresource: true,
-				fields: [],
+				fields: ['spec.clusterIP', 'spec.type'],
 			},
 			{
 				name: 'events',

@@ -158,7 +158,13 @@ export function parseFieldSelector(
 			const m = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(p);
 			if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${p}'`);
 			const field = m[1]!;
-			if (!allowed.has(field)) throw badRequest(`field label not supported: ${field}`);
+			if (!allowed.has(field))
+				throw badRequest(
+					// A kind with only the metadata fields answers from the generic field set.
+					resourceInfo(resource).fields.length === 0
+						? `"${field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
+						: `field label not supported: ${field}`,
+				);
 			return { field, neg: m[2] === '!=', value: m[3]! };
 		});
 	return (obj) =>

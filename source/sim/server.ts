@@ -96,6 +96,8 @@ export class SimServer {
 	private readonly http: Server;
 	/** The HTTPS server (self-signed; kubectl sends credentials only over TLS). */
 	private readonly https: Server;
+	/** The serving certificate (PEM), which clients in pods get as kube-root-ca.crt. */
+	readonly caCertificate: string;
 	/** The listening socket: it hands each connection to the HTTP or the HTTPS server. */
 	private readonly net: NetServer;
 	private readonly ctx: ServerContext;
@@ -130,6 +132,7 @@ export class SimServer {
 			this.handle(req, res).catch((err) => fail(res, err));
 		};
 		const tls = selfSignedCertificate();
+		this.caCertificate = tls.cert;
 		this.http = createServer({ keepAliveTimeout: 30_000 }, handler);
 		this.https = createHttpsServer({ keepAliveTimeout: 30_000, ...tls }, handler);
 		for (const srv of [this.http, this.https]) {

@@ -15,6 +15,7 @@ import {
 	forbiddenField,
 	invalid,
 	notFound,
+	preconditionFailed,
 	SimError,
 } from './errors.js';
 import { RESOURCES, resourceInfo } from './resources.js';
@@ -96,6 +97,20 @@ interface Watcher {
 }
 
 const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+
+/** The kinds whose objects carry metadata.generation (their strategies set it). */
+const GENERATION_KINDS = new Set(['pods', 'deployments']);
+
+/**
+ * Whether an update changes what generation counts: the spec, but for a pod not its
+ * nodeName (a binding, which leaves the generation alone).
+ */
+function specChanged(resource: string, old: SimObject, next: SimObject): boolean {
+	if (resource !== 'pods') return !jsonEqual(next.spec, old.spec);
+	const { nodeName: _a, ...a } = (old.spec ?? {}) as Record<string, unknown>;
+	const { nodeName: _b, ...b } = (next.spec ?? {}) as Record<string, unknown>;
+	return !jsonEqual(a, b);
+}
 
 /** How long the history keeps an event by default: the API server compacts etcd every 5 minutes. */
 export const DEFAULT_COMPACTION_MS = 5 * 60_000;
@@ -378,7 +393,7 @@ export class Store implements SimStore {
 		delete meta.deletionGracePeriodSeconds;
 		meta.uid = randomUUID();
 		meta.creationTimestamp = isoSeconds(this.now());
-		if (obj.spec !== undefined) meta.generation = 1;
+		if (GENERATION_KINDS.has(resource)) meta.generation = 1;
 		else delete meta.generation;
 		if (opts.dryRun) return obj;
 		meta.resourceVersion = String(++this.rev);
@@ -446,7 +461,7 @@ export class Store implements SimStore {
 			}
 		}
 		if (jsonEqual(obj, old)) return JSON.parse(cur.json) as SimObject;
-		if (meta.generation !== undefined && !jsonEqual(obj.spec, old.spec)) meta.generation += 1;
+		if (meta.generation !== undefined && specChanged(resource, old, obj)) meta.generation += 1;
 		if (opts.dryRun) return obj;
 		const finishing =
 			old.metadata.deletionTimestamp !== undefined &&
@@ -491,14 +506,14 @@ export class Store implements SimStore {
 		const old = cur.obj;
 		const pre = opts.preconditions;
 		if (pre?.uid && pre.uid !== old.metadata.uid) {
-			throw conflict(
+			throw preconditionFailed(
 				resource,
 				name,
-				`Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
+				`the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid}). The object might have been deleted and then recreated`,
 			);
 		}
 		if (pre?.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) {
-			throw conflict(
+			throw preconditionFailed(
 				resource,
 				name,
 				`the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion}). The object might have been modified`,

@@ -1,5 +1,6 @@
 /** Validation of objects on create and update: the 422 Invalid rules the simulator enforces. */
 
+import { parseQuantity } from '../pool/quantity.js';
 import {
 	checkPathSegmentName,
 	hasPathSegmentNames,
@@ -11,7 +12,6 @@ import type { SimObject } from './store-api.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
@@ -19,8 +19,6 @@ const LABEL_MSG =
 	"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const SUBDOMAIN_MSG =
 	"a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const DNS1035_MSG =
-	"a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const LABEL_VALUE_MSG =
 	"a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
@@ -41,16 +39,12 @@ export function checkDnsSubdomain(field: string, value: string): StatusCause[] {
 	return out;
 }
 
-function checkDns1035(field: string, value: string): StatusCause[] {
-	const out: StatusCause[] = [];
-	if (value.length > 63) out.push(invalidValue(field, value, 'must be no more than 63 characters'));
-	if (!DNS1035_LABEL.test(value)) out.push(invalidValue(field, value, DNS1035_MSG));
-	return out;
-}
-
 function checkName(resource: string, name: string): StatusCause[] {
 	if (resource === 'namespaces') return checkDnsLabel('metadata.name', name);
-	if (resource === 'services') return checkDns1035('metadata.name', name);
+	// Service names are RFC 1123 labels since 1.34 (RelaxedServiceNameValidation), no longer DNS-1035.
+	if (resource === 'services') return checkDnsLabel('metadata.name', name);
+	// An Event's name only has to be a valid path segment (the generic registry's rule).
+	if (resource === 'events') return checkPathSegmentName('metadata.name', name);
 	if (hasPathSegmentNames(resource)) return checkPathSegmentName('metadata.name', name);
 	return checkDnsSubdomain('metadata.name', name);
 }
@@ -104,7 +98,32 @@ function checkPod(obj: SimObject): StatusCause[] {
 			seen.add(c.name);
 		}
 		if (typeof c?.image !== 'string' || c.image.trim() === '') out.push(required(`${field}.image`));
+		out.push(...checkRequestsWithinLimits(field, c));
 	});
+	return out;
+}
+
+/** A container's cpu and memory requests must not exceed its limits. */
+function checkRequestsWithinLimits(field: string, container: unknown): StatusCause[] {
+	const res = (container as { resources?: { requests?: unknown; limits?: unknown } })?.resources;
+	const requests = (res?.requests ?? {}) as Record<string, unknown>;
+	const limits = (res?.limits ?? {}) as Record<string, unknown>;
+	const out: StatusCause[] = [];
+	for (const name of ['cpu', 'memory']) {
+		const req = requests[name];
+		const lim = limits[name];
+		if (req === undefined || lim === undefined) continue;
+		const r = parseQuantity(String(req));
+		const l = parseQuantity(String(lim));
+		if (r !== null && l !== null && r > l)
+			out.push(
+				invalidValue(
+					`${field}.resources.requests`,
+					String(req),
+					`must be less than or equal to ${name} limit of ${String(lim)}`,
+				),
+			);
+	}
 	return out;
 }
 
@@ -124,6 +143,16 @@ function checkPvc(obj: SimObject): StatusCause[] {
 		out.push(required('spec.resources[storage]'));
 	}
 	return out;
+}
+
+/** A Service that gets a cluster IP needs ports. */
+function checkService(obj: SimObject): StatusCause[] {
+	const spec = (obj.spec ?? {}) as { type?: unknown; clusterIP?: unknown; ports?: unknown };
+	const headless = spec.clusterIP === 'None';
+	const external = spec.type === 'ExternalName';
+	if (headless || external) return [];
+	if (!Array.isArray(spec.ports) || spec.ports.length === 0) return [required('spec.ports')];
+	return [];
 }
 
 function checkLease(obj: SimObject): StatusCause[] {
@@ -154,6 +183,7 @@ export function validateObject(resource: string, obj: SimObject): void {
 	if (resource === 'pods') causes.push(...checkPod(obj));
 	else if (resource === 'persistentvolumeclaims') causes.push(...checkPvc(obj));
 	else if (resource === 'leases') causes.push(...checkLease(obj));
+	else if (resource === 'services') causes.push(...checkService(obj));
 	else if (resource === 'deployments') causes.push(...checkDeployment(obj));
 	else causes.push(...validateAccessObject(resource, obj));
 	if (causes.length > 0) throw invalid(resource, name, causes);

@@ -8,11 +8,12 @@ import { initialStatus } from './defaults.js';
 import { defaultDeployment } from './deployments.js';
 import {
 	badRequest,
+	unconditionalUpdateRefused,
 	isSimApiError,
 	methodNotAllowed,
 	notFound,
 	type StatusCause,
-	unsupportedMediaType,
+	unsupportedPatchType,
 } from './errors.js';
 import {
 	addWarnings,
@@ -42,8 +43,10 @@ import type { DeleteOptions, SimObject } from './store-api.js';
 
 /** Resources whose PUT creates a missing object (AllowCreateOnUpdate). */
 const CREATE_ON_UPDATE = new Set(['leases', 'events', 'services']);
+/** Kinds whose strategy refuses a PUT without metadata.resourceVersion (AllowUnconditionalUpdate false). */
+const NO_UNCONDITIONAL_UPDATE = new Set(['leases']);
 /** Resources whose DELETE answers with the object rather than a Status. */
-const RETURNS_OBJECT = new Set(['pods', 'persistentvolumeclaims', 'namespaces']);
+const RETURNS_OBJECT = new Set(['pods', 'persistentvolumeclaims', 'namespaces', 'services']);
 
 /** Who a write is audited under. */
 interface AuditScope {
@@ -281,6 +284,8 @@ export async function update(
 		sendObj(res, 201, created);
 		return;
 	}
+	if (NO_UNCONDITIONAL_UPDATE.has(route.info.name) && !body.metadata.resourceVersion)
+		throw unconditionalUpdateRefused(route.info.name, name);
 	const next = merged(ctx, route, current, body);
 	const written = audited(
 		ctx,
@@ -310,7 +315,7 @@ export async function patch(
 		type !== 'application/merge-patch+json' &&
 		type !== 'application/strategic-merge-patch+json'
 	) {
-		throw unsupportedMediaType(type || '(none)');
+		throw unsupportedPatchType();
 	}
 	try {
 		body = JSON.parse(text || 'null');
@@ -363,17 +368,20 @@ async function deleteOptions(
 		  }
 		| undefined;
 	const opts: DeleteOptions = { who };
-	// The query is decoded first; the fields a body carries replace it.
-	const fromQuery = {
-		gracePeriodSeconds: queryInt(q, 'gracePeriodSeconds'),
-		propagationPolicy: queryString(q, 'propagationPolicy'),
-		dryRun: q.getAll('dryRun'),
-	};
-	const g = body?.gracePeriodSeconds ?? fromQuery.gracePeriodSeconds;
+	// As kube-apiserver's delete handler: DeleteOptions in the body, when there is one, and
+	// then no query parameter counts; else the query's.
+	const from = body
+		? { ...body, dryRun: body.dryRun ?? [] }
+		: {
+				gracePeriodSeconds: queryInt(q, 'gracePeriodSeconds'),
+				propagationPolicy: queryString(q, 'propagationPolicy'),
+				dryRun: q.getAll('dryRun'),
+			};
+	const g = from.gracePeriodSeconds;
 	if (g !== undefined && g !== null && Number.isFinite(Number(g)))
 		opts.gracePeriodSeconds = Number(g);
-	const policy = body?.propagationPolicy ?? fromQuery.propagationPolicy;
-	const dryRun = body?.dryRun ?? fromQuery.dryRun;
+	const policy = from.propagationPolicy;
+	const dryRun = from.dryRun;
 	const causes: StatusCause[] = [];
 	if (policy !== undefined && policy !== null) {
 		if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {

@@ -4,19 +4,34 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { onRealCluster, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { POOL_FLAGS } from '../support/pool-spec.js';
+import { testNamespace } from '../support/real-cluster.js';
 import { ctpool } from './capture.js';
+
+/**
+ * A second namespace: on the real control plane, where every test file shares the cluster,
+ * one of its own (removed after), so -A finds this file's pools there and no one else's.
+ */
+const OTHER = onRealCluster ? `${testNamespace()}-other` : 'other';
 
 let c: TestCluster;
 let kc: string[];
+let ENV: Record<string, string>;
 beforeAll(async () => {
-	c = await startTestCluster({}, { namespaces: ['other'] });
-	kc = ['--kubeconfig', c.sim.kubeconfigPath];
+	c = await startTestCluster({}, { namespaces: [OTHER] });
+	kc = c.kc;
+	ENV = { NO_COLOR: '1', CORRAL_NAMESPACE: c.ns };
 });
-afterAll(() => c?.close());
+afterAll(async () => {
+	if (onRealCluster) await c?.api.delete('namespaces', OTHER).catch(() => false);
+	await c?.close();
+});
 
-const ENV = { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' };
+/** The items of this file's two namespaces (-A on the real cluster shows every test's too). */
+function ours(items: Item[]): Item[] {
+	return items.filter((i) => i.namespace === c.ns || i.namespace === OTHER);
+}
 
 interface Item {
 	time: string;
@@ -73,7 +88,7 @@ describe('ctpool audit', () => {
 		expect([...times].sort((a, b) => b - a)).toEqual(times);
 		const release = list.items.find((i) => i.action === 'release')!;
 		expect(release).toMatchObject({
-			namespace: 'corral',
+			namespace: c.ns,
 			pool: 'aud',
 			member,
 			holder: 'alice@example.com',
@@ -110,15 +125,15 @@ describe('ctpool audit', () => {
 	it('shows a refused claim with the identity refused, and lists every namespace with -A', async () => {
 		expect(
 			(
-				await ctpool(['apply', 'full', ...POOL_FLAGS, '--size', '1', '-n', 'other', ...kc], {
+				await ctpool(['apply', 'full', ...POOL_FLAGS, '--size', '1', '-n', OTHER, ...kc], {
 					env: ENV,
 				})
 			).code,
 		).toBe(0);
 		expect(
-			(await ctpool(['claim', 'full', 'gil@example.com', '-n', 'other', ...kc], { env: ENV })).code,
+			(await ctpool(['claim', 'full', 'gil@example.com', '-n', OTHER, ...kc], { env: ENV })).code,
 		).toBe(0);
-		const refused = await ctpool(['claim', 'full', 'hal@example.com', '-n', 'other', ...kc], {
+		const refused = await ctpool(['claim', 'full', 'hal@example.com', '-n', OTHER, ...kc], {
 			env: ENV,
 		});
 		expect(refused.code).not.toBe(0);
@@ -126,16 +141,16 @@ describe('ctpool audit', () => {
 			'pool has no free members (desired 1, claimed 1, unschedulable 0)',
 		);
 		expect((await auditJson(['--action', 'claim-refused'])).items).toEqual([]);
-		const all = await auditJson(['-A', '--action', 'claim-refused']);
-		expect(all.items).toHaveLength(1);
-		expect(all.items[0]).toMatchObject({
-			namespace: 'other',
+		const all = ours((await auditJson(['-A', '--action', 'claim-refused'])).items);
+		expect(all).toHaveLength(1);
+		expect(all[0]).toMatchObject({
+			namespace: OTHER,
 			pool: 'full',
 			holder: 'hal@example.com',
 		});
 		const table = await ctpool(['audit', '-A', '--action', 'claim-refused', ...kc], { env: ENV });
 		expect(table.stdout.split('\n')[0]).toMatch(/^AGE +NAMESPACE +POOL/);
-		expect(table.stdout).toMatch(/other +full +claim-refused +- +hal@example\.com/);
+		expect(table.stdout).toMatch(new RegExp(`${OTHER} +full +claim-refused +- +hal@example\\.com`));
 	});
 
 	it('refuses bad flags with the fix, and says when there is nothing to show', async () => {
@@ -148,7 +163,7 @@ describe('ctpool audit', () => {
 		const none = await ctpool(['audit', 'nopool', ...kc], { env: ENV });
 		expect(none.code).toBe(0);
 		expect(none.stdout).toBe('');
-		expect(none.stderr).toContain('No audit lines found in namespace corral');
+		expect(none.stderr).toContain(`No audit lines found in namespace ${c.ns}`);
 		expect(none.stderr).toContain('the cluster keeps Events ~1h');
 	});
 });

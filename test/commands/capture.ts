@@ -20,6 +20,14 @@ export interface RunOptions {
 	connection?: CommandIo['connection'];
 }
 
+/**
+ * The environment of a run unless told: no colour, and the test cluster's pool namespace
+ * (corral on the simulated cluster; the fresh namespace startTestCluster set on the real one).
+ */
+export function defaultEnv(): Record<string, string> {
+	return { NO_COLOR: '1', CORRAL_NAMESPACE: process.env.CORRAL_NAMESPACE ?? 'corral' };
+}
+
 /** Runs `ctpool <argv>` in this process and captures stdout and stderr. */
 export async function ctpool(argv: string[], opts: RunOptions = {}): Promise<RunResult> {
 	let stdout = '';
@@ -27,7 +35,7 @@ export async function ctpool(argv: string[], opts: RunOptions = {}): Promise<Run
 	const io: CommandIo = {
 		stdout: { write: (s: string) => (stdout += s), isTTY: opts.tty ?? false },
 		stderr: { write: (s: string) => (stderr += s), isTTY: opts.tty ?? false },
-		env: opts.env ?? { NO_COLOR: '1', CORRAL_NAMESPACE: 'corral' },
+		env: opts.env ?? defaultEnv(),
 	};
 	if (opts.signal) io.signal = opts.signal;
 	if (opts.connection) io.connection = opts.connection;

@@ -1,6 +1,7 @@
 import { loadYaml } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, version } from '../../source/commands/main.js';
+import { roleRules } from '../../source/pool/permissions.js';
 import { putLease, uidOf } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
@@ -10,12 +11,26 @@ let c: TestCluster;
 let kc: string[];
 beforeAll(async () => {
 	c = await startTestCluster();
-	kc = ['--kubeconfig', c.sim.kubeconfigPath];
+	kc = c.kc;
 });
 afterAll(() => c?.close());
 
 const IMG = ['--image', 'ghcr.io/example/desktop:1'];
 const SMALL = ['--cpu', '1', '--mem', '64Mi', '--disk', '1Gi'];
+
+/** The pool definition's spec, as the cluster holds it. */
+async function definitionSpec(pool: string): Promise<Record<string, unknown>> {
+	const cm = await c.api.get('configmaps', `corral-vdi-ctpool-${pool}`);
+	if (!cm) throw new Error(`the definition of pool ${pool} is missing`);
+	return JSON.parse((cm.data as Record<string, string>).spec!);
+}
+
+/** A PVC's maintenance annotation. */
+async function maintenanceOf(pvc: string): Promise<string | undefined> {
+	return (await c.api.get('persistentvolumeclaims', pvc))?.metadata.annotations?.[
+		'corral.dev/vdi-maintenance'
+	];
+}
 
 async function readyCount(pool: string): Promise<number> {
 	const r = await ctpool(['status', pool, '-o', 'json', ...kc]);
@@ -35,8 +50,7 @@ describe('the pool commands', () => {
 		await ctpool(['apply', 'keep', ...IMG, '--size', '1', ...SMALL, '--init', ...kc]);
 		const r = await ctpool(['apply', 'keep', '--size', '2', ...kc]);
 		expect(r.code).toBe(0);
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-keep')!;
-		expect(JSON.parse((cm.data as Record<string, string>).spec!)).toEqual({
+		expect(await definitionSpec('keep')).toEqual({
 			image: 'ghcr.io/example/desktop:1',
 			cpu: '1',
 			memory: '64Mi',
@@ -49,16 +63,7 @@ describe('the pool commands', () => {
 		});
 		const off = await ctpool(['apply', 'keep', '--no-init', ...kc]);
 		expect(off.code).toBe(0);
-		expect(
-			JSON.parse(
-				(
-					c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-keep')!.data as Record<
-						string,
-						string
-					>
-				).spec!,
-			).init,
-		).toBe(false);
+		expect((await definitionSpec('keep')).init).toBe(false);
 	});
 
 	it('status prints aligned, sanitised columns and the counts, and changes nothing', async () => {
@@ -97,7 +102,7 @@ describe('the pool commands', () => {
 		const stateAt = header.indexOf('STATE');
 		for (const l of lines.filter((x) => x.startsWith('desk-')))
 			expect(l.slice(stateAt, stateAt + 5)).toBe('Ready');
-		c.sim.store.delete('leases', 'corral', 'corral-vdi-ct-desk-2', { who: 'test' });
+		expect(await c.api.delete('leases', 'corral-vdi-ct-desk-2')).toBe(true);
 	});
 
 	it('status -o json and -o yaml print the contract status object', async () => {
@@ -183,35 +188,38 @@ describe('the pool commands', () => {
 		const on = await ctpool(['maintenance', 'desk', 'desk-3', 'on', 'disk check', ...kc]);
 		expect(on.code).toBe(0);
 		expect(on.stdout).toBe('desk-3 is in maintenance\n');
-		expect(
-			c.sim.store.get('persistentvolumeclaims', 'corral', 'desk-3-data')?.metadata.annotations?.[
-				'corral.dev/vdi-maintenance'
-			],
-		).toBe('disk check');
+		expect(await maintenanceOf('desk-3-data')).toBe('disk check');
 		const status = await ctpool(['status', 'desk', ...kc]);
 		expect(status.stdout.split('\n').find((l) => l.startsWith('desk-3'))).toContain('maintenance');
 		const off = await ctpool(['maintenance', 'desk', 'desk-3', 'off', ...kc]);
 		expect(off.code).toBe(0);
-		expect(
-			c.sim.store.get('persistentvolumeclaims', 'corral', 'desk-3-data')?.metadata.annotations?.[
-				'corral.dev/vdi-maintenance'
-			],
-		).toBeUndefined();
+		expect(await maintenanceOf('desk-3-data')).toBeUndefined();
 	});
 
 	it('reconcile exits 1 when a step failed and names it', async () => {
 		await ctpool(['apply', 'nope', ...IMG, '--size', '1', ...SMALL, ...kc]);
-		c.sim.store.delete('pods', 'corral', 'nope-1', { who: 'test', gracePeriodSeconds: 0 });
-		c.sim.config.deny.push('create pods');
-		try {
-			const r = await ctpool(['reconcile', 'nope', ...kc]);
-			expect(r.code).toBe(1);
-			expect(r.stderr).toMatch(
-				/^ctpool: start nope-1: forbidden: cannot create pods in namespace corral/,
+		const old = await uidOf(c, 'pods', 'nope-1');
+		expect(old).toBeDefined();
+		await c.api.delete('pods', 'nope-1', { gracePeriodSeconds: 0 });
+		await waitFor(async () => (await uidOf(c, 'pods', 'nope-1')) === undefined, 'nope-1 gone');
+		// An identity with every rule ctpool asks for but creating pods: the cluster refuses it.
+		const rules = roleRules()
+			.flatMap((p) => p.rules)
+			.map((r) =>
+				r.resources.includes('pods') ? { ...r, verbs: r.verbs.filter((v) => v !== 'create') } : r,
 			);
-		} finally {
-			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create pods'), 1);
-		}
+		const noCreate = ['--kubeconfig', await c.grant('no-pod-create', rules)];
+		// its reads are allowed (once the authorizer has seen the new binding)
+		await waitFor(
+			async () => (await ctpool(['status', 'nope', ...noCreate])).code === 0,
+			'the new identity reads the pool',
+		);
+		const r = await ctpool(['reconcile', 'nope', ...noCreate]);
+		expect(r.code).toBe(1);
+		expect(r.stderr).toMatch(
+			new RegExp(`^ctpool: start nope-1: forbidden: cannot create pods in namespace ${c.ns}`),
+		);
+		expect(await uidOf(c, 'pods', 'nope-1')).toBeUndefined();
 		const ok = await ctpool(['reconcile', 'nope', ...kc]);
 		expect(ok.code).toBe(0);
 		expect(ok.stdout).toContain('nope-1 started');
@@ -222,8 +230,8 @@ describe('the pool commands', () => {
 		const r = await ctpool(['delete', 'bye', ...kc]);
 		expect(r.code).toBe(0);
 		expect(r.stdout).toBe('pool bye deleted\n');
-		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-bye')).toBeUndefined();
-		expect(c.sim.store.get('pods', 'corral', 'bye-1')).toBeUndefined();
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-bye')).toBeUndefined();
+		expect(await c.api.get('pods', 'bye-1')).toBeUndefined();
 	});
 
 	it('reconcile --watch reconciles soon after a change and exits 0 when interrupted', async () => {
@@ -233,10 +241,10 @@ describe('the pool commands', () => {
 			signal: controller.signal,
 		});
 		try {
-			await waitFor(() => c.sim.store.get('pods', 'corral', 'watch-2'), 'watch-2');
+			await waitFor(() => uidOf(c, 'pods', 'watch-2'), 'watch-2');
 			// Delete a pod: the watch brings a reconcile long before the 10 minute interval.
 			const old = await uidOf(c, 'pods', 'watch-2');
-			c.sim.store.delete('pods', 'corral', 'watch-2', { who: 'test', gracePeriodSeconds: 0 });
+			await c.api.delete('pods', 'watch-2', { gracePeriodSeconds: 0 });
 			await waitFor(async () => {
 				const uid = await uidOf(c, 'pods', 'watch-2');
 				return uid !== undefined && uid !== old;

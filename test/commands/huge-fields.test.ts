@@ -15,7 +15,7 @@ let c: TestCluster;
 let kc: string[];
 beforeAll(async () => {
 	c = await startTestCluster();
-	kc = ['--kubeconfig', c.sim.kubeconfigPath, '-n', 'corral'];
+	kc = [...c.kc, '-n', c.ns];
 });
 afterAll(() => c?.close());
 
@@ -53,13 +53,13 @@ describe('an empty holder and a Missing member', () => {
 		expect(refused.stderr).not.toContain('claimed by ,');
 		expect(refused.stderr).toContain('odd-1 has a Lease with no holder');
 		// a Missing member (size 3; the third not made yet: the definition written by hand)
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-odd')!;
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-odd'))!;
 		const spec = JSON.parse((cm.data as Record<string, string>).spec ?? '{}');
-		c.sim.store.update(
-			'configmaps',
-			{ ...cm, data: { ...(cm.data as object), spec: JSON.stringify({ ...spec, size: 3 }) } },
-			{ who: 'test' },
-		);
+		expect(spec.size).toBe(2);
+		await c.api.update('configmaps', {
+			...cm,
+			data: { ...(cm.data as object), spec: JSON.stringify({ ...spec, size: 3 }) },
+		});
 		const status = await ctpool(['status', 'odd', ...kc]);
 		const row = status.stdout.split('\n').find((l) => l.startsWith('odd-3')) ?? '';
 		expect(row).toContain('Missing');

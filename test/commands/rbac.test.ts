@@ -18,8 +18,8 @@ import {
 	SERVICE_READ_RULES,
 	WATCH_RULES,
 } from '../../source/pool/permissions.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { kubectl, kubectlAvailable } from '../support/kubectl.js';
-import { startTestSim, type TestSim } from '../support/sim.js';
 import { ctpool } from './capture.js';
 
 interface Doc {
@@ -212,27 +212,25 @@ describe('ctpool rbac', () => {
 });
 
 describe('ctpool rbac | kubectl apply -f -', () => {
-	let sim: TestSim;
+	let c: TestCluster;
 	beforeAll(async () => {
-		sim = await startTestSim();
+		c = await startTestCluster();
 	});
-	afterAll(() => sim?.cleanup());
+	afterAll(() => c?.close());
 
-	it('is accepted by the simulated cluster', async (ctx) => {
+	it('is accepted by the cluster', async (ctx) => {
 		if (!kubectlAvailable()) {
 			// Reason: kubectl is the independent client that applies the YAML.
 			if (process.env.CI === 'true') throw new Error('kubectl is not on the PATH; CI requires it');
 			ctx.skip();
 			return;
 		}
-		const groups = (await (
-			await fetch(`${sim.cluster.url}/apis`, {
-				headers: { authorization: `Bearer ${sim.cluster.token}` },
-			})
-		).json()) as { groups?: Array<{ name: string }> };
+		const groups = (await c.api.request('GET', '/apis')).body as {
+			groups?: Array<{ name: string }>;
+		};
 		const servesRbac = (groups.groups ?? []).some((g) => g.name === 'rbac.authorization.k8s.io');
-		const { text } = await rbac(['--service-account', 'desk-admin', '-n', 'corral']);
-		const opts = { kubeconfig: sim.kubeconfigPath, cacheDir: join(sim.dir, 'cache'), input: text };
+		const { text } = await rbac(['--service-account', 'desk-admin', '-n', c.ns]);
+		const opts = { kubeconfig: c.kubeconfigPath, cacheDir: join(c.dir, 'cache'), input: text };
 		if (!servesRbac) {
 			// Reason: this simulated cluster does not serve rbac.authorization.k8s.io yet (RBAC in
 			// the simulator is separate work); kubectl cannot map Role without it, even with
@@ -246,7 +244,7 @@ describe('ctpool rbac | kubectl apply -f -', () => {
 		expect(r.stdout).toContain(
 			'rolebinding.rbac.authorization.k8s.io/ctpool-serviceaccount-desk-admin created',
 		);
-		const got = await kubectl(['get', 'role', 'ctpool', '-n', 'corral', '-o', 'json'], opts);
+		const got = await kubectl(['get', 'role', 'ctpool', '-n', c.ns, '-o', 'json'], opts);
 		expect(JSON.parse(got.stdout).rules).toEqual([
 			...COMMAND_RULES,
 			...WATCH_RULES,

@@ -22,7 +22,7 @@ describe('ctpool status during a rollout', () => {
 		// the new source written without a reconcile: both members now run the old one
 		await writeDefinition(ctx, 'roll', next);
 		const target = sourceHash(sourceFields(next));
-		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+		const kc = c.kc;
 		const table = await ctpool(['status', 'roll', ...kc]);
 		expect(table.code).toBe(0);
 		expect(table.stdout).toContain(`rolling 0/2 to source ${target.slice(0, 8)}…`);

@@ -7,7 +7,7 @@ let c: TestCluster;
 let kc: string[];
 beforeAll(async () => {
 	c = await startTestCluster();
-	kc = ['--kubeconfig', c.sim.kubeconfigPath];
+	kc = c.kc;
 	const ok = await ctpool([
 		'apply',
 		'desk',
@@ -133,13 +133,13 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 	it('persistent mode written into the definition', async () => {
 		const ok = await ctpool(['apply', 'pers', ...IMG, '--size', '1', ...kc]);
 		expect(ok.code).toBe(0);
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-pers')!;
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-pers'))!;
 		const data = cm.data as Record<string, string>;
-		c.sim.store.update(
-			'configmaps',
-			{ ...cm, data: { ...data, spec: data.spec!.replace('"ephemeral"', '"persistent"') } },
-			{ who: 'test' },
-		);
+		expect(data.spec).toContain('"ephemeral"');
+		await c.api.update('configmaps', {
+			...cm,
+			data: { ...data, spec: data.spec!.replace('"ephemeral"', '"persistent"') },
+		});
 		const mark = c.mark();
 		for (const argv of [
 			['reconcile', 'pers'],
@@ -156,8 +156,8 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 
 	it('a corrupt spec', async () => {
 		await ctpool(['apply', 'rot', ...IMG, '--size', '1', ...kc]);
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-rot')!;
-		c.sim.store.update('configmaps', { ...cm, data: { spec: '{"image": ' } }, { who: 'test' });
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-rot'))!;
+		await c.api.update('configmaps', { ...cm, data: { spec: '{"image": ' } });
 		const mark = c.mark();
 		for (const argv of [
 			['reconcile', 'rot'],
@@ -170,13 +170,13 @@ describe('operation errors exit 1 with the contract text and change nothing', ()
 			expect(r.stderr).toContain("pool rot: the definition's spec is not valid JSON");
 		}
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
-		expect(c.sim.store.get('pods', 'corral', 'rot-1')).toBeDefined();
+		expect(await c.api.get('pods', 'rot-1')).toBeDefined();
 	});
 
 	it('a pool that does not exist', async () => {
 		const r = await ctpool(['status', 'nope', ...kc]);
 		expect(r.code).toBe(1);
-		expect(r.stderr).toContain('pool nope not found in namespace corral');
+		expect(r.stderr).toContain(`pool nope not found in namespace ${c.ns}`);
 		const other = await ctpool(['status', 'desk', '-n', 'elsewhere', ...kc]);
 		expect(other.code).toBe(1);
 		expect(other.stderr).toContain('namespace elsewhere');
