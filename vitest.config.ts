@@ -77,6 +77,10 @@ export const REAL = [
 	'test/commands/huge-fields.test.ts',
 	'test/commands/rbac.test.ts',
 	'test/commands/across-namespaces.test.ts',
+	'test/safety/least-privilege.test.ts',
+	'test/safety/foreign-objects.test.ts',
+	'test/controller/pool-controller.test.ts',
+	'test/controller/refused-claims-metric.test.ts',
 ];
 
 const named = (list: string[], file: string) =>

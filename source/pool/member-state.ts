@@ -124,12 +124,25 @@ export interface MemberView {
 }
 
 /**
+ * How long a new PVC may wait for its volume before the scheduler's "unbound immediate
+ * PersistentVolumeClaims" means Unschedulable rather than a member still starting.
+ */
+export const VOLUME_BIND_GRACE_MS = 60_000;
+
+/** The scheduler's word for a pod whose Immediate-binding PVC has no volume yet. */
+const UNBOUND_PVC = 'unbound immediate PersistentVolumeClaims';
+
+/**
  * The state of a member and the message that goes with it. A member with neither pod nor
- * PVC is Missing (only members in 1..size are listed without objects).
+ * PVC is Missing (only members in 1..size are listed without objects). With `now`, a pod
+ * that the scheduler holds back only because its new PVC (younger than
+ * VOLUME_BIND_GRACE_MS) waits for the provisioner is Starting, not Unschedulable: on a
+ * real cluster with Immediate binding every new member passes through that for a moment.
  */
 export function memberState(
 	pod: PodObject | null | undefined,
 	pvc: PvcObject | null | undefined,
+	now?: number,
 ): { state: MemberState; message: string } {
 	if (pod?.metadata.deletionTimestamp || pvc?.metadata.deletionTimestamp)
 		return { state: 'Terminating', message: '' };
@@ -141,8 +154,12 @@ export function memberState(
 	const conditions = status.conditions ?? [];
 	if (status.phase === 'Pending' || status.phase === undefined) {
 		const scheduled = conditions.find((c) => c.type === 'PodScheduled');
-		if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable')
-			return { state: 'Unschedulable', message: scheduled.message ?? 'Unschedulable' };
+		if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable') {
+			const message = scheduled.message ?? 'Unschedulable';
+			if (waitingForVolume(message, pvc, now))
+				return { state: 'Starting', message: 'waiting for its volume to be provisioned' };
+			return { state: 'Unschedulable', message };
+		}
 	}
 	if (
 		status.phase === 'Running' &&
@@ -150,6 +167,17 @@ export function memberState(
 	)
 		return { state: 'Ready', message: '' };
 	return { state: 'Starting', message: startingMessage(pod) };
+}
+
+function waitingForVolume(
+	message: string,
+	pvc: PvcObject | null | undefined,
+	now: number | undefined,
+): boolean {
+	if (now === undefined || !pvc || !message.includes(UNBOUND_PVC)) return false;
+	if (pvc.status?.phase !== undefined && pvc.status.phase !== 'Pending') return false;
+	const created = toMillis(pvc.metadata.creationTimestamp);
+	return created !== null && now - created < VOLUME_BIND_GRACE_MS;
 }
 
 function failure(pod: PodObject, pvc: PvcObject | null | undefined): string | null {
@@ -184,7 +212,7 @@ function joinMessage(reason: string, message: string | undefined): string {
 
 /** The member view: state, flags, claim, drift and whether it is free. */
 export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
-	const { state, message } = memberState(m.pod, m.pvc);
+	const { state, message } = memberState(m.pod, m.pvc, now);
 	const lease = m.lease ?? null;
 	const holderAll = leaseHolder(lease);
 	const reconciling = lease !== null && holderAll === RECONCILER_IDENTITY;

@@ -21,7 +21,7 @@ import { AUDIT_ANNOTATION, AUDIT_POOL_LABEL } from '../../source/pool/audit.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { roleRules } from '../../source/pool/permissions.js';
 import { waitReady } from '../engine/fixtures.js';
-import { grantRole, startTestCluster, type TestCluster } from '../support/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
@@ -39,13 +39,13 @@ afterAll(async () => {
 /** The refused-claims sample of a pool in the Prometheus text, or undefined when absent. */
 function refusedSample(text: string, pool: string): number | undefined {
 	const m = new RegExp(
-		`^ctpool_claims_refused_total\\{namespace="corral",pool="${pool}"\\} (\\S+)$`,
+		`^ctpool_claims_refused_total\\{namespace="${c.ns}",pool="${pool}"\\} (\\S+)$`,
 		'm',
 	).exec(text);
 	return m ? Number(m[1]) : undefined;
 }
 
-/** A reconciler of namespace corral counting refusals, with its metrics server. */
+/** A reconciler of the test namespace counting refusals, with its metrics server. */
 async function reconciler(
 	kubeconfig: string,
 	unreadable: string[],
@@ -53,7 +53,7 @@ async function reconciler(
 	const kube = await loadKube({ kubeconfig });
 	const pools = startPoolController({
 		kube,
-		namespace: 'corral',
+		namespace: c.ns,
 		resyncMs: 60_000,
 		settleMs: 50,
 		engine: createEngine(kube, { actor: 'reconciler', deleteTimeoutMs: 20_000 }),
@@ -94,10 +94,10 @@ describe('ctpool_claims_refused_total', { timeout: 120_000 }, () => {
 		// refused before the reconciler starts: listed at start, not counted
 		await refusedClaim('full', 'bob@example.com');
 		await waitFor(
-			() =>
-				c.sim.store
-					.list('events', { namespace: 'corral' })
-					.some((e) => (e as { reason?: string }).reason === 'ClaimRefused'),
+			async () =>
+				(await c.api.list('events')).some(
+					(e) => (e as { reason?: string }).reason === 'ClaimRefused',
+				),
 			{ what: 'the first ClaimRefused Event' },
 		);
 
@@ -115,7 +115,7 @@ describe('ctpool_claims_refused_total', { timeout: 120_000 }, () => {
 			},
 			{ what: 'the refusal counted in /metrics' },
 		);
-		expect(text).toContain('ctpool_claims_refused_total{namespace="corral",pool="full"} 1');
+		expect(text).toContain(`ctpool_claims_refused_total{namespace="${c.ns}",pool="full"} 1`);
 		expect(text).toMatch(/^ctpool_watch_synced\{kind="events"\} 1$/m);
 		expect(unreadable).toEqual([]);
 	});
@@ -123,10 +123,7 @@ describe('ctpool_claims_refused_total', { timeout: 120_000 }, () => {
 	it('stays absent, and /readyz does not wait for it, when Events cannot be read', async () => {
 		const rules = roleRules({ events: false }).flatMap((p) => p.rules);
 		const unreadable: string[] = [];
-		const { server } = await reconciler(
-			await grantRole(c.sim, 'corral', 'no-events', rules),
-			unreadable,
-		);
+		const { server } = await reconciler(await c.grant('no-events', rules), unreadable);
 		await waitFor(async () => (await scrape(server, '/readyz')).status === 200, {
 			what: '/readyz ready without the Events watch',
 		});
@@ -135,14 +132,12 @@ describe('ctpool_claims_refused_total', { timeout: 120_000 }, () => {
 		expect(unreadable[0]).toMatch(/forbidden/i);
 		await refusedClaim('full', 'dave@example.com');
 		await waitFor(
-			() =>
-				c.sim.store
-					.list('events', { namespace: 'corral' })
-					.some((e) => JSON.stringify(e).includes('dave@example.com')),
+			async () =>
+				(await c.api.list('events')).some((e) => JSON.stringify(e).includes('dave@example.com')),
 			{ what: "dave's ClaimRefused Event" },
 		);
 		const { text } = await scrape(server);
-		expect(text).toContain('ctpool_pool_desired{namespace="corral",pool="full"} 1');
+		expect(text).toContain(`ctpool_pool_desired{namespace="${c.ns}",pool="full"} 1`);
 		expect(refusedSample(text, 'full')).toBeUndefined();
 	});
 });

@@ -7,6 +7,7 @@ import {
 	memberView,
 	notFreeReason,
 	type PoolFacts,
+	VOLUME_BIND_GRACE_MS,
 } from '../../source/pool/index.js';
 import { HASH, lease, NOW, pod, pvc, reconcilerLease } from './fixtures.js';
 
@@ -129,6 +130,44 @@ describe('memberState: first rule that matches wins', () => {
 			],
 		});
 		expect(memberState(p, pvc('desk-1')).message).toBe(msg);
+	});
+
+	it('a pod held back only while its new PVC waits for the provisioner is Starting, then Unschedulable', () => {
+		const msg =
+			'0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
+		const p = pod('desk-1', {
+			phase: 'Pending',
+			conditions: [
+				{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: msg },
+			],
+		});
+		const pending = pvc('desk-1', { phase: 'Pending' });
+		const created = Date.parse(pending.metadata.creationTimestamp as string);
+		expect(memberState(p, pending, created + 5_000)).toEqual({
+			state: 'Starting',
+			message: 'waiting for its volume to be provisioned',
+		});
+		// A volume that never comes: the scheduler's word stands after the grace.
+		expect(memberState(p, pending, created + VOLUME_BIND_GRACE_MS)).toEqual({
+			state: 'Unschedulable',
+			message: msg,
+		});
+		// Without a clock (a caller that cannot tell), or once the PVC is Bound: Unschedulable.
+		expect(memberState(p, pending).state).toBe('Unschedulable');
+		expect(memberState(p, pvc('desk-1'), created + 5_000).state).toBe('Unschedulable');
+		// Any other scheduler message is capacity: Unschedulable at once.
+		const full = pod('desk-1', {
+			phase: 'Pending',
+			conditions: [
+				{
+					type: 'PodScheduled',
+					status: 'False',
+					reason: 'Unschedulable',
+					message: '0/3 nodes are available: 3 Insufficient cpu.',
+				},
+			],
+		});
+		expect(memberState(full, pending, created + 5_000).state).toBe('Unschedulable');
 	});
 
 	it('shows the exit code of a failed pod', () => {

@@ -14,9 +14,9 @@ import {
 	setMaintenance,
 } from '../../source/engine/index.js';
 import { formatMicroTime, leaseName, RECONCILER_IDENTITY } from '../../source/pool/index.js';
-import type { SimObject } from '../../source/sim/store-api.js';
 import { poolError, waitReady } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,23 +26,15 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-const NS = 'corral';
-
 /** Plants an object by hand, as another team's kubectl would. */
 function plant(
 	resource: string,
-	obj: Omit<SimObject, 'metadata'> & { metadata: object },
-): SimObject {
-	return c.sim.store.create(
-		resource,
-		{ ...obj, metadata: { namespace: NS, ...obj.metadata } } as SimObject,
-		{
-			who: 'test',
-		},
-	);
+	obj: Omit<KubeObject, 'metadata'> & { metadata: object },
+): Promise<KubeObject> {
+	return c.api.create(resource, obj as KubeObject);
 }
 
-function payrollPod(name: string): SimObject {
+function payrollPod(name: string): Promise<KubeObject> {
 	return plant('pods', {
 		apiVersion: 'v1',
 		kind: 'Pod',
@@ -51,7 +43,7 @@ function payrollPod(name: string): SimObject {
 	});
 }
 
-function plainPvc(name: string): SimObject {
+function plainPvc(name: string): Promise<KubeObject> {
 	return plant('persistentvolumeclaims', {
 		apiVersion: 'v1',
 		kind: 'PersistentVolumeClaim',
@@ -60,7 +52,7 @@ function plainPvc(name: string): SimObject {
 	});
 }
 
-function plainLease(name: string, holder: string, renewAt = Date.now()): SimObject {
+function plainLease(name: string, holder: string, renewAt = Date.now()): Promise<KubeObject> {
 	return plant('leases', {
 		apiVersion: 'coordination.k8s.io/v1',
 		kind: 'Lease',
@@ -75,14 +67,14 @@ function plainLease(name: string, holder: string, renewAt = Date.now()): SimObje
 }
 
 /** The object as stored now, or undefined. */
-function stored(resource: string, name: string): SimObject | undefined {
-	return c.sim.store.get(resource, NS, name);
+function stored(resource: string, name: string): Promise<KubeObject | undefined> {
+	return c.api.get(resource, name);
 }
 
 /** Waits until the pod of that name is gone (the test removes the pool's pod by hand). */
 async function removePod(name: string): Promise<void> {
-	c.sim.store.delete('pods', NS, name, { who: 'test', gracePeriodSeconds: 0 } as never);
-	await waitFor(() => !stored('pods', name), `pod ${name} gone`);
+	await c.api.delete('pods', name, { gracePeriodSeconds: 0 });
+	await waitFor(async () => !(await stored('pods', name)), `pod ${name} gone`);
 }
 
 describe("finding 1: a pod sec-1 that is not the pool's", () => {
@@ -92,7 +84,7 @@ describe("finding 1: a pod sec-1 that is not the pool's", () => {
 		await apply(ctx, 'sec', poolSpec({ size: 1 }));
 		await waitReady(ctx, 'sec', 1);
 		await removePod('sec-1');
-		const payroll = payrollPod('sec-1');
+		const payroll = await payrollPod('sec-1');
 		payrollUid = payroll.metadata.uid;
 
 		const snap = await readPool(ctx, 'sec');
@@ -104,20 +96,20 @@ describe("finding 1: a pod sec-1 that is not the pool's", () => {
 		const noFree = await poolError(claim(ctx, 'sec', 'mallory@example.com'));
 		expect(noFree.kind).toBe('no-free');
 		// mallory never got a claim on it
-		expect(stored('leases', leaseName('sec-1'))).toBeUndefined();
+		expect(await stored('leases', leaseName('sec-1'))).toBeUndefined();
 
 		const r = await reconcile(ctx, 'sec');
 		expect(r.errors.join('\n')).toContain(
 			"sec-1: a pod of that name is not this pool's; ctpool will not touch it",
 		);
-		expect(stored('pods', 'sec-1')?.metadata.uid).toBe(payrollUid);
-		expect(stored('pods', 'sec-1')?.metadata.labels).toEqual({ app: 'payroll-db' });
+		expect((await stored('pods', 'sec-1'))?.metadata.uid).toBe(payrollUid);
+		expect((await stored('pods', 'sec-1'))?.metadata.labels).toEqual({ app: 'payroll-db' });
 	});
 
 	it('survives a release of the member by whoever holds its Lease, forced or not', async () => {
 		const ctx = c.context();
 		// A claim on it, as it stood before the fix (a Lease of the pool's).
-		plant('leases', {
+		await plant('leases', {
 			apiVersion: 'coordination.k8s.io/v1',
 			kind: 'Lease',
 			metadata: {
@@ -138,7 +130,7 @@ describe("finding 1: a pod sec-1 that is not the pool's", () => {
 			);
 			expect(err.message).toContain("sec-1: a pod of that name is not this pool's");
 		}
-		expect(stored('pods', 'sec-1')?.metadata.uid).toBe(payrollUid);
+		expect((await stored('pods', 'sec-1'))?.metadata.uid).toBe(payrollUid);
 		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 });
@@ -147,24 +139,24 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 	it('deletes nothing of the unlabelled pod, PVC and Lease under desk-7', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'desk', poolSpec({ size: 3 }));
-		const pod = payrollPod('desk-7');
-		const pvc = plainPvc('desk-7-data');
-		const lease = plainLease(leaseName('desk-7'), 'billing-leader');
+		const pod = await payrollPod('desk-7');
+		const pvc = await plainPvc('desk-7-data');
+		const lease = await plainLease(leaseName('desk-7'), 'billing-leader');
 		const mark = c.mark();
 		const err = await poolError(release(ctx, 'desk', 'desk-7', 'admin', { force: true }));
 		expect(err.message).toContain("desk-7: a Lease of that name is not this pool's");
-		// The same objects (the simulated kubelet and binder may update their status), unchanged.
+		// The same objects (the kubelet and the volume binder may update their status), unchanged.
 		for (const [resource, o] of [
 			['pods', pod],
 			['persistentvolumeclaims', pvc],
 			['leases', lease],
 		] as const) {
-			const now = stored(resource, o.metadata.name);
+			const now = await stored(resource, o.metadata.name);
 			expect(now?.metadata.uid).toBe(o.metadata.uid);
 			expect(now?.metadata.labels).toEqual(o.metadata.labels);
 			expect(now?.metadata.deletionTimestamp).toBeUndefined();
 		}
-		expect(stored('leases', lease.metadata.name)?.spec).toEqual(lease.spec);
+		expect((await stored('leases', lease.metadata.name))?.spec).toEqual(lease.spec);
 		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 
@@ -172,7 +164,7 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 		const ctx = c.context();
 		await waitReady(ctx, 'desk', 3);
 		const { member } = await claim(ctx, 'desk', 'kim@example.com');
-		const svc = plant('services', {
+		const svc = await plant('services', {
 			apiVersion: 'v1',
 			kind: 'Service',
 			metadata: { name: `${member}-svc` },
@@ -180,18 +172,18 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 		});
 		const err = await poolError(release(ctx, 'desk', member, 'kim@example.com'));
 		expect(err.message).toContain(`${member}: a Service of that name is not this pool's`);
-		expect(stored('services', `${member}-svc`)?.metadata.uid).toBe(svc.metadata.uid);
-		expect(stored('leases', leaseName(member))).toBeDefined();
+		expect((await stored('services', `${member}-svc`))?.metadata.uid).toBe(svc.metadata.uid);
+		expect(await stored('leases', leaseName(member))).toBeDefined();
 		// Corral's own Service of the member (no labels, selects its ct-name) goes with it.
-		c.sim.store.delete('services', NS, `${member}-svc`, { who: 'test' } as never);
-		plant('services', {
+		await c.api.delete('services', `${member}-svc`);
+		await plant('services', {
 			apiVersion: 'v1',
 			kind: 'Service',
 			metadata: { name: `${member}-svc` },
 			spec: { selector: { 'corral.dev/ct-name': member }, ports: [{ port: 22 }] },
 		});
 		await release(ctx, 'desk', member, 'kim@example.com');
-		expect(stored('services', `${member}-svc`)).toBeUndefined();
+		expect(await stored('services', `${member}-svc`)).toBeUndefined();
 	});
 });
 
@@ -207,15 +199,18 @@ describe('finding 1: maintenance desk desk-9 on', () => {
 			'mnt-9 made',
 		);
 		// the pool's own desk-9 gone, a stranger in its place
-		c.sim.store.delete('pods', NS, 'mnt-9', { who: 'test', gracePeriodSeconds: 0 } as never);
-		await waitFor(() => !stored('pods', 'mnt-9'), 'pod mnt-9 gone');
-		c.sim.store.delete('persistentvolumeclaims', NS, 'mnt-9-data', { who: 'test' } as never);
-		await waitFor(() => !stored('persistentvolumeclaims', 'mnt-9-data'), 'PVC mnt-9-data gone');
-		const pvc = plainPvc('mnt-9-data');
+		await removePod('mnt-9');
+		// Its PVC goes once no pod uses it (the pvc-protection finalizer on a real cluster).
+		await c.api.delete('persistentvolumeclaims', 'mnt-9-data');
+		await waitFor(
+			async () => !(await stored('persistentvolumeclaims', 'mnt-9-data')),
+			'PVC mnt-9-data gone',
+		);
+		const pvc = await plainPvc('mnt-9-data');
 		const mark = c.mark();
 		const err = await poolError(setMaintenance(ctx, 'mnt', 'mnt-9', true, 'disk check'));
 		expect(err.message).toContain("mnt-9: a PVC of that name is not this pool's");
-		const now = stored('persistentvolumeclaims', 'mnt-9-data');
+		const now = await stored('persistentvolumeclaims', 'mnt-9-data');
 		expect(now?.metadata.uid).toBe(pvc.metadata.uid);
 		expect(now?.metadata.annotations?.['corral.dev/vdi-maintenance']).toBeUndefined();
 		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
@@ -225,13 +220,13 @@ describe('finding 1: maintenance desk desk-9 on', () => {
 describe('finding 7: an unlabelled Lease corral-vdi-ct-pre-2', () => {
 	it('is reported by apply and reconcile, never deleted, and the member is not free', async () => {
 		const ctx = c.context();
-		const lease = plainLease(leaseName('pre-2'), 'someone-else');
+		const lease = await plainLease(leaseName('pre-2'), 'someone-else');
 		const r = await apply(ctx, 'pre', poolSpec({ size: 3 }));
 		expect(r.errors.join('\n')).toContain("pre-2: a Lease of that name is not this pool's");
-		expect(stored('pods', 'pre-2')).toBeUndefined();
+		expect(await stored('pods', 'pre-2')).toBeUndefined();
 		const again = await reconcile(ctx, 'pre');
 		expect(again.errors.join('\n')).toContain("pre-2: a Lease of that name is not this pool's");
-		expect(stored('leases', leaseName('pre-2'))?.metadata.resourceVersion).toBe(
+		expect((await stored('leases', leaseName('pre-2')))?.metadata.resourceVersion).toBe(
 			lease.metadata.resourceVersion,
 		);
 		const snap = await readPool(ctx, 'pre');
@@ -247,25 +242,20 @@ describe('finding 2: a reconciler Lease with renewTime in the future', () => {
 		await apply(ctx, 'fut', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'fut', 2);
 		const year = Date.parse('2099-01-01T00:00:00Z');
-		c.sim.store.create(
-			'leases',
-			{
-				apiVersion: 'coordination.k8s.io/v1',
-				kind: 'Lease',
-				metadata: {
-					name: leaseName('fut-2'),
-					namespace: NS,
-					labels: { 'corral.dev/vdi-ct-pool': 'fut', 'corral.dev/vdi-ct-member': 'fut-2' },
-				},
-				spec: {
-					holderIdentity: RECONCILER_IDENTITY,
-					leaseDurationSeconds: 600,
-					acquireTime: formatMicroTime(year),
-					renewTime: formatMicroTime(year),
-				},
+		await c.api.create('leases', {
+			apiVersion: 'coordination.k8s.io/v1',
+			kind: 'Lease',
+			metadata: {
+				name: leaseName('fut-2'),
+				labels: { 'corral.dev/vdi-ct-pool': 'fut', 'corral.dev/vdi-ct-member': 'fut-2' },
 			},
-			{ who: 'test' },
-		);
+			spec: {
+				holderIdentity: RECONCILER_IDENTITY,
+				leaseDurationSeconds: 600,
+				acquireTime: formatMicroTime(year),
+				renewTime: formatMicroTime(year),
+			},
+		});
 		const r = await reconcile(ctx, 'fut');
 		expect(r.errors.join('\n')).toMatch(
 			/fut-2: its Lease's renewTime 2099-01-01T00:00:00.000Z is in the future/,
@@ -277,35 +267,30 @@ describe('finding 2: a reconciler Lease with renewTime in the future', () => {
 		// Without --force: refused, naming the way out; with it: the member is made again.
 		const refused = await poolError(release(ctx, 'fut', 'fut-2', 'admin'));
 		expect(refused.message).toContain('--force');
-		const oldPod = stored('pods', 'fut-2')?.metadata.uid;
+		const oldPod = (await stored('pods', 'fut-2'))?.metadata.uid;
 		const done = await release(ctx, 'fut', 'fut-2', 'admin', { force: true });
 		expect(done).toMatchObject({ released: true, recreated: true });
-		expect(stored('pods', 'fut-2')?.metadata.uid).not.toBe(oldPod);
-		expect(stored('leases', leaseName('fut-2'))).toBeUndefined();
+		expect((await stored('pods', 'fut-2'))?.metadata.uid).not.toBe(oldPod);
+		expect(await stored('leases', leaseName('fut-2'))).toBeUndefined();
 		expect((await reconcile(ctx, 'fut')).errors).toEqual([]);
 	});
 
 	it('a reconciler Lease whose duration makes no sense is reported the same way', async () => {
 		const ctx = c.context();
-		c.sim.store.create(
-			'leases',
-			{
-				apiVersion: 'coordination.k8s.io/v1',
-				kind: 'Lease',
-				metadata: {
-					name: leaseName('fut-1'),
-					namespace: NS,
-					labels: { 'corral.dev/vdi-ct-pool': 'fut', 'corral.dev/vdi-ct-member': 'fut-1' },
-				},
-				spec: {
-					holderIdentity: RECONCILER_IDENTITY,
-					leaseDurationSeconds: 99_999_999,
-					acquireTime: formatMicroTime(Date.now()),
-					renewTime: formatMicroTime(Date.now()),
-				},
+		await c.api.create('leases', {
+			apiVersion: 'coordination.k8s.io/v1',
+			kind: 'Lease',
+			metadata: {
+				name: leaseName('fut-1'),
+				labels: { 'corral.dev/vdi-ct-pool': 'fut', 'corral.dev/vdi-ct-member': 'fut-1' },
 			},
-			{ who: 'test' },
-		);
+			spec: {
+				holderIdentity: RECONCILER_IDENTITY,
+				leaseDurationSeconds: 99_999_999,
+				acquireTime: formatMicroTime(Date.now()),
+				renewTime: formatMicroTime(Date.now()),
+			},
+		});
 		const r = await reconcile(ctx, 'fut');
 		expect(r.errors.join('\n')).toContain('fut-1: its reconciler Lease lasts 99999999 s');
 		await release(ctx, 'fut', 'fut-1', 'admin', { force: true });

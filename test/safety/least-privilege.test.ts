@@ -18,12 +18,11 @@ import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
 import { createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool, type RunResult } from '../commands/capture.js';
-import { grantRole, startTestCluster, type TestCluster } from '../support/cluster.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { POOL_FLAGS } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-
-const NS = 'corral';
+import { accountKubeconfig } from './safety-cluster.js';
 
 /** The operations a scenario runs as the account under test. */
 type Op =
@@ -232,34 +231,38 @@ function without(
 function denialPattern(verb: string, resource: string): RegExp {
 	const r = resource.replace('/', '\\/');
 	return new RegExp(
-		`forbidden: (cannot ${verb} ${r}\\b[^\\n]* in namespace ${NS}|[^\\n]*cannot ${verb} resource "${r.split('\\/')[0]}"[^\\n]* in the namespace "${NS}")`,
+		`forbidden: (cannot ${verb} ${r}\\b[^\\n]* in namespace ${c.ns}|[^\\n]*cannot ${verb} resource "${r.split('\\/')[0]}"[^\\n]* in the namespace "${c.ns}")`,
 	);
 }
 
 let c: TestCluster;
 let role: { rules: PolicyRule[] };
 
-/** Binds ServiceAccount `name` to a Role `name` with these rules (as the admin) and returns its kubeconfig. */
+/**
+ * Binds ServiceAccount `name` to a Role `name` with exactly these rules (as the admin) and
+ * returns its kubeconfig: on the real control plane, the real RBAC authorizer judges it.
+ */
 function grant(name: string, rules: PolicyRule[]): Promise<string> {
-	return grantRole(c.sim, NS, name, rules);
+	return c.grant(name, rules);
 }
 
-const admin = (argv: string[]) => ctpool([...argv, '--kubeconfig', c.sim.kubeconfigPath]);
+/** `ctpool <argv>` in this process, in the test namespace (-n, else $CORRAL_NAMESPACE). */
+function ctpoolHere(argv: string[]): Promise<RunResult> {
+	return ctpool(argv, { env: { NO_COLOR: '1', CORRAL_NAMESPACE: c.ns } });
+}
 
-function podUid(name: string): string | undefined {
-	return c.sim.store.get('pods', NS, name)?.metadata.uid;
+const admin = (argv: string[]) => ctpoolHere([...argv, ...c.kc]);
+
+async function podUid(name: string): Promise<string | undefined> {
+	return (await c.api.get('pods', name))?.metadata.uid;
 }
 
 function running(pool: string, n: number): Promise<unknown> {
 	return waitFor(
-		() =>
-			c.sim.store
-				.list('pods', { namespace: NS })
-				.filter(
-					(p) =>
-						p.metadata.labels?.['corral.dev/vdi-ct-pool'] === pool &&
-						(p.status as { phase?: string }).phase === 'Running',
-				).length === n,
+		async () =>
+			(await c.api.list('pods', { labelSelector: `corral.dev/vdi-ct-pool=${pool}` })).filter(
+				(p) => (p.status as { phase?: string } | undefined)?.phase === 'Running',
+			).length === n,
 		`${n} running members of ${pool}`,
 	);
 }
@@ -293,12 +296,12 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
 	const held2 = (await admin(['claim', p, 'bob@example.com'])).stdout.trim();
 	const free = [`${p}-1`, `${p}-2`, `${p}-3`].find((m) => m !== held1 && m !== held2)!;
 	expect([held1, held2, free].sort()).toEqual([`${p}-1`, `${p}-2`, `${p}-3`]);
-	c.sim.store.delete('pods', NS, `${r}-1`, { who: 'test-admin', gracePeriodSeconds: 0 });
-	await waitFor(() => podUid(`${r}-1`) === undefined, `${r}-1 gone`);
-	setStatusAside(r);
-	setStatusAside(w);
+	await c.api.delete('pods', `${r}-1`, { gracePeriodSeconds: 0 });
+	await waitFor(async () => (await podUid(`${r}-1`)) === undefined, `${r}-1 gone`);
+	await setStatusAside(r);
+	await setStatusAside(w);
 
-	const as = (argv: string[]) => ctpool([...argv, '--kubeconfig', kc]);
+	const as = (argv: string[]) => ctpoolHere([...argv, '--kubeconfig', kc]);
 	const out = {} as Outcomes;
 	out.status = await as(['status', p, '-o', 'json']);
 	out['apply-new'] = await as(['apply', q, ...POOL_FLAGS, '--size', '1']);
@@ -324,36 +327,36 @@ async function scenario(tag: string, kc: string): Promise<Outcomes> {
  * Sets the recorded status of a pool aside, so that its next reconcile surely has a new one
  * to record (an unchanged status is not written, and a denied write would go unseen).
  */
-function setStatusAside(pool: string): void {
-	const cm = c.sim.store.get('configmaps', NS, `corral-vdi-ctpool-${pool}`)!;
-	c.sim.store.update(
-		'configmaps',
-		{ ...cm, data: { ...(cm.data as Record<string, string>), status: '{}' } },
-		{ who: 'test-admin' },
-	);
+async function setStatusAside(pool: string): Promise<void> {
+	await c.api.patch('configmaps', `corral-vdi-ctpool-${pool}`, { data: { status: '{}' } });
+}
+
+/** The status recorded in the pool's definition ConfigMap. */
+async function recordedStatus(pool: string): Promise<string | undefined> {
+	const cm = await c.api.get('configmaps', `corral-vdi-ctpool-${pool}`);
+	return (cm?.data as Record<string, string> | undefined)?.status;
 }
 
 /**
  * `reconcile <pool> --watch` ended by an abort (Ctrl-C): it works when the pod of its one
- * member, deleted once its watches are open, is started again through the watch (the
- * interval is 10 minutes). A watch-mode run prints a failure and goes on (exit 0 at Ctrl-C,
- * as documented), so a denial it printed, or a pod it did not start again, is its failure
- * here, with code 1.
+ * member, deleted once its watches have listed (its first reconcile has recorded the status
+ * set aside), is started again through the watch (the interval is 10 minutes). A watch-mode
+ * run prints a failure and goes on (exit 0 at Ctrl-C, as documented), so a denial it
+ * printed, or a pod it did not start again, is its failure here, with code 1.
  */
 async function watchRun(pool: string, kc: string): Promise<RunResult> {
 	const controller = new AbortController();
 	const member = `${pool}-1`;
-	const before = podUid(member);
+	const before = await podUid(member);
 	let stdout = '';
 	let stderr = '';
 	const io: CommandIo = {
 		stdout: { write: (t: string) => (stdout += t), isTTY: false },
 		stderr: { write: (t: string) => (stderr += t), isTTY: false },
-		env: { NO_COLOR: '1', CORRAL_NAMESPACE: NS },
+		env: { NO_COLOR: '1', CORRAL_NAMESPACE: c.ns },
 		signal: controller.signal,
 		engine: { deleteTimeoutMs: 20_000 },
 	};
-	const mark = c.sim.audit.mark();
 	let code: number | undefined;
 	const run = runCli(
 		['reconcile', pool, '--watch', '--interval', '10m', '--kubeconfig', kc],
@@ -364,18 +367,20 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 	let again = false;
 	try {
 		await waitFor(() => code !== undefined || /Ctrl-C stops/.test(stderr), 'the watch to start');
-		// Its four watches are opened (or refused) after the banner.
-		await waitFor(
-			() => c.sim.audit.since(mark).requests.filter((q) => q.verb === 'watch').length >= 4,
-			{ what: 'watches', timeoutMs: 3_000 },
-		).catch(() => undefined);
-		c.sim.store.delete('pods', NS, member, { who: 'test-admin', gracePeriodSeconds: 0 });
+		// Its watches list (or are refused) after the banner; the pool found in their lists is
+		// reconciled at once, recording its status. A watch starts where its list ended, so a
+		// deletion after that reaches it. (Where the status cannot be recorded, a short wait.)
+		await waitFor(async () => (await recordedStatus(pool)) !== '{}', {
+			what: 'the first reconcile of the watch',
+			timeoutMs: 5_000,
+		}).catch(() => undefined);
+		await c.api.delete('pods', member, { gracePeriodSeconds: 0 });
 		again = await waitFor(
-			() => {
-				const uid = podUid(member);
+			async () => {
+				const uid = await podUid(member);
 				return uid !== undefined && uid !== before;
 			},
-			{ what: `${member} started again through the watch`, timeoutMs: 8_000 },
+			{ what: `${member} started again through the watch`, timeoutMs: 15_000 },
 		).then(
 			() => true,
 			() => false,
@@ -392,11 +397,11 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 describeKubectl('least privilege', () => {
 	beforeAll(async () => {
 		c = await startTestCluster();
-		const printed = await ctpool(['rbac', '--service-account', 'desk-admin', '-n', NS]);
+		const printed = await ctpoolHere(['rbac', '--service-account', 'desk-admin', '-n', c.ns]);
 		expect(printed.code).toBe(0);
 		// `ctpool rbac | kubectl apply -f -` with the admin's kubeconfig.
 		const applied = await kubectl(['apply', '-f', '-'], {
-			kubeconfig: c.sim.kubeconfigPath,
+			kubeconfig: c.kubeconfigPath,
 			input: printed.stdout,
 		});
 		expect(applied.stderr).toBe('');
@@ -408,7 +413,7 @@ describeKubectl('least privilege', () => {
 	afterAll(() => c?.close());
 
 	it('every command, the watch and the console keys work under the Role `ctpool rbac` prints', async () => {
-		const kc = await c.sim.serviceAccountKubeconfig(NS, 'desk-admin');
+		const kc = await accountKubeconfig(c, 'desk-admin');
 		const out = await scenario('full', kc);
 		for (const op of OPS)
 			expect({
@@ -422,16 +427,30 @@ describeKubectl('least privilege', () => {
 			});
 		const status = JSON.parse(out.status.stdout) as { desired: number };
 		expect(status.desired).toBe(3);
-		expect(c.sim.store.get('configmaps', NS, 'corral-vdi-ctpool-fulld')).toBeUndefined();
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-fulld')).toBeUndefined();
 
 		// The console: its access review disables no key, and each key's operation works.
 		const kube = await loadKube({ kubeconfig: kc });
-		expect(await deniedCommands(kube, NS)).toEqual({});
+		expect(await deniedCommands(kube, c.ns)).toEqual({});
+		// Its rights are the Role's, in that namespace only: elsewhere every key is disabled.
+		const elsewhere = await deniedCommands(kube, 'kube-system');
+		for (const [key] of KEY_OPS)
+			expect({ key, reason: elsewhere[key] }).toEqual({
+				key,
+				reason: expect.stringMatching(/forbidden: cannot \S+ \S+ in namespace kube-system/),
+			});
 		await consoleKeys(kube, 'fullp');
 	});
 
 	it('ctpool rbac --read-only: status and the console work, every mutating command fails with a 403', async () => {
-		const printed = await ctpool(['rbac', '--read-only', '--service-account', 'reader', '-n', NS]);
+		const printed = await ctpoolHere([
+			'rbac',
+			'--read-only',
+			'--service-account',
+			'reader',
+			'-n',
+			c.ns,
+		]);
 		const ro = (loadAllYaml(printed.stdout) as Array<{ kind: string; rules: PolicyRule[] }>).find(
 			(d) => d.kind === 'Role',
 		)!;
@@ -441,12 +460,15 @@ describeKubectl('least privilege', () => {
 		await running('rop', 2);
 		// A claim for the forced release to undo.
 		expect((await admin(['claim', 'rop', 'alice@example.com'])).stdout).toBe('rop-1\n');
-		const status = await ctpool(['status', 'rop', '-o', 'json', '--kubeconfig', kc]);
+		const status = await ctpoolHere(['status', 'rop', '-o', 'json', '--kubeconfig', kc]);
 		expect(status.code).toBe(0);
-		const store = createConsoleStore({ session: { namespace: NS, actor: 'reader' }, pool: 'rop' });
+		const store = createConsoleStore({
+			session: { namespace: c.ns, actor: 'reader' },
+			pool: 'rop',
+		});
 		const watch = startPoolWatch(
 			kube,
-			{ namespace: NS, batchMs: 10 },
+			{ namespace: c.ns, batchMs: 10 },
 			{
 				onBatch: (b) => store.getState().applyBatch(b),
 				onConnection: (o) => store.getState().setConnection(o),
@@ -460,7 +482,7 @@ describeKubectl('least privilege', () => {
 		} finally {
 			watch.stop();
 		}
-		const denied = await deniedCommands(kube, NS);
+		const denied = await deniedCommands(kube, c.ns);
 		for (const key of [
 			Command.Claim,
 			Command.Release,
@@ -477,10 +499,10 @@ describeKubectl('least privilege', () => {
 			['release', 'rop', 'rop-1', 'x@example.com', '--force'],
 			['delete', 'rop'],
 		]) {
-			const r = await ctpool([...argv, '--kubeconfig', kc]);
+			const r = await ctpoolHere([...argv, '--kubeconfig', kc]);
 			expect({ argv, code: r.code }).toEqual({ argv, code: 1 });
 			expect(r.stderr).toMatch(
-				/forbidden: cannot (create|patch|update|delete) \S+ in namespace corral/,
+				new RegExp(`forbidden: cannot (create|patch|update|delete) \\S+ in namespace ${c.ns}\\b`),
 			);
 		}
 	});
@@ -520,7 +542,7 @@ describeKubectl('least privilege', () => {
 					});
 				// The console disables the keys whose operation failed, saying why, and no key
 				// whose operation does not need the rule.
-				const denied = await deniedCommands(await loadKube({ kubeconfig: kc }), NS);
+				const denied = await deniedCommands(await loadKube({ kubeconfig: kc }), c.ns);
 				for (const [key, op] of KEY_OPS) {
 					const mustDisable =
 						(op !== null && mustFail.includes(op)) ||
@@ -541,13 +563,13 @@ describeKubectl('least privilege', () => {
 /** The console's keys through its engine operations, as the account: claim, maintenance on and off, reconcile, force-release. */
 async function consoleKeys(kube: Kube, pool: string): Promise<void> {
 	const store = createConsoleStore({
-		session: { namespace: NS, actor: 'admin@example.com' },
+		session: { namespace: c.ns, actor: 'admin@example.com' },
 		pool,
 	});
 	const ops = createEngineOperations({
 		store,
 		kube,
-		namespace: NS,
+		namespace: c.ns,
 		actor: 'admin@example.com',
 		engine: { deleteTimeoutMs: 20_000 },
 		loopIntervalMs: 60_000,

@@ -21,6 +21,7 @@ import type { SimClusterConfig } from '../../source/sim/config.js';
 import type { SimCluster } from '../../source/sim/index.js';
 import { ObjectApi } from './object-api.js';
 import {
+	clusterAdmin,
 	createNamespace,
 	RealAudit,
 	realReady,
@@ -179,7 +180,10 @@ async function startRealTestCluster(opts: { namespaces?: string[] }): Promise<Te
 	const dir = await mkdtemp(join(tmpdir(), 'ctpool-test-real-'));
 	const api = ObjectApi.fromFile(ready.kubeconfig, ns);
 	for (const name of [ns, ...(opts.namespaces ?? [])]) await createNamespace(api, name);
-	const kube = await loadKube({ kubeconfig: ready.kubeconfig });
+	// ctpool acts as an admin of this test cluster's own (a cluster-admin ServiceAccount of its
+	// namespace), so the audit log tells its requests from those of test files beside it.
+	const kubeconfigPath = await clusterAdmin(api, ready, dir, ns);
+	const kube = await loadKube({ kubeconfig: kubeconfigPath });
 	const audit = new RealAudit(ready.auditLog, ns);
 	const simOnly = (what: string): never => {
 		throw new Error(
@@ -198,8 +202,8 @@ async function startRealTestCluster(opts: { namespaces?: string[] }): Promise<Te
 		},
 		dir,
 		kube,
-		kubeconfigPath: ready.kubeconfig,
-		kc: ['--kubeconfig', ready.kubeconfig],
+		kubeconfigPath,
+		kc: ['--kubeconfig', kubeconfigPath],
 		context: (opts = {}) => testContext(kube, opts),
 		mark: () => audit.mark(),
 		ctpoolMutations: (mark) => audit.ctpoolMutations(mark),
@@ -226,6 +230,7 @@ async function startRealTestCluster(opts: { namespaces?: string[] }): Promise<Te
 		async close() {
 			// The namespace goes with everything in it; nothing waits for the namespace controller.
 			await api.delete('namespaces', ns).catch(() => false);
+			await api.delete('clusterrolebindings', `ctpool-test-admin-${ns}`).catch(() => false);
 			await rm(dir, { recursive: true, force: true });
 		},
 	};

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditMutation } from '../../source/sim/audit.js';
-import type { KubeObject, ObjectApi } from './object-api.js';
+import { type KubeObject, ObjectApi } from './object-api.js';
 import { waitFor } from './wait.js';
 
 /** What `npm run real -- up` wrote once the cluster was Ready (scripts/real.mjs). */
@@ -112,11 +112,38 @@ current-context: ${name}
 	return file;
 }
 
+/**
+ * A kubeconfig acting as ServiceAccount `admin` of namespace `ns`, bound to cluster-admin
+ * (ClusterRoleBinding `ctpool-test-admin-<ns>`), once the binding is in force.
+ */
+export async function clusterAdmin(
+	api: ObjectApi,
+	ready: RealReady,
+	dir: string,
+	ns: string,
+): Promise<string> {
+	await api.put('clusterrolebindings', {
+		apiVersion: 'rbac.authorization.k8s.io/v1',
+		kind: 'ClusterRoleBinding',
+		metadata: { name: `ctpool-test-admin-${ns}` },
+		roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+		subjects: [{ kind: 'ServiceAccount', name: 'admin', namespace: ns }],
+	});
+	const kubeconfig = await serviceAccountKubeconfig(api, ready, dir, ns, 'admin');
+	const admin = ObjectApi.fromFile(kubeconfig, ns);
+	await waitFor(async () => (await admin.request('GET', '/api/v1/nodes')).status === 200, {
+		what: `the cluster-admin binding of ${ns}`,
+		timeoutMs: 30_000,
+	});
+	return kubeconfig;
+}
+
 /** One line of the apiserver's audit log (level Metadata), as far as the tests read it. */
 interface AuditLine {
 	verb: string;
 	requestURI: string;
 	userAgent?: string;
+	user?: { username?: string };
 	requestReceivedTimestamp?: string;
 	objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string };
 	responseStatus?: { code?: number };
@@ -163,12 +190,14 @@ export class RealAudit {
 		}
 	}
 
-	/** ctpool's requests (by its User-Agent) in this namespace, or cluster-wide ones, after a mark. */
+	/**
+	 * ctpool's requests (by its User-Agent) after a mark, made as an identity of this test
+	 * cluster (a ServiceAccount of its namespace: its admin or one a test granted rights).
+	 */
 	async ctpoolRequests(mark: number): Promise<AuditLine[]> {
+		const ours = `system:serviceaccount:${this.namespace}:`;
 		return (await this.linesSince(mark)).filter(
-			(l) =>
-				l.userAgent?.startsWith('ctpool/') &&
-				(l.objectRef?.namespace === undefined || l.objectRef.namespace === this.namespace),
+			(l) => l.userAgent?.startsWith('ctpool/') && l.user?.username?.startsWith(ours),
 		);
 	}
 
