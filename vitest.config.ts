@@ -81,6 +81,10 @@ export const REAL = [
 	'test/safety/foreign-objects.test.ts',
 	'test/controller/pool-controller.test.ts',
 	'test/controller/refused-claims-metric.test.ts',
+	'test/e2e/console.test.ts',
+	'test/e2e/console-craft.test.ts',
+	'test/e2e/console-backoff.test.ts',
+	'test/e2e/console-audit.test.ts',
 ];
 
 const named = (list: string[], file: string) =>

@@ -7,6 +7,8 @@ import type { Spread } from './stats.js';
 /** The benchmark's options (each a flag of bench/run.ts). */
 export interface BenchOptions {
 	scenarios: ScenarioName[];
+	/** The cluster: the simulated one (its own process) or the real control plane (realcluster/). */
+	cluster: 'sim' | 'real';
 	/** Members of the live-view and start-up pool. */
 	members: number;
 	rounds: number;

@@ -22,6 +22,7 @@ import {
 import { type CpuHog, startCpuHog } from './cpu-hog.js';
 import { deskPool } from './desk-pool.js';
 import { kubectlPath, kubectlVersion } from './kubectl.js';
+import { startRealCluster } from './real-cluster.js';
 import { markdownTable, textTable } from './report.js';
 import { claimsScenario } from './scenarios/claims.js';
 import { liveScenario } from './scenarios/live.js';
@@ -37,6 +38,9 @@ figures to bench/results/<timestamp>.json and bench/results/latest.json.
 
 Flags (defaults in brackets)
   --scenario LIST          comma list of ${SCENARIOS.join(', ')} [all]
+  --cluster sim|real       the simulated cluster, or a real control plane built from the
+                           Kubernetes modules (npm run real; needs Go) [sim]; real results go
+                           to latest-real.json
   --rounds N               rounds of each scenario; figures are median [min-max] [3]
   --startup-rounds N       rounds of the start-up scenario, a few seconds each and the most
                            variable figures [7; with --rounds alone, that number]
@@ -64,6 +68,7 @@ Flags (defaults in brackets)
 /** The defaults of the benchmark's options. */
 export const DEFAULTS: BenchOptions = {
 	scenarios: [...SCENARIOS],
+	cluster: 'sim',
 	members: 2000,
 	rounds: 3,
 	startupRounds: 7,
@@ -125,6 +130,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 		options: {
 			scenario: { type: 'string' },
 			scenarios: { type: 'string' },
+			cluster: { type: 'string' },
 			rounds: { type: 'string' },
 			'startup-rounds': { type: 'string' },
 			members: { type: 'string' },
@@ -164,8 +170,12 @@ export function parseBenchArgs(argv: string[]): BenchArgs {
 	const timeScale =
 		values['time-scale'] === undefined ? DEFAULTS.timeScale : Number(values['time-scale']);
 	if (!(timeScale > 0)) throw new Error('--time-scale must be > 0');
+	const cluster = values.cluster ?? DEFAULTS.cluster;
+	if (cluster !== 'sim' && cluster !== 'real')
+		throw new Error(`--cluster must be sim or real, got ${cluster}`);
 	const opts: BenchOptions = {
 		scenarios: SCENARIOS.filter((s) => scenarios.includes(s)) as ScenarioName[],
+		cluster,
 		rounds: positiveInt('rounds', values.rounds, DEFAULTS.rounds),
 		startupRounds: positiveInt(
 			'startup-rounds',
@@ -270,20 +280,28 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 	const notes: string[] = [];
 	if (!bin || !kver)
 		notes.push('kubectl is not on the PATH (or does not run): every baseline is skipped');
+	const real = args.opts.cluster === 'real';
+	const clusterName = real ? 'real control plane' : 'simulated cluster';
 	log(
-		`starting the simulated cluster (${args.opts.scenarios.join(', ')}; ${args.opts.rounds} rounds)`,
+		`starting the ${clusterName} (${args.opts.scenarios.join(', ')}; ${args.opts.rounds} rounds)`,
 	);
+	if (real)
+		notes.push(
+			'cluster: the real control plane (kube-apiserver, etcd, controller-manager, scheduler from the Kubernetes v1.36.3 modules; 10 kwok nodes)',
+		);
 	let clusters = 0;
 	const startCluster = () =>
-		startSimProcess(join(benchDir, 'sim-child.js'), {
-			nodes: 10,
-			// room for the start-up pool, the scale pools (10,000 members) and the rest
-			nodeCpu: '3000',
-			nodeMemory: '4000Gi',
-			timeScale: args.opts.timeScale,
-			historySize: 100_000,
-			kubeconfigPath: join(tmp, `kubeconfig-${++clusters}`),
-		});
+		real
+			? startRealCluster(root, tmp)
+			: startSimProcess(join(benchDir, 'sim-child.js'), {
+					nodes: 10,
+					// room for the start-up pool, the scale pools (10,000 members) and the rest
+					nodeCpu: '3000',
+					nodeMemory: '4000Gi',
+					timeScale: args.opts.timeScale,
+					historySize: 100_000,
+					kubeconfigPath: join(tmp, `kubeconfig-${++clusters}`),
+				});
 	const contextOn = (sim: SimHandle): BenchContext => ({
 		opts: args.opts,
 		sim,
@@ -317,7 +335,7 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 			if (name === 'scale' && i > 0) {
 				// The scale console watches every namespace: on the cluster the other scenarios
 				// filled (about 5,600 more members) it would measure theirs too. It gets its own.
-				log('a fresh simulated cluster for the scale scenario');
+				log(`a fresh ${clusterName} for the scale scenario`);
 				await sim.stop();
 				sim = await startCluster();
 				ctx = contextOn(sim);
@@ -370,8 +388,10 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 	await mkdir(outDir, { recursive: true });
 	const stamp = startedAt.replace(/[:.]/g, '-');
 	const json = `${JSON.stringify(results, null, '\t')}\n`;
-	await writeFile(join(outDir, `${stamp}.json`), json);
-	await writeFile(join(outDir, 'latest.json'), json);
+	const latest = real ? 'latest-real.json' : 'latest.json';
+	const file = `${stamp}${real ? '-real' : ''}.json`;
+	await writeFile(join(outDir, file), json);
+	await writeFile(join(outDir, latest), json);
 	process.stdout.write(`\n${textTable(rows)}\n\n`);
 	if (notes.length > 0)
 		process.stdout.write(`Notes:\n${notes.map((n) => `- ${n}`).join('\n')}\n\n`);
@@ -379,7 +399,7 @@ export async function runBench(args: BenchArgs): Promise<{ code: number; results
 		`load average ${results.machine.loadAverage.start.toFixed(2)} at the start, ${results.machine.loadAverage.end.toFixed(2)} at the end (${results.machine.cpus} CPUs)\n`,
 	);
 	process.stdout.write(
-		`${judged.filter((r) => r.target?.met).length}/${judged.length} targets met; ${results.durationSeconds.toFixed(0)} s; results in ${join(outDir, `${stamp}.json`)} and latest.json\n`,
+		`${judged.filter((r) => r.target?.met).length}/${judged.length} targets met; ${results.durationSeconds.toFixed(0)} s; results in ${join(outDir, file)} and ${latest}\n`,
 	);
 	if (process.env.BENCH_MARKDOWN === '1') process.stdout.write(`\n${markdownTable(rows)}\n`);
 	return { code: failed ? 1 : 0, results };

@@ -220,6 +220,9 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 		"--tls-cert-file=" + kubeletServing.Cert,
 		"--tls-private-key-file=" + kubeletServing.Key,
 		"--cidr=10.244.0.0/16",
+		// kwok renews each node's Lease, as a kubelet does; without it the node lifecycle
+		// controller finds no heartbeat, marks the nodes Unknown and every pod not Ready.
+		"--node-lease-duration-seconds=40",
 		"--v=error",
 	}); err != nil {
 		return cp, err

@@ -57,8 +57,13 @@ export function realDir() {
 }
 
 const binDir = () => join(realDir(), 'bin');
-const stateDir = () => join(realDir(), 'state');
-const readyFile = () => join(stateDir(), 'ready.json');
+/**
+ * A running cluster's state: `state/` for the default one (tests, `npm run real`), and
+ * `state-<instance>/` for another beside it (the benchmark's, with bigger nodes).
+ */
+const stateDir = (instance = 'default') =>
+	join(realDir(), instance === 'default' ? 'state' : `state-${instance}`);
+const readyFile = (instance) => join(stateDir(instance), 'ready.json');
 
 class RealClusterError extends Error {}
 
@@ -151,10 +156,10 @@ function alive(pid) {
 }
 
 /** The running cluster's ready file, or undefined. */
-export function current() {
-	if (!existsSync(readyFile())) return undefined;
+export function current(instance = 'default') {
+	if (!existsSync(readyFile(instance))) return undefined;
 	try {
-		const ready = JSON.parse(readFileSync(readyFile(), 'utf8'));
+		const ready = JSON.parse(readFileSync(readyFile(instance), 'utf8'));
 		return alive(ready.pid) ? ready : undefined;
 	} catch {
 		return undefined;
@@ -173,20 +178,33 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * with its ready file once its nodes are Ready. `kubeconfig`: also copy the admin
  * kubeconfig there.
  */
-export async function up({ kubeconfig, nodes = 3, timeoutMs = 240_000, quiet = false } = {}) {
+export async function up({
+	kubeconfig,
+	nodes = 3,
+	nodeCpu = '64',
+	nodeMemory = '32Gi',
+	nodePods = '250',
+	instance = 'default',
+	timeoutMs = 240_000,
+	quiet = false,
+} = {}) {
 	build({ quiet });
-	let ready = current();
+	let ready = current(instance);
 	if (ready) {
 		if (!quiet) say(`already up at ${ready.server}`);
 	} else {
-		rmSync(stateDir(), { recursive: true, force: true });
-		mkdirSync(stateDir(), { recursive: true });
-		const logFile = join(stateDir(), 'launcher.log');
+		const state = stateDir(instance);
+		rmSync(state, { recursive: true, force: true });
+		mkdirSync(state, { recursive: true });
+		const logFile = join(state, 'launcher.log');
 		const out = openSync(logFile, 'a');
 		const started = Date.now();
 		const child = spawn(
 			join(binDir(), 'realcluster'),
-			['--bin', binDir(), '--state', stateDir(), '--nodes', String(nodes)],
+			[
+				...['--bin', binDir(), '--state', state, '--nodes', String(nodes)],
+				...['--node-cpu', nodeCpu, '--node-memory', nodeMemory, '--node-pods', nodePods],
+			],
 			{ detached: true, stdio: ['ignore', out, out] },
 		);
 		closeSync(out);
@@ -195,7 +213,7 @@ export async function up({ kubeconfig, nodes = 3, timeoutMs = 240_000, quiet = f
 			exited = signal ?? `exit code ${code}`;
 		});
 		child.unref();
-		for (ready = current(); !ready; ready = current()) {
+		for (ready = current(instance); !ready; ready = current(instance)) {
 			if (exited !== undefined || Date.now() - started > timeoutMs) {
 				if (exited === undefined) child.kill('SIGTERM');
 				throw new RealClusterError(
@@ -213,8 +231,8 @@ export async function up({ kubeconfig, nodes = 3, timeoutMs = 240_000, quiet = f
 }
 
 /** Stops the control plane and removes its state. */
-export async function down({ quiet = false } = {}) {
-	const ready = current();
+export async function down({ quiet = false, instance = 'default' } = {}) {
+	const ready = current(instance);
 	if (ready) {
 		process.kill(ready.pid, 'SIGTERM');
 		const deadline = Date.now() + 30_000;
@@ -222,7 +240,7 @@ export async function down({ quiet = false } = {}) {
 		// The components die with the launcher; the group kill is for a launcher that hung.
 		if (alive(ready.pid)) process.kill(-ready.pid, 'SIGKILL');
 	}
-	rmSync(stateDir(), { recursive: true, force: true });
+	rmSync(stateDir(instance), { recursive: true, force: true });
 	if (!quiet) say(ready ? 'stopped, state removed' : 'not running; state removed');
 }
 

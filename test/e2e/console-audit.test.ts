@@ -27,7 +27,7 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 	try {
 		const r = await run(
 			process.execPath,
-			[CLI, ...args, '-n', e2e.kube.namespace, '--kubeconfig', e2e.sim.kubeconfigPath],
+			[CLI, ...args, '-n', e2e.cluster.ns, '--kubeconfig', e2e.cluster.kubeconfigPath],
 			{ env },
 		);
 		return { code: 0, stdout: r.stdout, stderr: r.stderr };
@@ -43,7 +43,7 @@ describe('the audit screen end to end', { timeout: 150_000 }, () => {
 		await apply(createEngineContext(e2e.kube, { actor: 'test' }), pool, poolSpec({ size: 2 }));
 
 		const t = e2e.start({
-			args: [pool, '-n', e2e.kube.namespace, '--identity', 'admin@ops'],
+			args: [pool, '-n', e2e.cluster.ns, '--identity', 'admin@ops'],
 			columns: 100,
 			rows: 30,
 		});

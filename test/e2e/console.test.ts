@@ -1,44 +1,119 @@
 /**
- * The real ctpool binary in a pseudo-terminal against a simulated cluster started here:
- * what an admin sees and does, read from the screen.
+ * The real ctpool binary in a pseudo-terminal against a test cluster started here (the
+ * simulated one, or a namespace of the real control plane): what an admin sees and does,
+ * read from the screen.
  */
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apply, claim, createEngineContext, writeDefinition } from '../../source/engine/index.js';
+import { roleRules } from '../../source/pool/permissions.js';
+import { itSim, type RoleRule } from '../support/cluster.js';
 import { kubectlAvailable } from '../support/kubectl.js';
+import { ObjectApi } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import type { TestTerminal } from '../support/terminal.js';
-import { consoleTests, quit } from './ctpool-console.js';
+import { waitFor } from '../support/wait.js';
+import { consoleTests, cuttableLink, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')
 	process.stdout.write('[skip] the console tests with kubectl: kubectl is not on the PATH\n');
 /** A finalizer the tests put on an object to hold its deletion until they let go. */
 const HOLD = 'test.ctpool.dev/hold';
+const withKubectl = kubectlAvailable() || process.env.CI === 'true';
 
 // a fifth of real pace: a container starts in 0.3 s; ctpool's 1 s grace lasts 0.2 s
 const e2e = consoleTests({ config: { timeScale: 0.2 } });
 let pool = 0;
 
-/** A fresh pool of the given size (each test its own), ready, and ctpool open on it. */
+/**
+ * A fresh pool of the given size (each test its own), ready, and ctpool open on it (as the
+ * admin, or through another kubeconfig).
+ */
 async function openOn(
 	size: number,
 	extra: string[] = [],
+	kubeconfig = e2e.cluster.kubeconfigPath,
 ): Promise<{ name: string; term: TestTerminal }> {
 	pool++;
 	const name = `p${pool}`;
 	await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size }));
 	const t = e2e.start({
 		args: [name, '--identity', 'erin@example.com', ...extra],
-		kubeconfig: e2e.sim.kubeconfigPath,
-		cacheDir: join(e2e.sim.dir, 'kube-cache'),
+		kubeconfig,
+		cacheDir: join(e2e.cluster.dir, 'kube-cache'),
 	});
 	const last = `${name}-${size}`;
 	await t.waitFor(new RegExp(`${last}\\s+Ready`), SLOW);
 	await t.waitFor('● live', SLOW);
 	return { name, term: t };
 }
+
+/**
+ * Every rule of ctpool's Role but the verbs `drop` names ('create pods/exec', 'patch
+ * persistentvolumeclaims'), one rule per resource.
+ */
+function rulesBut(...drop: string[]): RoleRule[] {
+	return roleRules()
+		.flatMap((p) => p.rules)
+		.flatMap((r) =>
+			r.resources.map((res) => ({
+				apiGroups: r.apiGroups,
+				resources: [res],
+				verbs: r.verbs.filter((v) => !drop.includes(`${v} ${res}`)),
+			})),
+		)
+		.filter((r) => r.verbs.length > 0);
+}
+
+/** Adds or removes the test's finalizer on an object (a compare-and-swap, tried again on a conflict). */
+async function hold(resource: string, name: string, add: boolean): Promise<void> {
+	await waitFor(
+		async () => {
+			const obj = await e2e.cluster.api.get(resource, name);
+			if (!obj) throw new Error(`${resource}/${name} not found`);
+			const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== HOLD);
+			return e2e.cluster.api
+				.update(resource, {
+					...obj,
+					metadata: { ...obj.metadata, finalizers: add ? [...rest, HOLD] : rest },
+				})
+				.then(
+					() => true,
+					(err: Error) => {
+						if (err.message.includes('HTTP 409')) return false;
+						throw err;
+					},
+				);
+		},
+		{ what: `${add ? 'hold' : 'let go of'} ${resource}/${name}`, timeoutMs: SLOW },
+	);
+}
+
+/** Whether the identity of a kubeconfig may create pods/exec in the test namespace (its own review). */
+async function mayExec(kubeconfig: string): Promise<boolean> {
+	const api = ObjectApi.fromFile(kubeconfig, e2e.cluster.ns);
+	const a = await api.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+		body: {
+			apiVersion: 'authorization.k8s.io/v1',
+			kind: 'SelfSubjectAccessReview',
+			spec: {
+				resourceAttributes: {
+					namespace: e2e.cluster.ns,
+					verb: 'create',
+					resource: 'pods',
+					subresource: 'exec',
+				},
+			},
+		},
+	});
+	if (a.status !== 201) throw new Error(`access review: HTTP ${a.status}: ${a.text}`);
+	return (a.body as { status: { allowed: boolean } }).status.allowed;
+}
+
+/** A shell's prompt at the end of a line (root's or anyone's). */
+const PROMPT = /[#$] $/m;
 
 describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	it('claims a member and shows its holder; q quits and gives the terminal back', async () => {
@@ -77,21 +152,13 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		term.write('x');
 		await term.waitFor(`Release ${member} (held by zoe@example.com) with --force?`, SLOW);
 		// A finalizer of the test's holds the PVC, so that Terminating lasts until the screen has
-		// shown it (ctpool's 1 s grace is 0.2 s here, too short to count on under load).
-		const store = e2e.sim.cluster.store;
+		// shown it (ctpool's 1 s grace is 0.2 s on the simulated cluster, too short to count on
+		// under load).
 		const pvcName = `${member}-data`;
-		const finalizers = (add: boolean) => {
-			const pvc = store.get('persistentvolumeclaims', 'corral', pvcName)!;
-			const rest = (pvc.metadata.finalizers ?? []).filter((f) => f !== HOLD);
-			store.update('persistentvolumeclaims', {
-				...pvc,
-				metadata: { ...pvc.metadata, finalizers: add ? [...rest, HOLD] : rest },
-			});
-		};
-		finalizers(true);
+		await hold('persistentvolumeclaims', pvcName, true);
 		term.write('y');
 		await term.waitFor(new RegExp(`${member}\\s+Terminating`), SLOW);
-		finalizers(false);
+		await hold('persistentvolumeclaims', pvcName, false);
 		await term.waitFor(new RegExp(`${member}\\s+Ready\\s+-\\s`), SLOW);
 		await term.waitFor(`released ${member} (claimed by zoe@example.com)`, SLOW);
 	});
@@ -109,7 +176,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		await term.waitFor(new RegExp(`reconciled ${name}: create ${name}-3`), SLOW);
 	});
 
-	it.skipIf(!kubectlAvailable() && process.env.CI !== 'true')(
+	it.skipIf(!withKubectl)(
 		'opens a console with the real kubectl and comes back redrawn, selection and filter kept',
 		async () => {
 			const { name, term } = await openOn(2);
@@ -118,13 +185,12 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 			term.write('\r');
 			await term.waitFor((s) => !new RegExp(`^${name}-1 `, 'm').test(s), SLOW);
 			term.write('s');
-			await term.waitFor(new RegExp(`${name}-2:/# $`, 'm'), SLOW);
+			await term.waitFor(`console on ${name}-2 (kubectl exec)`, SLOW);
+			await term.waitFor(PROMPT, SLOW);
 			expect(term.altScreen()).toBe(false);
 			// keys typed in the console belong to the shell: q does not quit ctpool
 			term.write('echo q\r');
 			await term.waitFor(/^q$/m, SLOW);
-			term.write('hostname\r');
-			await term.waitFor(new RegExp(`^${name}-2$`, 'm'), SLOW);
 			term.write('exit\r');
 			await term.waitFor(`console on ${name}-2 closed`, SLOW);
 			const screen = await term.waitFor(/NAME\s+STATE/, SLOW);
@@ -133,7 +199,8 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 			expect(screen).not.toMatch(new RegExp(`^${name}-1 `, 'm'));
 			// again, resizing inside the console and leaving with Ctrl-D
 			term.write('s');
-			await term.waitFor(new RegExp(`${name}-2:/# $`, 'm'), SLOW);
+			await term.waitFor(`console on ${name}-2 (kubectl exec)`, SLOW);
+			await term.waitFor(PROMPT, SLOW);
 			term.resize(84, 26);
 			term.write('\u0004');
 			await term.waitFor(/NAME\s+STATE/, SLOW);
@@ -150,22 +217,60 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		},
 	);
 
-	it.skipIf(!kubectlAvailable() && process.env.CI !== 'true')(
+	if (withKubectl)
+		itSim(
+			"the console's shell runs in the member: its prompt and its hostname are the member's",
+			"the real cluster's kwok nodes run an exec on the host, in a scratch folder, not in a container",
+			async () => {
+				const { name, term } = await openOn(1);
+				term.write('s');
+				await term.waitFor(new RegExp(`${name}-1:/# $`, 'm'), SLOW);
+				term.write('hostname\r');
+				await term.waitFor(new RegExp(`^${name}-1$`, 'm'), SLOW);
+				term.write('exit\r');
+				await term.waitFor(`console on ${name}-1 closed`, SLOW);
+				expect(await quit(term)).toBe(0);
+			},
+		);
+
+	it.skipIf(!withKubectl)(
 		'comes back with the reason when kubectl fails (exec forbidden)',
 		async () => {
-			const { name, term } = await openOn(1);
-			e2e.sim.cluster.config.deny = ['create pods/exec'];
-			try {
-				term.write('s');
-				await term.waitFor(
-					new RegExp(`console on ${name}-1 failed \\(exit 1\\): .*forbidden`, 'i'),
-					SLOW,
-				);
-				expect(term.altScreen()).toBe(true);
-				expect(term.screen()).toMatch(new RegExp(`^${name}-1\\s+Ready`, 'm'));
-			} finally {
-				e2e.sim.cluster.config.deny = [];
-			}
+			// An identity that may exec when the console starts (it lacks only patch on PVCs, so
+			// that maintenance shows disabled once the console has checked its rights), and loses
+			// exec afterwards: the console offers it, the cluster refuses it.
+			const role = 'exec-revoked';
+			const kubeconfig = await e2e.cluster.grant(role, rulesBut('patch persistentvolumeclaims'));
+			const { name, term } = await openOn(1, [], kubeconfig);
+			term.write('?');
+			term.write('G');
+			await term.waitFor(
+				(s) =>
+					/disabled: forbidden: cannot patch\s+persistentvolumeclaims/.test(
+						s.replace(/\n\s+/g, ' '),
+					),
+				SLOW,
+			);
+			expect(term.screen().replace(/\n\s+/g, ' ')).not.toMatch(/cannot create\s+pods\/exec/);
+			term.write('\u001b');
+			await term.waitFor(/NAME\s+STATE/, SLOW);
+			await e2e.cluster.api.put('roles', {
+				apiVersion: 'rbac.authorization.k8s.io/v1',
+				kind: 'Role',
+				metadata: { name: role, namespace: e2e.cluster.ns },
+				rules: rulesBut('patch persistentvolumeclaims', 'create pods/exec'),
+			});
+			await waitFor(async () => !(await mayExec(kubeconfig)), {
+				what: 'pods/exec revoked',
+				timeoutMs: SLOW,
+			});
+			term.write('s');
+			await term.waitFor(
+				new RegExp(`console on ${name}-1 failed \\(exit 1\\): .*forbidden`, 'i'),
+				SLOW,
+			);
+			expect(term.altScreen()).toBe(true);
+			expect(term.screen()).toMatch(new RegExp(`^${name}-1\\s+Ready`, 'm'));
 			term.write('l');
 			await term.waitFor(/activity \(\d+, 1 error\)/, SLOW);
 			expect(await quit(term)).toBe(0);
@@ -178,8 +283,7 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
 		const t = e2e.start({
 			args: [name],
-			kubeconfig: e2e.sim.kubeconfigPath,
-			env: { PATH: join(e2e.sim.dir, 'no-such-bin') },
+			env: { PATH: join(e2e.cluster.dir, 'no-such-bin') },
 		});
 		await t.waitFor(new RegExp(`${name}-1\\s+Ready`), SLOW);
 		t.write('s');
@@ -193,27 +297,26 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 	});
 
 	it('shows keys the identity lacks rights for as disabled, with the missing permission', async () => {
-		e2e.sim.cluster.config.deny = ['create pods/exec'];
-		try {
-			const { name, term } = await openOn(1);
-			term.write('?');
-			// help scrolls (G to its end) and wraps a long reason onto the key's next lines
-			term.write('G');
-			await term.waitFor(
-				(s) =>
-					/open a shell .*—/.test(s) &&
-					/disabled: forbidden: cannot create\s+pods\/exec/.test(s.replace(/\n\s+/g, ' ')),
-				SLOW,
-			);
-			expect(term.screen()).toContain(`pool ${name} · ns corral`);
-			term.write('\u001b');
-			await term.waitFor(/NAME\s+STATE/, SLOW);
-			term.write('s');
-			await term.waitFor(/console: forbidden: cannot create pods\/exec in namespace corral/, SLOW);
-			expect(term.altScreen()).toBe(true);
-		} finally {
-			e2e.sim.cluster.config.deny = [];
-		}
+		const kubeconfig = await e2e.cluster.grant('no-exec', rulesBut('create pods/exec'));
+		const { name, term } = await openOn(1, [], kubeconfig);
+		term.write('?');
+		// help scrolls (G to its end) and wraps a long reason onto the key's next lines
+		term.write('G');
+		await term.waitFor(
+			(s) =>
+				/open a shell .*—/.test(s) &&
+				/disabled: forbidden: cannot create\s+pods\/exec/.test(s.replace(/\n\s+/g, ' ')),
+			SLOW,
+		);
+		expect(term.screen()).toContain(`pool ${name} · ns ${e2e.cluster.ns}`);
+		term.write('\u001b');
+		await term.waitFor(/NAME\s+STATE/, SLOW);
+		term.write('s');
+		await term.waitFor(
+			`console: forbidden: cannot create pods/exec in namespace ${e2e.cluster.ns}`,
+			SLOW,
+		);
+		expect(term.altScreen()).toBe(true);
 	});
 
 	it('opens the pools screen without a pool, and --read-only removes every mutating key', async () => {
@@ -222,30 +325,37 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		await apply(createEngineContext(e2e.kube, { actor: 'test' }), name, poolSpec({ size: 1 }));
 		const t = e2e.start({
 			args: ['--read-only'],
-			kubeconfig: e2e.sim.kubeconfigPath,
 			columns: 120,
 		});
 		await t.waitFor(new RegExp(`^${name}\\s+ghcr\\.io/example/desktop:1\\s+1/1`, 'm'), SLOW);
 		expect(t.screen()).toMatch(/pools \(\d+\)/);
 		expect(t.screen()).toContain('read-only');
+		// the key hints, once drawn to their end
+		await t.waitFor(() => (t.lines().at(-2) ?? '').includes('q quit'), SLOW);
 		const hints = t.lines().at(-2) ?? '';
 		expect(hints).toContain('help');
 		for (const h of ['claim', 'release', 'reconcile', 'loop', 'maint', 'console'])
 			expect(hints).not.toContain(h);
 		t.write('G');
 		t.write('\r');
-		await t.waitFor(new RegExp(`pool ${name} · ns corral`), SLOW);
+		await t.waitFor(`pool ${name} · ns ${e2e.cluster.ns}`, SLOW);
 		t.write('c');
 		await t.waitFor('claim: read-only mode (--read-only)', SLOW);
 		expect(await quit(t)).toBe(0);
 	});
 
 	it('shows the stale banner while the watches are down, and clears it when they are back', async () => {
-		const { term } = await openOn(1);
-		e2e.sim.cluster.faults.refuseConnectionsFor(7_000);
-		await term.waitFor(/STALE\s+stale since \d\d:\d\d:\d\d · retry \d+ · last error/, 30_000);
-		expect(term.screen()).toMatch(/◌ reconnecting \(retry \d+\)/);
-		await term.waitFor((s) => !s.includes('STALE') && s.includes('● live'), SLOW);
+		// ctpool reaches the cluster through a link the test cuts for 7 s
+		const link = await cuttableLink(e2e.cluster.kubeconfigPath, e2e.cluster.dir);
+		try {
+			const { term } = await openOn(1, [], link.kubeconfig);
+			link.cutFor(7_000);
+			await term.waitFor(/STALE\s+stale since \d\d:\d\d:\d\d · retry \d+ · last error/, 30_000);
+			expect(term.screen()).toMatch(/◌ reconnecting \(retry \d+\)/);
+			await term.waitFor((s) => !s.includes('STALE') && s.includes('● live'), SLOW);
+		} finally {
+			await link.close();
+		}
 	});
 
 	it('redraws on resize, and says so below the minimum size', async () => {
