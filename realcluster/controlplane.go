@@ -228,6 +228,7 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 		return cp, err
 	}
 	go runProvisioner(ctx, admin, stateFile(o, "volumes"), cp.failed)
+	go runTerminator(ctx, admin, cp.failed)
 
 	if err := waitFor(ctx, "nodes Ready", 120*time.Second, func() (bool, error) {
 		return nodesReady(ctx, admin, names)

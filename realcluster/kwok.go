@@ -1,10 +1,11 @@
 package main
 
 // kwok's configuration: kwok's own stages for nodes (Ready, then a heartbeat with the node
-// Lease) and for pods (Running and Ready once scheduled; Succeeded or Failed when done),
-// one stage of ours that deletes a terminating pod when its grace period ends, as a kubelet
-// does for a container that ignores SIGTERM (`sleep infinity`), and exec and logs served
-// locally so that `kubectl exec` and `kubectl logs` go through the apiserver to kwok.
+// Lease) and for pods (Running and Ready once scheduled; Succeeded or Failed when done), and
+// exec and logs served locally so that `kubectl exec` and `kubectl logs` go through the
+// apiserver to kwok. A terminating pod is removed when its grace period ends by the
+// launcher's terminator (terminator.go), as a kubelet does for a container that ignores
+// SIGTERM (`sleep infinity`).
 
 import (
 	"fmt"
@@ -16,28 +17,6 @@ import (
 	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat-with-lease"
 	podfast "sigs.k8s.io/kwok/kustomize/stage/pod/fast"
 )
-
-// podDeleteAtGraceEnd removes a terminating pod once its deletionTimestamp (the end of its
-// grace period) has passed.
-const podDeleteAtGraceEnd = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: pod-delete
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: 'Exists'
-  delay:
-    durationMilliseconds: 0
-    durationFrom:
-      expressionFrom: '.metadata.deletionTimestamp'
-  next:
-    delete: true
-`
 
 // The log every container writes (kwok serves one file, in the CRI log format, for the
 // containers it matches).
@@ -74,7 +53,6 @@ spec:
 		nodeheartbeat.DefaultNodeHeartbeatWithLease,
 		podfast.DefaultPodReady,
 		podfast.DefaultPodComplete,
-		podDeleteAtGraceEnd,
 		local,
 	}
 	for i, d := range docs {

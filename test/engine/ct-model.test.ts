@@ -15,8 +15,9 @@ import {
 import { BOOTSTRAP_SCRIPT } from '../../source/pool/ct-spec.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
-import type { SimObject } from '../../source/sim/store-api.js';
+import { SERVICE_ACCOUNT_MOUNT } from '../../source/sim/defaults.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitReady } from './fixtures.js';
 
@@ -142,10 +143,23 @@ describe('the CT model on the cluster', () => {
 	});
 	afterAll(() => c?.close());
 
-	const podOf = (name: string) =>
-		c.sim.store.get('pods', 'corral', name) as SimObject & {
-			spec: { restartPolicy: string; containers: Array<Record<string, unknown>> };
-		};
+	type Pod = KubeObject & {
+		spec: { restartPolicy: string; containers: Array<Record<string, unknown>> };
+	};
+
+	/**
+	 * A pod as stored, its containers without the API credentials mount that the
+	 * ServiceAccount admission adds to every pod (Corral's pods get it too).
+	 */
+	const podOf = async (name: string): Promise<Pod> => {
+		const pod = await c.api.get<Pod>('pods', name);
+		if (!pod) throw new Error(`pod ${name} not found`);
+		for (const ct of pod.spec.containers) {
+			const mounts = ct.volumeMounts as Array<{ mountPath: string }> | undefined;
+			ct.volumeMounts = mounts?.filter((m) => m.mountPath !== SERVICE_ACCOUNT_MOUNT);
+		}
+		return pod;
+	};
 
 	it('every kind of member, as stored, is the pod Corral makes', async () => {
 		for (const [i, kind] of KINDS.entries()) {
@@ -153,7 +167,7 @@ describe('the CT model on the cluster', () => {
 			const spec = poolSpec({ ...kind, size: 1, cpu: 1, memory: '64Mi' });
 			const result = await apply(c.context(), pool, spec);
 			expect(result.errors).toEqual([]);
-			const pod = podOf(`${pool}-1`);
+			const pod = await podOf(`${pool}-1`);
 			expect(pod.metadata.labels).toEqual(
 				labels(pool, `${pool}-1`, sourceHash(sourceFields(spec))),
 			);
@@ -171,30 +185,25 @@ describe('the CT model on the cluster', () => {
 		const hash = sourceHash(sourceFields(spec));
 		await writeDefinition(c.context(), 'corral', { ...spec, size: 0 });
 		// The data PVC as Corral's ct create writes it (its annotation byte for byte), in the pool.
-		c.sim.store.create(
-			'persistentvolumeclaims',
-			{
-				apiVersion: 'v1',
-				kind: 'PersistentVolumeClaim',
-				metadata: {
-					name: 'corral-1-data',
-					namespace: 'corral',
-					labels: labels('corral', 'corral-1', hash),
-					annotations: {
-						'corral.ct/spec': `{"image":"${spec.image}","cpu":2,"mem":"128Mi","privileged":true}`,
-					},
+		await c.api.create('persistentvolumeclaims', {
+			apiVersion: 'v1',
+			kind: 'PersistentVolumeClaim',
+			metadata: {
+				name: 'corral-1-data',
+				labels: labels('corral', 'corral-1', hash),
+				annotations: {
+					'corral.ct/spec': `{"image":"${spec.image}","cpu":2,"mem":"128Mi","privileged":true}`,
 				},
-				spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
 			},
-			{ who: 'corral' },
-		);
+			spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+		});
 		const ctx = c.context();
 		const result = await apply(ctx, 'corral', spec);
 		expect(result.errors).toEqual([]);
 		expect(result.actions.map((a) => [a.member, a.step, a.ok])).toEqual([
 			['corral-1', 'start', true],
 		]);
-		const pod = podOf('corral-1');
+		const pod = await podOf('corral-1');
 		expect(pod.metadata.labels).toEqual(labels('corral', 'corral-1', hash));
 		expect(pod.spec.restartPolicy).toBe('Always');
 		expect(pod.spec.containers[0]).toMatchObject(
@@ -215,28 +224,23 @@ describe('the CT model on the cluster', () => {
 		const spec = poolSpec({ size: 1, cpu: '1', memory: '64Mi', disk: '1Gi', init: true });
 		const hash = sourceHash(sourceFields(spec));
 		await writeDefinition(c.context(), 'older', { ...spec, size: 0 });
-		c.sim.store.create(
-			'persistentvolumeclaims',
-			{
-				apiVersion: 'v1',
-				kind: 'PersistentVolumeClaim',
-				metadata: {
-					name: 'older-1-data',
-					namespace: 'corral',
-					labels: labels('older', 'older-1', hash),
-					annotations: {
-						'corral.ct/spec': `{"cpu":"1","disk":"1Gi","image":"${spec.image}","init":true,"memory":"64Mi","privileged":false,"storageClass":""}`,
-					},
+		await c.api.create('persistentvolumeclaims', {
+			apiVersion: 'v1',
+			kind: 'PersistentVolumeClaim',
+			metadata: {
+				name: 'older-1-data',
+				labels: labels('older', 'older-1', hash),
+				annotations: {
+					'corral.ct/spec': `{"cpu":"1","disk":"1Gi","image":"${spec.image}","init":true,"memory":"64Mi","privileged":false,"storageClass":""}`,
 				},
-				spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
 			},
-			{ who: 'ctpool-older' },
-		);
+			spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+		});
 		const result = await apply(c.context(), 'older', spec);
 		expect(result.actions.map((a) => [a.member, a.step, a.ok])).toEqual([
 			['older-1', 'start', true],
 		]);
-		const ct = podOf('older-1').spec.containers[0]!;
+		const ct = (await podOf('older-1')).spec.containers[0]!;
 		expect(ct).toMatchObject(
 			corralContainer({ image: spec.image, cpu: 1, mem: '64Mi', privileged: false, init: true }),
 		);

@@ -43,7 +43,7 @@ describe('persistent mode and corrupt definitions', () => {
 		expect(err.kind).toBe('persistent');
 		expect(err.message).toBe(PERSISTENT_MESSAGE);
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
-		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-pers')).toBeUndefined();
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-pers')).toBeUndefined();
 	});
 
 	it('refuses a persistent definition at reconcile, claim and release, and deletes nothing', async () => {
@@ -64,7 +64,7 @@ describe('persistent mode and corrupt definitions', () => {
 			expect(err.message).toBe(PERSISTENT_MESSAGE);
 		}
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
-		expect(c.sim.store.get('pods', 'corral', 'was-2')).toBeDefined();
+		expect(await c.api.get('pods', 'was-2')).toBeDefined();
 		// Status still shows it (read-only).
 		const snap = await readPool(ctx, 'was');
 		expect(snap.spec?.mode).toBe('persistent');
@@ -92,7 +92,7 @@ describe('persistent mode and corrupt definitions', () => {
 				expect(err.message).toContain('ctpool apply');
 			}
 			expect(await c.ctpoolMutations(mark)).toEqual([]);
-			expect(c.sim.store.get('pods', 'corral', `${pool}-1`)).toBeDefined();
+			expect(await c.api.get('pods', `${pool}-1`)).toBeDefined();
 			const snap = await readPool(ctx, pool);
 			expect(snap.spec).toBeNull();
 			expect(snap.specError).toMatch(message);
@@ -102,7 +102,7 @@ describe('persistent mode and corrupt definitions', () => {
 	it('a pool without a definition is not-found, naming the namespace and the fix', async () => {
 		const err = await poolError(reconcile(c.context(), 'nothere'));
 		expect(err.kind).toBe('not-found');
-		expect(err.message).toContain('namespace corral');
+		expect(err.message).toContain(`namespace ${c.ns}`);
 		expect(err.message).toContain('ctpool apply nothere');
 	});
 });

@@ -9,12 +9,12 @@ import { apply, buildPod, claim, reconcile } from '../../source/engine/index.js'
 import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
 import { memberView, poolFacts } from '../../source/pool/member-state.js';
 import type { PodObject } from '../../source/pool/objects.js';
-import type { SimObject } from '../../source/sim/store-api.js';
 import type { MemberRow } from '../../source/tui/member-row.js';
 import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
 import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
+import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 import { waitReady } from './fixtures.js';
@@ -97,10 +97,10 @@ describeKubectl('kubectl set image on a member', () => {
 		const ctx = c.context();
 		await apply(ctx, 'desk', poolSpec({ size: 3 }));
 		await waitReady(ctx, 'desk', 3);
-		store = createConsoleStore({ session: { namespace: 'corral', actor: 'admin' }, pool: 'desk' });
+		store = createConsoleStore({ session: { namespace: c.ns, actor: 'admin' }, pool: 'desk' });
 		watch = startPoolWatch(
 			c.kube,
-			{ namespace: 'corral', batchMs: 10 },
+			{ namespace: c.ns, batchMs: 10 },
 			{
 				onBatch: (changes) => {
 					store.getState().applyBatch(changes);
@@ -125,8 +125,8 @@ describeKubectl('kubectl set image on a member', () => {
 	});
 
 	it('shows as drift with what differs within one watch event, in the status, and is replaced', async () => {
-		const opts = { kubeconfig: c.sim.kubeconfigPath };
-		const r = await kubectl(['set', 'image', 'pod/desk-3', 'ct=other:9', '-n', 'corral'], opts);
+		const opts = { kubeconfig: c.kubeconfigPath };
+		const r = await kubectl(['set', 'image', 'pod/desk-3', 'ct=other:9', '-n', c.ns], opts);
 		expect(r.stderr).toBe('');
 		await waitFor(() => seen ?? undefined, 'the batch with the new image');
 		expect(seen!.row).toMatchObject({
@@ -134,14 +134,7 @@ describeKubectl('kubectl set image on a member', () => {
 			drift: ['image: pool ghcr.io/example/desktop:1, pod other:9'],
 			free: false,
 		});
-		const status = await ctpool([
-			'status',
-			'desk',
-			'-o',
-			'json',
-			'--kubeconfig',
-			c.sim.kubeconfigPath,
-		]);
+		const status = await ctpool(['status', 'desk', '-o', 'json', ...c.kc]);
 		const row = JSON.parse(status.stdout).members.find(
 			(m: { name: string }) => m.name === 'desk-3',
 		);
@@ -149,7 +142,7 @@ describeKubectl('kubectl set image on a member', () => {
 			drifted: true,
 			drift: 'image: pool ghcr.io/example/desktop:1, pod other:9',
 		});
-		const table = await ctpool(['status', 'desk', '--kubeconfig', c.sim.kubeconfigPath]);
+		const table = await ctpool(['status', 'desk', ...c.kc]);
 		expect(table.stdout).toMatch(
 			/desk-3 .*drifted.*drift: image: pool ghcr\.io\/example\/desktop:1, pod other:9/,
 		);
@@ -158,7 +151,7 @@ describeKubectl('kubectl set image on a member', () => {
 		expect(result.actions.map((a) => [a.member, a.step, a.ok])).toEqual([
 			['desk-3', 'replace', true],
 		]);
-		const pod = c.sim.store.get('pods', 'corral', 'desk-3') as SimObject & {
+		const pod = (await c.api.get('pods', 'desk-3')) as KubeObject & {
 			spec: { containers: Array<{ image: string }> };
 		};
 		expect(pod.spec.containers[0]!.image).toBe('ghcr.io/example/desktop:1');
@@ -168,8 +161,8 @@ describeKubectl('kubectl set image on a member', () => {
 		const ctx = c.context();
 		await waitReady(ctx, 'desk', 3);
 		const won = await claim(ctx, 'desk', 'alice@example.com');
-		const opts = { kubeconfig: c.sim.kubeconfigPath };
-		await kubectl(['set', 'image', `pod/${won.member}`, 'ct=other:9', '-n', 'corral'], opts);
+		const opts = { kubeconfig: c.kubeconfigPath };
+		await kubectl(['set', 'image', `pod/${won.member}`, 'ct=other:9', '-n', c.ns], opts);
 		const result = await reconcile(ctx, 'desk');
 		expect(result.actions).toEqual([]);
 		expect(result.status.members.find((m) => m.name === won.member)).toMatchObject({

@@ -7,12 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPoolController } from '../../source/controller/pool-controller.js';
 import { apply, claim, createEngine, readDefinition, release } from '../../source/engine/index.js';
+import { startResilientWatch } from '../../source/kube/resilient-watch.js';
 import { sourceHash } from '../../source/pool/source-hash.js';
 import { sourceFields } from '../../source/pool/spec.js';
 import { parseStatus } from '../../source/pool/status.js';
-import type { SimObject } from '../../source/sim/store-api.js';
 import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 import { waitReady } from './fixtures.js';
@@ -23,11 +24,11 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-function pod(name: string): SimObject | undefined {
-	return c.sim.store.get('pods', 'corral', name);
+function pod(name: string): Promise<KubeObject | undefined> {
+	return c.api.get('pods', name);
 }
 
-function ready(p: SimObject | undefined): boolean {
+function ready(p: KubeObject | undefined): boolean {
 	const status = p?.status as { conditions?: Array<{ type: string; status: string }> } | undefined;
 	return (
 		p !== undefined &&
@@ -45,18 +46,41 @@ describe('a rollout', { timeout: 120_000 }, () => {
 		await waitReady(ctx, 'roll', size);
 		const alice = await claim(ctx, 'roll', 'alice@example.com');
 		const bob = await claim(ctx, 'roll', 'bob@example.com');
-		const claimed = new Map([alice.member, bob.member].map((m) => [m, pod(m)!.metadata.uid]));
+		const claimed = new Map<string, string | undefined>();
+		for (const m of [alice.member, bob.member]) claimed.set(m, (await pod(m))?.metadata.uid);
 		const unclaimed = members.filter((m) => !claimed.has(m));
 
-		// the timeline: after every write the cluster takes, how many unclaimed members are down
+		// the timeline: after every change of a pod in the cluster (a watch hears each one, in
+		// the order the cluster made them), how many unclaimed members are down
 		const timeline: number[] = [];
-		const stopRecording = c.sim.store.onWrite(() => {
-			timeline.push(unclaimed.filter((m) => !ready(pod(m))).length);
-		});
+		const pods = new Map<string, KubeObject>();
+		const down = () => unclaimed.filter((m) => !ready(pods.get(m))).length;
+		let listed = false;
+		const recording = startResilientWatch(
+			c.kube,
+			{ plural: 'pods', kind: 'Pod', apiVersion: 'v1', namespace: c.ns },
+			{ labelSelector: 'corral.dev/vdi-ct-pool=roll' },
+			{
+				onReset(objects) {
+					pods.clear();
+					for (const o of objects as KubeObject[]) pods.set(o.metadata.name, o);
+					timeline.push(down());
+					listed = true;
+				},
+				onChange(op, object) {
+					const o = object as KubeObject;
+					if (op === 'delete') pods.delete(o.metadata.name);
+					else pods.set(o.metadata.name, o);
+					timeline.push(down());
+				},
+				onState() {},
+			},
+		);
+		await waitFor(() => listed, 'the pods of roll listed');
 		const mark = c.mark();
 		const pools = startPoolController({
 			kube: c.kube,
-			namespace: 'corral',
+			namespace: c.ns,
 			pool: 'roll',
 			resyncMs: 60_000,
 			settleMs: 50,
@@ -70,8 +94,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 				'ghcr.io/example/desktop:2',
 				'--max-unavailable',
 				'3',
-				'--kubeconfig',
-				c.sim.kubeconfigPath,
+				...c.kc,
 			]);
 			expect(r.stderr).toBe('');
 			expect(r.code).toBe(0);
@@ -83,17 +106,22 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			await waitFor(
 				async () =>
 					(await pools.metrics.registry.metrics()).includes(
-						'ctpool_pool_rollout_total{namespace="corral",pool="roll"} 18',
+						`ctpool_pool_rollout_total{namespace="${c.ns}",pool="roll"} 18`,
 					) || undefined,
 				'the rollout in the metrics',
 			);
 
 			await waitFor(
-				() =>
-					unclaimed.every(
-						(m) =>
-							ready(pod(m)) && pod(m)?.metadata.labels?.['corral.dev/vdi-ct-source'] === target,
-					) || undefined,
+				async () => {
+					const now = await c.api.byName('pods');
+					return (
+						unclaimed.every(
+							(m) =>
+								ready(now.get(m)) &&
+								now.get(m)?.metadata.labels?.['corral.dev/vdi-ct-source'] === target,
+						) || undefined
+					);
+				},
 				{ what: 'every unclaimed member on the new image and Ready', timeoutMs: 90_000 },
 			);
 			await waitFor(async () => {
@@ -101,7 +129,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 				return (status !== null && status.rollout === undefined) || undefined;
 			}, 'the rollout gone from the status');
 		} finally {
-			stopRecording();
+			recording.stop();
 			await pools.stop();
 		}
 		expect(Math.max(...timeline)).toBe(3);
@@ -110,11 +138,11 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			.filter((m) => m.resource === 'pods' && m.verb === 'delete' && m.changed)
 			.map((m) => m.name);
 		expect(podDeletes.sort()).toEqual([...unclaimed].sort());
-		for (const [m, uid] of claimed) expect(pod(m)?.metadata.uid).toBe(uid);
+		for (const [m, uid] of claimed) expect((await pod(m))?.metadata.uid).toBe(uid);
 
 		// the claimed ones move to the new image when released
 		await release(ctx, 'roll', alice.member, 'alice@example.com');
-		const after = pod(alice.member);
+		const after = await pod(alice.member);
 		expect(after?.metadata.uid).not.toBe(claimed.get(alice.member));
 		expect(after?.metadata.labels?.['corral.dev/vdi-ct-source']).toBe(
 			sourceHash(sourceFields(poolSpec({ image: 'ghcr.io/example/desktop:2' }))),

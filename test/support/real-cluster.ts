@@ -167,21 +167,22 @@ export class RealAudit {
 		return statSync(this.file).size;
 	}
 
-	/** The lines after a mark, once the log has stopped growing for a moment. */
+	/**
+	 * The lines after a mark. The apiserver writes a request's line before it answers
+	 * (blocking mode); a short pause lets the lines of requests that ended just now land.
+	 * (Waiting for the log to stand still would never end while other files run.)
+	 */
 	private async linesSince(mark: number): Promise<AuditLine[]> {
-		let size = this.mark();
-		for (;;) {
-			await new Promise((r) => setTimeout(r, 150));
-			const next = this.mark();
-			if (next === size) break;
-			size = next;
-		}
+		await new Promise((r) => setTimeout(r, 200));
+		const size = this.mark();
 		const fd = openSync(this.file, 'r');
 		try {
 			const buf = Buffer.alloc(size - mark);
 			readSync(fd, buf, 0, buf.length, mark);
-			return buf
-				.toString('utf8')
+			// Only whole lines: one still being written is left for a later read.
+			const text = buf.toString('utf8');
+			return text
+				.slice(0, text.lastIndexOf('\n') + 1)
 				.split('\n')
 				.filter((l) => l.trim())
 				.map((l) => JSON.parse(l) as AuditLine);
