@@ -98,19 +98,21 @@ export async function startRealCluster(root: string, tmp: string): Promise<SimHa
 			encoding: 'utf8',
 			stdio: ['ignore', 'pipe', 'pipe'],
 		}).trim();
+	// Its own namespace: the audit policy leaves kube-system's accounts (the controllers) out.
 	try {
-		kubectl('get', 'serviceaccount', '-n', 'kube-system', 'ctpool-bench');
+		kubectl('get', 'serviceaccount', '-n', 'ctpool-bench', 'ctpool-bench');
 	} catch {
-		kubectl('create', 'serviceaccount', '-n', 'kube-system', 'ctpool-bench');
+		kubectl('create', 'namespace', 'ctpool-bench');
+		kubectl('create', 'serviceaccount', '-n', 'ctpool-bench', 'ctpool-bench');
 		kubectl(
 			'create',
 			'clusterrolebinding',
 			'ctpool-bench',
 			'--clusterrole=cluster-admin',
-			'--serviceaccount=kube-system:ctpool-bench',
+			'--serviceaccount=ctpool-bench:ctpool-bench',
 		);
 	}
-	const token = kubectl('create', 'token', '-n', 'kube-system', 'ctpool-bench', '--duration=24h');
+	const token = kubectl('create', 'token', '-n', 'ctpool-bench', 'ctpool-bench', '--duration=24h');
 	const ca = /certificate-authority-data: (\S+)/.exec(readFileSync(ready.kubeconfig, 'utf8'))?.[1];
 	const kubeconfig = join(tmp, 'real-bench.kubeconfig');
 	writeFileSync(

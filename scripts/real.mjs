@@ -149,9 +149,14 @@ export function build({ quiet = false } = {}) {
 function alive(pid) {
 	try {
 		process.kill(pid, 0);
-		return true;
 	} catch {
 		return false;
+	}
+	// A pid of a launcher that died may have gone to another process since.
+	try {
+		return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('realcluster');
+	} catch {
+		return true; // no /proc: trust the signal
 	}
 }
 
