@@ -70,6 +70,12 @@ export const E2E = [
 export const REAL = [
 	'test/real/',
 	'test/engine/apply-reconcile.test.ts',
+	'test/engine/claim.test.ts',
+	'test/engine/release.test.ts',
+	'test/engine/reconcile-steps.test.ts',
+	'test/engine/reconcile-leases.test.ts',
+	'test/engine/delete-pool.test.ts',
+	'test/engine/claim-concurrency.test.ts',
 	'test/engine/engine.test.ts',
 	'test/engine/audit-events.test.ts',
 	'test/engine/ct-model.test.ts',

@@ -5,15 +5,17 @@
  * lazyClients in config.ts): the generated APIs and models are most of client-node's code.
  */
 
+import http from 'node:http';
+import https from 'node:https';
+import zlib from 'node:zlib';
 import {
 	AuthorizationV1Api,
 	CoordinationV1Api,
 	CoreV1Api,
 	createConfiguration,
-	IsomorphicFetchHttpLibrary,
 	type KubeConfig,
 	type RequestContext,
-	type ResponseContext,
+	ResponseContext,
 	type SecurityAuthentication,
 	ServerConfiguration,
 	wrapHttpLibrary,
@@ -38,6 +40,59 @@ function sharedAgentAuthentication(kc: KubeConfig): SecurityAuthentication {
 }
 
 /**
+ * Sends one request over node:http and resolves once its whole answer is read (gzip undone).
+ * client-node's own library (node-fetch 2) is not used: on a kept-alive connection it fails a
+ * chunked answer (kube-apiserver chunks every answer past 2 KiB) with "Premature close" when
+ * the connection is handed to the next request before the body was read.
+ */
+function sendOnce(request: RequestContext): Promise<ResponseContext> {
+	const url = new URL(request.getUrl());
+	const body = request.getBody();
+	const payload = body === undefined ? undefined : String(body);
+	const mod = url.protocol === 'https:' ? https : http;
+	return new Promise((resolve, reject) => {
+		const req = mod.request(url, {
+			method: String(request.getHttpMethod()),
+			headers: {
+				'Accept-Encoding': 'gzip',
+				...request.getHeaders(),
+				...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }),
+			},
+			agent: request.getAgent() as http.Agent | undefined,
+			signal: request.getSignal(),
+		});
+		req.on('error', reject);
+		req.on('response', (res) => {
+			const headers: Record<string, string> = {};
+			for (const [k, v] of Object.entries(res.headers))
+				if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+			const gzip = /^\s*(x-)?gzip\s*$/i.test(headers['content-encoding'] ?? '');
+			const stream = gzip ? res.pipe(zlib.createGunzip()) : res;
+			if (gzip) res.on('error', (err) => stream.destroy(err));
+			const chunks: Buffer[] = [];
+			stream.on('data', (c: Buffer) => chunks.push(c));
+			stream.on('error', reject);
+			stream.on('end', () => {
+				if (!res.complete)
+					return reject(
+						Object.assign(new Error('the connection closed before the answer was complete'), {
+							code: 'ECONNRESET',
+						}),
+					);
+				const bytes = Buffer.concat(chunks);
+				resolve(
+					new ResponseContext(res.statusCode ?? 0, headers, {
+						text: async () => bytes.toString('utf8'),
+						binary: async () => bytes,
+					}),
+				);
+			});
+		});
+		req.end(payload);
+	});
+}
+
+/**
  * Methods that are safe to send again. A GET reads; a DELETE that went through answers 404
  * the second time; a merge PATCH sets the same fields again. A POST (the atomic create of a
  * claim) and a PUT (a compare-and-swap) are never repeated: their first answer decides.
@@ -51,7 +106,6 @@ const RETRIED_METHODS = new Set(['GET', 'DELETE', 'PATCH']);
  * failure to connect: one blip of the API server costs a retry, not a step.
  */
 function deadlineHttpApi(timeoutMs: number, agentName: string) {
-	const inner = new IsomorphicFetchHttpLibrary();
 	return wrapHttpLibrary({
 		async send(request: RequestContext): Promise<ResponseContext> {
 			request.setHeaderParam('User-Agent', agentName);
@@ -80,7 +134,7 @@ function deadlineHttpApi(timeoutMs: number, agentName: string) {
 				const wait = retried ? retryPause(attempt, deadlineAt) : undefined;
 				let response: ResponseContext;
 				try {
-					response = await inner.send(request).toPromise();
+					response = await sendOnce(request);
 				} catch (err) {
 					if (wait !== undefined && !signal.aborted && isTransient(err)) {
 						await sleep(wait, signal);

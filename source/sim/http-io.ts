@@ -14,7 +14,16 @@ import type { SimApiError } from './store-api.js';
 /** The largest request body the server reads. */
 const MAX_BODY = 8 * 1024 * 1024;
 
-/** Writes a whole response with its Content-Length (or just ends it when headers went out). */
+/**
+ * Go's net/http buffers this much of a response before it sends the headers: a handler that
+ * writes no more gets a Content-Length, a longer answer goes out chunked.
+ */
+export const CHUNKING_AFTER_BYTES = 2048;
+
+/**
+ * Writes a whole response (or just ends it when headers went out) as kube-apiserver does: with
+ * a Content-Length up to 2 KiB, with `Transfer-Encoding: chunked` past that.
+ */
 export function send(
 	res: ServerResponse,
 	code: number,
@@ -25,9 +34,10 @@ export function send(
 		res.end();
 		return;
 	}
+	const length = Buffer.byteLength(body);
 	res.writeHead(code, {
 		'Content-Type': contentType,
-		'Content-Length': Buffer.byteLength(body),
+		...(length <= CHUNKING_AFTER_BYTES ? { 'Content-Length': length } : {}),
 		'Cache-Control': 'no-cache, private',
 	});
 	res.end(body);

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { resourcePath } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 
 let c: TestCluster;
@@ -26,17 +27,32 @@ afterAll(() => c?.close());
 let pools = 0;
 
 /** Leases of the pool by holder. */
-function leasesByHolder(pool: string): Map<string, string[]> {
+async function leasesByHolder(pool: string): Promise<Map<string, string[]>> {
 	const out = new Map<string, string[]>();
-	for (const l of c.sim.store.list('leases', { namespace: 'corral' })) {
-		if (l.metadata.labels?.['corral.dev/vdi-ct-pool'] !== pool) continue;
+	for (const l of await c.api.list('leases', {
+		labelSelector: `corral.dev/vdi-ct-pool=${pool}`,
+	})) {
 		const holder = (l.spec as { holderIdentity?: string }).holderIdentity ?? '';
 		out.set(holder, [
 			...(out.get(holder) ?? []),
-			l.metadata.labels['corral.dev/vdi-ct-member'] ?? '',
+			l.metadata.labels?.['corral.dev/vdi-ct-member'] ?? '',
 		]);
 	}
 	return out;
+}
+
+/**
+ * Removes every object of a pool at once (pods without a grace period), so that the runs do
+ * not pile up members on the nodes.
+ */
+async function removePool(pool: string): Promise<void> {
+	for (const resource of ['pods', 'persistentvolumeclaims', 'leases', 'configmaps']) {
+		const answer = await c.api.request('DELETE', resourcePath(resource, c.ns), {
+			query: { labelSelector: `corral.dev/vdi-ct-pool=${pool}` },
+			body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 },
+		});
+		expect(answer.status).toBe(200);
+	}
 }
 
 describe('concurrent claims in one process', () => {
@@ -76,9 +92,10 @@ describe('concurrent claims in one process', () => {
 					expect(won.length).toBe(Math.min(byIdentity.size, size));
 					expect(new Set(won.map(([, m]) => m)).size).toBe(won.length);
 					// the cluster agrees: one Lease per winner, on the member answered
-					const leases = leasesByHolder(pool);
+					const leases = await leasesByHolder(pool);
 					expect(leases.size).toBe(won.length);
 					for (const [w, m] of won) expect(leases.get(`${w}@example.com`)).toEqual([m]);
+					await removePool(pool);
 				},
 			),
 			{ numRuns: 15 },

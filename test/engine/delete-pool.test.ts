@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, deletePool, release, setMaintenance } from '../../source/engine/index.js';
 import { PoolError } from '../../source/pool/errors.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { startTestCluster, type TestCluster, testContext } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { objects, waitReady } from './fixtures.js';
+import { kubeWithout, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -55,7 +55,7 @@ describe('delete', () => {
 				'pods/keep-2',
 			].sort(),
 		);
-		const cm = c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-keep') as unknown as {
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-keep')) as unknown as {
 			data: Record<string, string>;
 		};
 		expect(JSON.parse(cm.data.spec!).size).toBe(0);
@@ -69,22 +69,21 @@ describe('delete', () => {
 	it('names a member whose delete failed, and keeps the definition', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'stuck', poolSpec({ size: 1 }));
-		c.sim.config.deny.push('delete persistentvolumeclaims');
-		try {
-			const err = await deletePool(ctx, 'stuck').then(
-				() => null,
-				(e: unknown) => e as PoolError,
-			);
-			expect(err?.message).toMatch(
-				/delete stuck-1: forbidden: cannot delete persistentvolumeclaims/,
-			);
-		} finally {
-			c.sim.config.deny.splice(c.sim.config.deny.indexOf('delete persistentvolumeclaims'), 1);
-		}
-		expect(c.sim.store.get('configmaps', 'corral', 'corral-vdi-ctpool-stuck')).toBeDefined();
+		// Deleted by an operator whose Role lacks PVC delete: the cluster refuses it.
+		const denied = testContext(
+			await kubeWithout(c, 'no-pvc-delete', 'delete', 'persistentvolumeclaims'),
+		);
+		const err = await deletePool(denied, 'stuck').then(
+			() => null,
+			(e: unknown) => e as PoolError,
+		);
+		expect(err).toBeInstanceOf(PoolError);
+		expect(err?.message).toMatch(/delete stuck-1: forbidden: cannot delete persistentvolumeclaims/);
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-stuck')).toBeDefined();
+		expect(await c.api.get('persistentvolumeclaims', 'stuck-1-data')).toBeDefined();
 		// The pod's delete went through before the PVC's was refused: wait out its grace period
 		// (a delete while it terminates says "still being deleted", as it should).
-		await waitFor(() => c.sim.store.get('pods', 'corral', 'stuck-1') === undefined, {
+		await waitFor(async () => (await c.api.get('pods', 'stuck-1')) === undefined, {
 			what: 'pod stuck-1 gone',
 		});
 		await deletePool(ctx, 'stuck');

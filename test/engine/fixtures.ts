@@ -6,8 +6,9 @@ import { readPool } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { PoolError } from '../../source/pool/errors.js';
 import { roleRules } from '../../source/pool/permissions.js';
-import type { TestCluster } from '../support/cluster.js';
+import { onRealCluster, type TestCluster } from '../support/cluster.js';
 import type { KubeObject } from '../support/object-api.js';
+import { RealAudit, realReady } from '../support/real-cluster.js';
 import { waitFor } from '../support/wait.js';
 
 /** The objects of a kind in the test namespace, by name. */
@@ -15,12 +16,18 @@ export function objects(c: TestCluster, resource: string): Promise<Map<string, K
 	return c.api.byName(resource);
 }
 
-/** Waits until every member within size is Ready. */
+/**
+ * Waits until every member within size is Ready (up to 20 s on the simulated cluster, 60 s
+ * on the real one, where each PVC waits for the provisioner before its pod is scheduled).
+ */
 export async function waitReady(ctx: EngineContext, pool: string, count: number): Promise<void> {
-	await waitFor(async () => {
-		const snap = await readPool(ctx, pool);
-		return snap.members.filter((m) => m.state === 'Ready').length === count;
-	}, `${count} ready members of ${pool}`);
+	await waitFor(
+		async () => {
+			const snap = await readPool(ctx, pool);
+			return snap.members.filter((m) => m.state === 'Ready').length === count;
+		},
+		{ what: `${count} ready members of ${pool}`, timeoutMs: onRealCluster ? 60_000 : 20_000 },
+	);
 }
 
 /** The uid of an object of the test namespace, or undefined. */
@@ -88,4 +95,48 @@ export async function poolError(p: Promise<unknown>): Promise<PoolError> {
 export async function kubeWithoutEvents(c: TestCluster, name: string): Promise<Kube> {
 	const rules = roleRules({ events: false }).flatMap((p) => p.rules);
 	return loadKube({ kubeconfig: await c.grant(name, rules) });
+}
+
+/**
+ * A connection acting as ServiceAccount `name`, bound to every rule ctpool asks for except
+ * `verb` on `resource`: that one request is refused by the cluster's own RBAC (a 403 with
+ * the apiserver's text), on the simulated cluster and the real one alike.
+ */
+export async function kubeWithout(
+	c: TestCluster,
+	name: string,
+	verb: string,
+	resource: string,
+): Promise<Kube> {
+	const rules = roleRules()
+		.flatMap((p) => p.rules)
+		.flatMap((r) => {
+			if (!r.resources.includes(resource) || !r.verbs.includes(verb)) return [r];
+			const rest = r.resources.filter((x) => x !== resource);
+			return [
+				...(rest.length > 0 ? [{ ...r, resources: rest }] : []),
+				{ ...r, resources: [resource], verbs: r.verbs.filter((v) => v !== verb) },
+			];
+		});
+	return loadKube({ kubeconfig: await c.grant(name, rules) });
+}
+
+/** One request ctpool made: its verb (get, list, watch, create, ...) and resource. */
+export interface CtpoolRequest {
+	verb: string;
+	resource: string;
+}
+
+/** ctpool's requests after a mark, with verb and resource (the simulated audit, or the apiserver's audit log). */
+export async function ctpoolRequestList(c: TestCluster, mark: number): Promise<CtpoolRequest[]> {
+	if (c.kind === 'sim')
+		return c.sim.audit
+			.since(mark)
+			.requests.filter((r) => r.who === 'ctpool')
+			.map((r) => ({ verb: r.verb, resource: r.resource ?? '' }));
+	const audit = new RealAudit((await realReady()).auditLog, c.ns);
+	return (await audit.ctpoolRequests(mark)).map((l) => ({
+		verb: l.verb,
+		resource: l.objectRef?.resource ?? '',
+	}));
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, reconcile, writeDefinition } from '../../source/engine/index.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { startTestCluster, type TestCluster, testContext } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { objects, putLease, waitReady } from './fixtures.js';
+import { waitFor } from '../support/wait.js';
+import { kubeWithout, objects, putLease, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -84,7 +85,7 @@ describe('reconcile and Leases', () => {
 		const ctx = c.context();
 		const first = await apply(ctx, 'crash', poolSpec({ size: 2 }));
 		expect(first.actions.map((x) => x.member)).toEqual(['crash-1']);
-		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeUndefined();
+		expect(await c.api.get('pods', 'crash-2')).toBeUndefined();
 		expect(first.status.members.find((m) => m.name === 'crash-2')).toMatchObject({
 			state: 'Missing',
 		});
@@ -92,7 +93,7 @@ describe('reconcile and Leases', () => {
 		// Nine minutes later it still blocks.
 		const nine = await reconcile(c.context({ now: () => start + 9 * 60_000 }), 'crash');
 		expect(nine.actions).toEqual([]);
-		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeUndefined();
+		expect(await c.api.get('pods', 'crash-2')).toBeUndefined();
 
 		// Eleven minutes later the next reconcile takes it over (a CAS update), acts, and removes it.
 		const mark = c.mark();
@@ -101,7 +102,7 @@ describe('reconcile and Leases', () => {
 		expect(later.actions).toEqual([{ member: 'crash-2', step: 'create', ok: true }]);
 		expect(await changed(mark, 'update', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
 		expect(await changed(mark, 'delete', 'leases', 'corral-vdi-ct-crash-2')).toBe(1);
-		expect(c.sim.store.get('pods', 'corral', 'crash-2')).toBeDefined();
+		expect(await c.api.get('pods', 'crash-2')).toBeDefined();
 		expect(await leasesOf('crash')).toEqual([]);
 	});
 
@@ -111,7 +112,8 @@ describe('reconcile and Leases', () => {
 		await waitReady(ctx, 'cut', 2);
 		// A release cut short after its compare-and-swap: the reconciler holds the Lease and the
 		// old desktop (pod and PVC) is still there.
-		const oldPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
+		const oldPvc = await uidOf(c, 'persistentvolumeclaims', 'cut-1-data');
+		expect(oldPvc).toBeDefined();
 		const start = Date.now();
 		await putLease(c, 'cut', 'cut-1', 'corral-vdi/reconciler', start, 600);
 		const before = await reconcile(c.context({ now: () => start + 9 * 60_000 }), 'cut');
@@ -125,7 +127,7 @@ describe('reconcile and Leases', () => {
 		expect(later.actions).toEqual([{ member: 'cut-1', step: 'replace', ok: true }]);
 		expect(await changed(mark, 'update', 'leases', 'corral-vdi-ct-cut-1')).toBe(1);
 		expect(await changed(mark, 'delete', 'persistentvolumeclaims', 'cut-1-data')).toBe(1);
-		const newPvc = c.sim.store.get('persistentvolumeclaims', 'corral', 'cut-1-data')?.metadata.uid;
+		const newPvc = await uidOf(c, 'persistentvolumeclaims', 'cut-1-data');
 		expect(newPvc).toBeDefined();
 		expect(newPvc).not.toBe(oldPvc);
 		expect(await leasesOf('cut')).toEqual([]);
@@ -133,28 +135,25 @@ describe('reconcile and Leases', () => {
 
 	it('a failed create leaves no Lease and the next reconcile creates the member', async () => {
 		const ctx = c.context();
-		c.sim.config.deny.push('create pods');
-		try {
-			const failed = await apply(ctx, 'deny', poolSpec({ size: 2 }));
-			expect(failed.errors).toHaveLength(2);
-			expect(failed.errors[0]).toMatch(
-				/^create deny-1: forbidden: cannot create pods in namespace corral/,
-			);
-			expect(failed.actions.every((x) => !x.ok)).toBe(true);
-			expect(failed.status.errors).toEqual(failed.errors);
-			expect(await leasesOf('deny')).toEqual([]);
-			expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeUndefined();
-		} finally {
-			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create pods'), 1);
-		}
+		// Applied by an operator whose Role lacks pod create: the cluster refuses each pod.
+		const denied = testContext(await kubeWithout(c, 'no-pod-create', 'create', 'pods'));
+		const failed = await apply(denied, 'deny', poolSpec({ size: 2 }));
+		expect(failed.errors).toHaveLength(2);
+		expect(failed.errors[0]).toMatch(
+			new RegExp(`^create deny-1: forbidden: cannot create pods in namespace ${c.ns}`),
+		);
+		expect(failed.actions.every((x) => !x.ok)).toBe(true);
+		expect(failed.status.errors).toEqual(failed.errors);
+		expect(await leasesOf('deny')).toEqual([]);
+		expect(await c.api.get('pods', 'deny-1')).toBeUndefined();
 		const next = await reconcile(ctx, 'deny');
 		expect(next.errors).toEqual([]);
 		expect(next.actions.map((x) => [x.member, x.ok])).toEqual([
 			['deny-1', true],
 			['deny-2', true],
 		]);
-		expect(c.sim.store.get('pods', 'corral', 'deny-1')).toBeDefined();
-		expect(c.sim.store.get('pods', 'corral', 'deny-2')).toBeDefined();
+		expect(await c.api.get('pods', 'deny-1')).toBeDefined();
+		expect(await c.api.get('pods', 'deny-2')).toBeDefined();
 		expect(await leasesOf('deny')).toEqual([]);
 		expect(next.status.errors).toEqual([]);
 	});
@@ -166,33 +165,42 @@ describe('reconcile and Leases', () => {
 		const result = await apply(ctx, 'hands', poolSpec({ size: 2 }));
 		expect(result.actions.map((x) => x.member)).toEqual(['hands-2']);
 		expect(await changed(mark, 'create', 'leases', 'corral-vdi-ct-hands-1')).toBe(0);
-		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-hands-1')?.spec).toMatchObject({
+		expect((await c.api.get('leases', 'corral-vdi-ct-hands-1'))?.spec).toMatchObject({
 			holderIdentity: 'dave@example.com',
 		});
 	});
 
 	it('never touches an object that has a member name but is not of the pool', async () => {
-		c.sim.store.create(
-			'pods',
-			{
+		const uid = (
+			await c.api.create('pods', {
 				apiVersion: 'v1',
 				kind: 'Pod',
-				metadata: { name: 'alien-1', namespace: 'corral', labels: { app: 'other' } },
+				metadata: { name: 'alien-1', labels: { app: 'other' } },
 				spec: { containers: [{ name: 'x', image: 'busybox' }] },
-			},
-			{ who: 'test' },
-		);
-		const uid = c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid;
+			})
+		).metadata.uid;
+		expect(uid).toBeDefined();
 		const ctx = c.context();
 		const expected = [
 			"create alien-1: alien-1: a pod of that name is not this pool's; ctpool will not touch it (rename or remove it, or use another pool name)",
 		];
+		// The PVC made before the pod's create met the stranger is deleted again at once: gone,
+		// or going (its pvc-protection finalizer is removed by the controller manager).
+		const pvcDeleted = async () => {
+			const pvc = await c.api.get('persistentvolumeclaims', 'alien-1-data');
+			expect(pvc?.metadata.deletionTimestamp ?? 'gone').toBeTruthy();
+			await waitFor(
+				async () => !(await c.api.get('persistentvolumeclaims', 'alien-1-data')),
+				'PVC alien-1-data gone',
+			);
+		};
 		const first = await apply(ctx, 'alien', poolSpec({ size: 1 }));
 		expect(first.errors).toEqual(expected);
+		await pvcDeleted();
 		const second = await reconcile(ctx, 'alien');
 		expect(second.errors).toEqual(expected);
-		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'alien-1-data')).toBeUndefined();
-		expect(c.sim.store.get('pods', 'corral', 'alien-1')?.metadata.uid).toBe(uid);
+		await pvcDeleted();
+		expect(await uidOf(c, 'pods', 'alien-1')).toBe(uid);
 		expect(await leasesOf('alien')).toEqual([]);
 	});
 });

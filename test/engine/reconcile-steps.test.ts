@@ -13,8 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => c?.close());
 
-function sourceOf(name: string): string | undefined {
-	return c.sim.store.get('pods', 'corral', name)?.metadata.labels?.['corral.dev/vdi-ct-source'];
+async function sourceOf(name: string): Promise<string | undefined> {
+	return (await c.api.get('pods', name))?.metadata.labels?.['corral.dev/vdi-ct-source'];
 }
 
 describe('reconcile steps', () => {
@@ -39,12 +39,12 @@ describe('reconcile steps', () => {
 		const newHash = sourceHash(sourceFields(v2));
 		for (const [i, m] of others.entries()) {
 			expect(await uidOf(c, 'pods', m)).not.toBe(before[i]);
-			expect(sourceOf(m)).toBe(newHash);
+			expect(await sourceOf(m)).toBe(newHash);
 		}
 		// The claimed member is untouched: same pod, same PVC, old source, still drifted.
 		expect(await uidOf(c, 'pods', member)).toBe(claimedPod);
 		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBe(claimedPvc);
-		expect(sourceOf(member)).toBe(sourceHash(sourceFields(v1)));
+		expect(await sourceOf(member)).toBe(sourceHash(sourceFields(v1)));
 		const row = result.status.members.find((m) => m.name === member)!;
 		expect(row).toMatchObject({ holder: 'alice@example.com', drifted: true });
 	});
@@ -55,8 +55,8 @@ describe('reconcile steps', () => {
 		await waitReady(ctx, 'shrink', 4);
 		// Claim until shrink-4 is held (claims go lowest index first among Ready members).
 		for (const who of ['a@x', 'b@x', 'c@x', 'd@x']) await claim(ctx, 'shrink', who);
-		await c.sim.store.delete('leases', 'corral', 'corral-vdi-ct-shrink-3', { who: 'test' });
-		await c.sim.store.delete('leases', 'corral', 'corral-vdi-ct-shrink-2', { who: 'test' });
+		await c.api.delete('leases', 'corral-vdi-ct-shrink-3');
+		await c.api.delete('leases', 'corral-vdi-ct-shrink-2');
 		// Now shrink-1 and shrink-4 are claimed; shrink-2 and shrink-3 are free.
 		const result = await apply(ctx, 'shrink', poolSpec({ size: 1 }));
 		expect(result.errors).toEqual([]);
@@ -66,7 +66,7 @@ describe('reconcile steps', () => {
 		]);
 		const pods = [...(await objects(c, 'pods')).keys()].filter((n) => n.startsWith('shrink-'));
 		expect(pods.sort()).toEqual(['shrink-1', 'shrink-4']);
-		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'shrink-2-data')).toBeUndefined();
+		expect(await c.api.get('persistentvolumeclaims', 'shrink-2-data')).toBeUndefined();
 		const row4 = result.status.members.find((m) => m.name === 'shrink-4')!;
 		expect(row4).toMatchObject({ aboveSize: true, holder: 'd@x' });
 	});
@@ -76,11 +76,11 @@ describe('reconcile steps', () => {
 		await apply(ctx, 'fail', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'fail', 2);
 		const old = await uidOf(c, 'pods', 'fail-2');
-		c.sim.controllers.fail('corral', 'fail-2');
+		// Its container exits for good: the kubelet reports phase Failed.
+		await c.api.patch('pods', 'fail-2', { status: { phase: 'Failed' } }, { subresource: 'status' });
 		await waitFor(
-			() =>
-				(c.sim.store.get('pods', 'corral', 'fail-2')?.status as { phase?: string })?.phase ===
-				'Failed',
+			async () =>
+				((await c.api.get('pods', 'fail-2'))?.status as { phase?: string })?.phase === 'Failed',
 			'fail-2 Failed',
 		);
 		const result = await reconcile(ctx, 'fail');
@@ -98,12 +98,9 @@ describe('reconcile steps', () => {
 		const pvcs = await Promise.all(
 			['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n)),
 		);
-		for (const m of ['stop-1', 'stop-2'])
-			c.sim.store.delete('pods', 'corral', m, { who: 'test', gracePeriodSeconds: 0 });
+		for (const m of ['stop-1', 'stop-2']) await c.api.delete('pods', m, { gracePeriodSeconds: 0 });
 		await waitFor(
-			() =>
-				!c.sim.store.get('pods', 'corral', 'stop-1') &&
-				!c.sim.store.get('pods', 'corral', 'stop-2'),
+			async () => !(await c.api.get('pods', 'stop-1')) && !(await c.api.get('pods', 'stop-2')),
 			'pods gone',
 		);
 		const result = await reconcile(ctx, 'stop');
@@ -118,7 +115,7 @@ describe('reconcile steps', () => {
 				['stop-1-data', 'stop-2-data'].map((n) => uidOf(c, 'persistentvolumeclaims', n)),
 			),
 		).toEqual(pvcs);
-		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-stop-1')?.spec).toMatchObject({
+		expect((await c.api.get('leases', 'corral-vdi-ct-stop-1'))?.spec).toMatchObject({
 			holderIdentity: 'carol@example.com',
 		});
 	});

@@ -1,14 +1,43 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, claim, release, writeDefinition } from '../../source/engine/index.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { apply, claim, reconcile, release, writeDefinition } from '../../source/engine/index.js';
+import { startTestCluster, type TestCluster, testContext } from '../support/cluster.js';
+import { resourcePath } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
-import { poolError, putLease, uidOf, waitReady } from './fixtures.js';
+import { kubeWithout, poolError, putLease, uidOf, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
 	c = await startTestCluster();
 });
 afterAll(() => c?.close());
+
+/**
+ * The deletion grace periods a pod was marked with after resourceVersion `rv`, in order: its
+ * changes since then replayed by a watch (which ends after a second).
+ */
+async function gracesSince(name: string, rv: string): Promise<number[]> {
+	const answer = await c.api.request('GET', resourcePath('pods', c.ns), {
+		query: {
+			watch: true,
+			fieldSelector: `metadata.name=${name}`,
+			resourceVersion: rv,
+			timeoutSeconds: 1,
+		},
+	});
+	expect(answer.status).toBe(200);
+	return answer.text
+		.split('\n')
+		.filter((l) => l.trim())
+		.map(
+			(l) =>
+				JSON.parse(l) as {
+					type: string;
+					object: { metadata: { deletionGracePeriodSeconds?: number } };
+				},
+		)
+		.filter((e) => e.type === 'MODIFIED')
+		.flatMap((e) => e.object.metadata.deletionGracePeriodSeconds ?? []);
+}
 
 describe('release', () => {
 	it('destroys the member, waits for the PVC to be gone, creates it again and removes the Lease', async () => {
@@ -28,7 +57,7 @@ describe('release', () => {
 		expect(await uidOf(c, 'pods', member)).not.toBe(oldPod);
 		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).not.toBe(oldPvc);
 		expect(await uidOf(c, 'persistentvolumeclaims', `${member}-data`)).toBeDefined();
-		expect(c.sim.store.get('leases', 'corral', `corral-vdi-ct-${member}`)).toBeUndefined();
+		expect(await c.api.get('leases', `corral-vdi-ct-${member}`)).toBeUndefined();
 		// The order of writes: CAS to the reconciler, deletes, the new PVC only after the old
 		// one was gone (its create succeeded under the same name), then the Lease delete.
 		const writes = (await c.ctpoolMutations(mark))
@@ -42,15 +71,13 @@ describe('release', () => {
 		expect(progress).toContain(`deleting PVC ${member}-data`);
 		// The PVC no longer names the old holder; the new member is free again.
 		expect(
-			c.sim.store.get('persistentvolumeclaims', 'corral', `${member}-data`)?.metadata.annotations?.[
+			(await c.api.get('persistentvolumeclaims', `${member}-data`))?.metadata.annotations?.[
 				'corral.dev/vdi-assigned-to'
 			],
 		).toBeUndefined();
-		const events = c.sim.store
-			.list('events', { namespace: 'corral' })
-			.filter((e) => (e as { reason?: string }).reason === 'Released') as unknown as Array<{
-			message: string;
-		}>;
+		const events = (await c.api.list('events')).filter(
+			(e) => (e as { reason?: string }).reason === 'Released',
+		) as unknown as Array<{ message: string }>;
 		expect(events.some((e) => e.message.includes('kim@example.com'))).toBe(true);
 	});
 
@@ -59,25 +86,19 @@ describe('release', () => {
 		await apply(ctx, 'grace', poolSpec({ size: 2 }));
 		await waitReady(ctx, 'grace', 2);
 		const { member } = await claim(ctx, 'grace', 'ada@example.com');
-		const graces: Array<number | undefined> = [];
-		const off = c.sim.store.onChange((e) => {
-			if (e.resource === 'pods' && e.object.metadata.name === member && e.type === 'MODIFIED') {
-				const g = e.object.metadata.deletionGracePeriodSeconds;
-				if (g !== undefined) graces.push(g);
-			}
-		});
+		const before = (await c.api.get('pods', member))?.metadata.resourceVersion;
+		expect(before).toBeDefined();
 		await release(ctx, 'grace', member, 'ada@example.com');
-		off();
 		// The pod was marked with ctpool's grace (its containers stopped before it went).
-		expect(graces[0]).toBe(1);
+		expect((await gracesSince(member, before!))[0]).toBe(1);
 
 		// A pod under the other member's name without the pool's labels is not the pool's.
 		const other = member === 'grace-1' ? 'grace-2' : 'grace-1';
-		c.sim.store.delete('pods', 'corral', other, { gracePeriodSeconds: 0 });
-		c.sim.store.create('pods', {
+		await c.api.delete('pods', other, { gracePeriodSeconds: 0 });
+		await c.api.create('pods', {
 			apiVersion: 'v1',
 			kind: 'Pod',
-			metadata: { name: other, namespace: 'corral', labels: { app: 'someone-else' } },
+			metadata: { name: other, labels: { app: 'someone-else' } },
 			spec: { containers: [{ name: 'x', image: 'busybox:1', command: ['sleep', 'infinity'] }] },
 		});
 		await putLease(c, 'grace', other, 'bo@example.com', Date.now(), 3600);
@@ -86,7 +107,7 @@ describe('release', () => {
 		expect(String((result as { message?: string }).message)).toContain(
 			"a pod of that name is not this pool's",
 		);
-		const still = c.sim.store.get('pods', 'corral', other);
+		const still = await c.api.get('pods', other);
 		expect(still?.metadata.uid).toBe(foreign);
 		expect(still?.metadata.deletionTimestamp).toBeUndefined();
 	});
@@ -104,7 +125,7 @@ describe('release', () => {
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		const forced = await release(ctx, 'force', 'force-1', 'admin@example.com', { force: true });
 		expect(forced).toMatchObject({ released: true, recreated: true });
-		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-force-1')).toBeUndefined();
+		expect(await c.api.get('leases', 'corral-vdi-ct-force-1')).toBeUndefined();
 	});
 
 	it('does nothing for a member without a claim', async () => {
@@ -131,9 +152,9 @@ describe('release', () => {
 		await writeDefinition(ctx, 'above', poolSpec({ size: 1 }));
 		const result = await release(ctx, 'above', 'above-2', 'pat@example.com');
 		expect(result).toMatchObject({ released: true, recreated: false });
-		expect(c.sim.store.get('pods', 'corral', 'above-2')).toBeUndefined();
-		expect(c.sim.store.get('persistentvolumeclaims', 'corral', 'above-2-data')).toBeUndefined();
-		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-above-2')).toBeUndefined();
+		expect(await c.api.get('pods', 'above-2')).toBeUndefined();
+		expect(await c.api.get('persistentvolumeclaims', 'above-2-data')).toBeUndefined();
+		expect(await c.api.get('leases', 'corral-vdi-ct-above-2')).toBeUndefined();
 	});
 
 	it('reports a failed re-create, still removes the Lease, and the next reconcile creates the member', async () => {
@@ -141,17 +162,19 @@ describe('release', () => {
 		await apply(ctx, 'recr', poolSpec({ size: 1 }));
 		await waitReady(ctx, 'recr', 1);
 		await claim(ctx, 'recr', 'quinn@example.com');
-		c.sim.config.deny.push('create persistentvolumeclaims');
-		try {
-			const err = await poolError(release(ctx, 'recr', 'recr-1', 'quinn@example.com'));
-			expect(err.kind).toBe('failed');
-			expect(err.message).toContain('creating it again failed');
-			expect(err.message).toContain('the next reconcile creates it');
-		} finally {
-			c.sim.config.deny.splice(c.sim.config.deny.indexOf('create persistentvolumeclaims'), 1);
-		}
-		expect(c.sim.store.get('leases', 'corral', 'corral-vdi-ct-recr-1')).toBeUndefined();
-		const { reconcile } = await import('../../source/engine/index.js');
+		// Released by an operator whose Role lacks PVC create: the cluster refuses the re-create.
+		const denied = testContext(
+			await kubeWithout(c, 'no-pvc-create', 'create', 'persistentvolumeclaims'),
+		);
+		const err = await poolError(release(denied, 'recr', 'recr-1', 'quinn@example.com'));
+		expect(err.kind).toBe('failed');
+		expect(err.message).toContain('creating it again failed');
+		expect(err.message).toContain('the next reconcile creates it');
+		expect(err.message).toContain(
+			`forbidden: cannot create persistentvolumeclaims in namespace ${c.ns}`,
+		);
+		expect(await c.api.get('persistentvolumeclaims', 'recr-1-data')).toBeUndefined();
+		expect(await c.api.get('leases', 'corral-vdi-ct-recr-1')).toBeUndefined();
 		const r = await reconcile(ctx, 'recr');
 		expect(r.actions).toEqual([{ member: 'recr-1', step: 'create', ok: true }]);
 	});
