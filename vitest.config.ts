@@ -100,6 +100,7 @@ export const REAL = [
 	'test/e2e/console-craft.test.ts',
 	'test/e2e/console-backoff.test.ts',
 	'test/e2e/console-audit.test.ts',
+	'test/chaos/chaos-short.test.ts',
 ];
 
 const named = (list: string[], file: string) =>

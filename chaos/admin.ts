@@ -111,17 +111,22 @@ export class ChaosAdmin {
 		if (await this.applySpec({ ...spec, size })) w.counts.sizeChanges++;
 	}
 
-	/** A member pod crashes (CrashLoopBackOff) or fails for good. */
+	/**
+	 * A member pod crashes (CrashLoopBackOff) or fails for good: through the simulated
+	 * kubelet; nothing on a real cluster (its kwok nodes run no containers to crash).
+	 */
 	memberFailure(): void {
 		const w = this.world;
+		if (!w.sim) return;
 		const running = w.truth
 			.views(Date.now())
 			.filter((v) => v.state === 'Ready' && !v.aboveSize)
 			.map((v) => v.name);
 		if (running.length === 0) return;
 		const member = this.rng.pick(running);
-		if (this.rng.chance(0.5)) w.sim.controllers.crash(w.namespace, member);
-		else w.sim.controllers.fail(w.namespace, member);
+		const sim = w.sim;
+		if (this.rng.chance(0.5)) sim.controllers.crash(w.namespace, member);
+		else sim.controllers.fail(w.namespace, member);
 		w.counts.memberFailures++;
 	}
 

@@ -3,6 +3,11 @@
  * mid-step, simulated users and an administrator; then faults off, every user done, one
  * final reconcile 11 minutes later, and the checks: safety over the whole timeline,
  * convergence of the pool, and the console's store equal to the cluster.
+ *
+ * With `cluster: 'real'` the same run goes against a fresh namespace of the real control
+ * plane (scripts/real.mjs): everything is read and written through its API, and what only
+ * the simulator can do (its fault switch: 5xx, refused connections, dropped watches, 410s;
+ * member pods crashed through its kubelet) is left out.
  */
 
 import { existsSync } from 'node:fs';
@@ -16,6 +21,7 @@ import {
 	DEFAULT_BOOKMARK_MS,
 	DEFAULT_COMPACTION_MS,
 	type FaultCounts,
+	type SimCluster,
 	startSimCluster,
 } from '../source/sim/index.js';
 import { waitFor } from '../test/support/wait.js';
@@ -23,20 +29,28 @@ import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
 import { type FaultScheduleCounts, startFaultSchedule } from './fault-schedule.js';
-import { ForeignObjects, foreignMembers } from './foreign-objects.js';
+import { ForeignObjects, foreignMembers, type PlantStore } from './foreign-objects.js';
 import { checkTimeline, type Finding, type InvariantResult } from './invariants.js';
 import { builtCli } from './paths.js';
 import { Random } from './random.js';
-import { ReconcilerRights } from './reconciler-rights.js';
+import { type RealChaosCluster, startRealChaosCluster } from './real-cluster.js';
+import { RemoteStore } from './real-store.js';
+import { ReconcilerRights, type RightsCluster } from './reconciler-rights.js';
+import type { TlsUpstream } from './reconciler-tap.js';
 import { type FleetCounts, ReconcilerFleet } from './reconcilers.js';
-import { Timeline } from './timeline.js';
-import { Truth } from './truth.js';
+import { type FollowedStore, Timeline } from './timeline.js';
+import { Truth, type TruthStore } from './truth.js';
 import { ChaosUser } from './users.js';
 import { type ActorCounts, errorText, type World, zeroCounts } from './world.js';
 
 /** How a chaos run goes. */
 export interface ChaosOptions {
 	seed: number;
+	/**
+	 * The simulated cluster (default), or a fresh namespace of the real control plane
+	 * (scripts/real.mjs; the simulator's faults and member failures are left out).
+	 */
+	cluster?: 'sim' | 'real';
 	/** How long the chaos lasts (ms), before the faults go off and the final checks. */
 	durationMs: number;
 	/** The pool size (the admin changes it around this and puts it back at the end). */
@@ -100,6 +114,11 @@ export const FINAL_CLOCK_AHEAD_MS = 11 * 60_000;
 /** What a run did and found. */
 export interface ChaosResult {
 	seed: number;
+	/** Which cluster it ran on, and (real) the namespace. */
+	cluster: 'sim' | 'real';
+	namespace: string;
+	/** Real cluster: times a watch of the run's view had to list again (0 on the simulator). */
+	relists: number;
 	options: Omit<ChaosOptions, 'log' | 'cliPath'>;
 	/** Wall-clock time of the whole run (ms). */
 	elapsedMs: number;
@@ -128,7 +147,7 @@ export interface ChaosResult {
 }
 
 /** Polls until check() is true or the time is up; resolves whether it became true. */
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
 	return waitFor(check, { timeoutMs, intervalMs: 100 }).then(
 		() => true,
 		() => false,
@@ -159,33 +178,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	if (options.reconcilers > 0 && !existsSync(cliPath))
 		throw new Error(`the reconcilers need the built CLI at ${cliPath}: run npm run build first`);
 	const dir = await mkdtemp(join(tmpdir(), 'ctpool-chaos-'));
-	const sim = await startSimCluster({
-		kubeconfigPath: join(dir, 'kubeconfig'),
-		namespace: NAMESPACE,
-		config: {
-			timeScale: options.timeScale,
-			containerStartMs: 3000,
-			// A CT's cpu is whole cores: room for the largest pool the run makes.
-			nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '256', memory: '128Gi' })),
-		},
-		// A real server's watch history (5 minutes) and bookmarks (a minute), at the run's pace.
-		compactionMs: DEFAULT_COMPACTION_MS * options.timeScale,
-		bookmarkIntervalMs: DEFAULT_BOOKMARK_MS * options.timeScale,
+	const cluster = await startChaosCluster(options, dir).catch(async (err) => {
+		await rm(dir, { recursive: true, force: true });
+		throw err;
 	});
+	const { sim, namespace: NAMESPACE } = cluster;
 	const extraViolations: Finding[] = [];
 	const extraWarnings: Finding[] = [];
 	let mirror: ConsoleMirror | null = null;
 	let fleet: ReconcilerFleet | null = null;
 	try {
-		const kube = await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: NAMESPACE });
-		const timeline = new Timeline(CHAOS_POOL, NAMESPACE, sim.store);
+		const kube = await loadKube({ kubeconfig: cluster.kubeconfig, namespace: NAMESPACE });
+		await cluster.start();
+		const timeline = new Timeline(CHAOS_POOL, NAMESPACE, cluster.store);
 		// Someone else's objects under member names: above the size, some where the admin scales up.
-		const foreign = new ForeignObjects(sim.store, NAMESPACE);
-		if (options.foreign) foreign.plant(foreignMembers(CHAOS_POOL, options.size));
+		const foreign = new ForeignObjects(cluster.plantStore, NAMESPACE);
+		if (options.foreign) await foreign.plant(foreignMembers(CHAOS_POOL, options.size));
 		for (const uid of foreign.uids()) timeline.ignoredUids.add(uid);
 		timeline.follow();
-		const rights = new ReconcilerRights(sim, NAMESPACE);
-		const truth = new Truth(sim.store, CHAOS_POOL, NAMESPACE);
+		const rights = new ReconcilerRights(cluster.rights, NAMESPACE);
+		const truth = new Truth(cluster.store, CHAOS_POOL, NAMESPACE);
 		let stopping = false;
 		const world: World = {
 			pool: CHAOS_POOL,
@@ -198,6 +210,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			baseSize: options.size,
 			log,
 			stopping: () => stopping,
+			sync: () => cluster.sync(),
 		};
 		const admin = new ChaosAdmin(world, rng.fork());
 
@@ -210,7 +223,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			throw new Error('the pool did not become Ready before the chaos');
 
 		mirror = new ConsoleMirror(
-			await loadKube({ kubeconfig: sim.kubeconfigPath, namespace: NAMESPACE }),
+			await loadKube({ kubeconfig: cluster.kubeconfig, namespace: NAMESPACE }),
 			NAMESPACE,
 			CHAOS_POOL,
 		);
@@ -221,7 +234,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				cliPath,
 				pool: CHAOS_POOL,
 				namespace: NAMESPACE,
-				simPort: sim.port,
+				simPort: cluster.upstream,
 				// The reconcilers run under a ServiceAccount bound to the Role `ctpool rbac` prints.
 				token: await rights.setUp(dir),
 				skewMs: options.skewMs,
@@ -235,14 +248,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
 		// The chaos.
 		log(`chaos for ${Math.round(options.durationMs / 1000)} s`);
-		const schedule = startFaultSchedule(sim.faults, {
-			durationMs: options.durationMs,
-			dropWatchesEveryMs: options.dropWatchesEveryMs,
-			maxErrorRate: options.maxErrorRate,
-			refusedBursts: options.refusedBursts,
-			rng: rng.fork(),
-			log,
-		});
+		// The simulator's fault switch; none on a real cluster.
+		const schedule = sim
+			? startFaultSchedule(sim.faults, {
+					durationMs: options.durationMs,
+					dropWatchesEveryMs: options.dropWatchesEveryMs,
+					maxErrorRate: options.maxErrorRate,
+					refusedBursts: options.refusedBursts,
+					rng: rng.fork(),
+					log,
+				})
+			: noFaults();
 		const users = Array.from(
 			{ length: options.users },
 			(_, i) => new ChaosUser(`user${i + 1}@example.com`, world, rng.fork()),
@@ -267,13 +283,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				const at = (options.durationMs * i) / (options.revocations + 1);
 				rightsTimers.push(
 					setTimeout(() => {
-						rights.revoke();
-						log(`reconcilers' RoleBinding deleted for ${options.revokeForMs} ms`);
+						rights.revoke().then(
+							() => log(`reconcilers' RoleBinding deleted for ${options.revokeForMs} ms`),
+							(err) => log(`deleting the reconcilers' RoleBinding failed: ${errorText(err)}`),
+						);
 					}, at),
 					setTimeout(
 						() => {
-							rights.restore();
-							log("reconcilers' RoleBinding made again");
+							rights.restore().then(
+								() => log("reconcilers' RoleBinding made again"),
+								(err) => log(`making the reconcilers' RoleBinding failed: ${errorText(err)}`),
+							);
 						},
 						Math.min(at + options.revokeForMs, options.durationMs - 1),
 					),
@@ -281,7 +301,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			}
 		await new Promise((r) => setTimeout(r, options.durationMs));
 		for (const t of rightsTimers) clearTimeout(t);
-		rights.restore();
+		await rights.restore();
 
 		// Calm again: actors finish what they are doing, reconcilers die where they stand.
 		log('chaos over: stopping the actors, killing the reconcilers, faults off');
@@ -290,7 +310,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		await Promise.all(actors);
 		schedule.stop();
 		await fleet?.stop();
-		sim.faults.clear();
+		sim?.faults.clear();
+		await cluster.sync();
 
 		// Every user gives their desktop back; the admin recovers what failed releases left.
 		for (const u of users)
@@ -302,6 +323,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		}
 		for (const { member } of truth.inMaintenance()) await admin.recover(member);
 		await admin.restoreSize();
+		await cluster.sync();
 		if (!(await until(() => !truth.anyTerminating(), 60_000)))
 			extraWarnings.push({
 				rule: 'terminating',
@@ -350,6 +372,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				60_000,
 			);
 		finalSteps = await finalReconcile();
+		await cluster.sync();
 		// No member stranded longer than one reconcile: after the first, no reconciler Lease.
 		let finalChecks = 0;
 		for (const v of truth.views(finalCtx.now())) {
@@ -372,6 +395,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			finalSteps = [...finalSteps, ...(await finalReconcile())];
 			await settle();
 		}
+		await cluster.sync();
 		const converged = checkConvergence(truth, Date.now());
 		let compared = mirror.compare(truth, Date.now());
 		await until(() => {
@@ -384,8 +408,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		timeline.stop();
 
 		const invariants = checkTimeline(timeline);
-		const foreignChecked = foreign.check();
-		for (const e of sim.controllers.errors())
+		const foreignChecked = await foreign.check();
+		for (const e of sim?.controllers.errors() ?? [])
 			extraWarnings.push({
 				rule: 'sim-controller',
 				member: '',
@@ -403,11 +427,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		const { log: _log, cliPath: _cli, ...shown } = options;
 		return {
 			seed: options.seed,
+			cluster: cluster.kind,
+			namespace: NAMESPACE,
+			relists: cluster.relists(),
 			options: shown,
 			elapsedMs: Date.now() - started,
 			actors: world.counts,
 			reconcilers: fleetCounts,
-			faults: { ...sim.faults.counts },
+			faults: sim ? { ...sim.faults.counts } : noFaultCounts(),
 			spells: schedule.counts(),
 			mirror: { ...mirror.counts },
 			invariants,
@@ -428,7 +455,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 	} finally {
 		mirror?.stop();
 		await fleet?.stop().catch(() => {});
-		await sim.close();
+		await cluster.close();
 		await rm(dir, { recursive: true, force: true });
 	}
 }
@@ -445,4 +472,97 @@ function emptyFleet(): FleetCounts {
 		stepErrors: 0,
 		requests: 0,
 	};
+}
+
+/** The cluster a run goes against, as the run uses it. */
+interface ChaosCluster {
+	kind: 'sim' | 'real';
+	namespace: string;
+	/** The simulated cluster (its faults, controllers); null on a real one. */
+	sim: SimCluster | null;
+	/** The kubeconfig of ctpool's in-process actors and of the console mirror. */
+	kubeconfig: string;
+	/** What the truth reads and the timeline follows. */
+	store: TruthStore & FollowedStore;
+	plantStore: PlantStore;
+	rights: SimCluster | RightsCluster;
+	/** Where the reconcilers' taps forward to. */
+	upstream: number | TlsUpstream;
+	/** Starts following the cluster (the real cluster's watches). */
+	start(): Promise<void>;
+	/** Resolves once `store` holds what the cluster holds now. */
+	sync(): Promise<void>;
+	relists(): number;
+	close(): Promise<void>;
+}
+
+async function startChaosCluster(options: ChaosOptions, dir: string): Promise<ChaosCluster> {
+	if (options.cluster === 'real') return startRealChaos(dir);
+	const sim = await startSimCluster({
+		kubeconfigPath: join(dir, 'kubeconfig'),
+		namespace: NAMESPACE,
+		config: {
+			timeScale: options.timeScale,
+			containerStartMs: 3000,
+			// A CT's cpu is whole cores: room for the largest pool the run makes.
+			nodes: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, cpu: '256', memory: '128Gi' })),
+		},
+		// A real server's watch history (5 minutes) and bookmarks (a minute), at the run's pace.
+		compactionMs: DEFAULT_COMPACTION_MS * options.timeScale,
+		bookmarkIntervalMs: DEFAULT_BOOKMARK_MS * options.timeScale,
+	});
+	return {
+		kind: 'sim',
+		namespace: NAMESPACE,
+		sim,
+		kubeconfig: sim.kubeconfigPath,
+		store: sim.store,
+		plantStore: sim.store,
+		rights: sim,
+		upstream: sim.port,
+		start: async () => {},
+		sync: async () => {},
+		relists: () => 0,
+		close: () => sim.close(),
+	};
+}
+
+/** A fresh namespace of the real control plane, followed by watches. */
+async function startRealChaos(dir: string): Promise<ChaosCluster> {
+	const real: RealChaosCluster = await startRealChaosCluster(dir);
+	const kube = await loadKube({ kubeconfig: real.kubeconfig, namespace: real.namespace });
+	const store = new RemoteStore(kube, real.api, real.namespace);
+	return {
+		kind: 'real',
+		namespace: real.namespace,
+		sim: null,
+		kubeconfig: real.kubeconfig,
+		store,
+		plantStore: real.plantStore,
+		rights: real.rights,
+		upstream: real.upstream,
+		start: () => store.start(),
+		sync: () => store.sync(),
+		relists: () => store.relists,
+		async close() {
+			store.stop();
+			await real.close();
+		},
+	};
+}
+
+function noFaults(): { stop(): void; counts(): FaultScheduleCounts } {
+	const counts: FaultScheduleCounts = {
+		spells: 0,
+		calm: 0,
+		flaky: 0,
+		storm: 0,
+		forced410Asked: 0,
+		refusedBursts: 0,
+	};
+	return { stop: () => {}, counts: () => ({ ...counts }) };
+}
+
+function noFaultCounts(): FaultCounts {
+	return { errors: 0, delayed: 0, droppedWatches: 0, forced410: 0, refusedConnections: 0 };
 }

@@ -13,20 +13,34 @@ import type { Finding } from './invariants.js';
 /** Who plants the foreign objects (their only writer besides the cluster's controllers). */
 export const PLANTER = 'chaos-planter';
 
-/** The store the planter writes to and follows. */
+/** One write to an object, and who made it. */
+export interface PlantWrite {
+	verb: string;
+	resource: ResourceName;
+	namespace?: string;
+	name: string;
+	revision: number;
+	who?: string;
+}
+
+/**
+ * The store the planter writes to and follows: the simulated cluster's (every write seen as
+ * it happens), or a real cluster's API (the writes read from its audit log at the check).
+ */
 export interface PlantStore {
-	create(resource: ResourceName, input: SimObject, opts?: { who?: string }): SimObject;
-	get(resource: ResourceName, namespace: string | undefined, name: string): SimObject | undefined;
-	onWrite(
-		listener: (w: {
-			verb: string;
-			resource: ResourceName;
-			namespace?: string;
-			name: string;
-			revision: number;
-			who?: string;
-		}) => void,
-	): () => void;
+	create(
+		resource: ResourceName,
+		input: SimObject,
+		opts?: { who?: string },
+	): SimObject | Promise<SimObject>;
+	get(
+		resource: ResourceName,
+		namespace: string | undefined,
+		name: string,
+	): SimObject | undefined | Promise<SimObject | undefined>;
+	onWrite?(listener: (w: PlantWrite) => void): () => void;
+	/** The writes made since planting began, when they are not followed as they happen. */
+	writes?(): Promise<PlantWrite[]>;
 }
 
 /** One planted object and what it was when planted. */
@@ -89,10 +103,10 @@ export class ForeignObjects {
 	}
 
 	/** Plants a pod, a PVC, a Service and a Lease under each member's name, and starts watching writes. */
-	plant(members: readonly string[]): void {
+	async plant(members: readonly string[]): Promise<void> {
 		for (const member of members) {
 			const labels = { app: 'payroll-db', owner: 'someone-else' };
-			this.put('pods', member, member, {
+			await this.put('pods', member, member, {
 				apiVersion: 'v1',
 				kind: 'Pod',
 				metadata: { name: member, namespace: this.namespace, labels },
@@ -101,7 +115,7 @@ export class ForeignObjects {
 					terminationGracePeriodSeconds: 30,
 				},
 			});
-			this.put('persistentvolumeclaims', pvcName(member), member, {
+			await this.put('persistentvolumeclaims', pvcName(member), member, {
 				apiVersion: 'v1',
 				kind: 'PersistentVolumeClaim',
 				metadata: { name: pvcName(member), namespace: this.namespace, labels },
@@ -110,7 +124,7 @@ export class ForeignObjects {
 					resources: { requests: { storage: '1Gi' } },
 				},
 			});
-			this.put('services', serviceName(member), member, {
+			await this.put('services', serviceName(member), member, {
 				apiVersion: 'v1',
 				kind: 'Service',
 				metadata: { name: serviceName(member), namespace: this.namespace, labels },
@@ -119,7 +133,7 @@ export class ForeignObjects {
 					ports: [{ port: 5432, targetPort: 5432, protocol: 'TCP' }],
 				},
 			});
-			this.put('leases', leaseName(member), member, {
+			await this.put('leases', leaseName(member), member, {
 				apiVersion: 'coordination.k8s.io/v1',
 				kind: 'Lease',
 				metadata: { name: leaseName(member), namespace: this.namespace, labels },
@@ -131,25 +145,32 @@ export class ForeignObjects {
 				},
 			});
 		}
-		const watched = new Map(this.planted.map((p) => [`${p.resource}/${p.name}`, p]));
-		this.unsubscribe = this.store.onWrite((w) => {
-			if (w.namespace !== this.namespace) return;
-			const p = watched.get(`${w.resource}/${w.name}`);
-			if (!p) return;
-			const who = w.who ?? '';
-			// The cluster's own controllers (scheduler, kubelet, volume binder) run the object.
-			if (who.startsWith('system:') || who === PLANTER) return;
-			this.writes.push({
-				rule: 'foreign-touched',
-				member: p.member,
-				revision: w.revision,
-				message: `${who || 'someone'} did ${w.verb} on the foreign ${p.resource} ${w.name}`,
-			});
+		this.unsubscribe = this.store.onWrite?.((w) => this.noteWrite(w)) ?? null;
+	}
+
+	/** Records a write to a planted object by anyone but the planter and the cluster's controllers. */
+	private noteWrite(w: PlantWrite): void {
+		if (w.namespace !== this.namespace) return;
+		const p = this.planted.find((x) => x.resource === w.resource && x.name === w.name);
+		if (!p) return;
+		const who = w.who ?? '';
+		// The cluster's own controllers (scheduler, kubelet, volume binder) run the object.
+		if (who.startsWith('system:') || who === PLANTER) return;
+		this.writes.push({
+			rule: 'foreign-touched',
+			member: p.member,
+			revision: w.revision,
+			message: `${who || 'someone'} did ${w.verb} on the foreign ${p.resource} ${w.name}`,
 		});
 	}
 
-	private put(resource: ResourceName, name: string, member: string, obj: SimObject): void {
-		const made = this.store.create(resource, obj, { who: PLANTER });
+	private async put(
+		resource: ResourceName,
+		name: string,
+		member: string,
+		obj: SimObject,
+	): Promise<void> {
+		const made = await this.store.create(resource, obj, { who: PLANTER });
 		this.planted.push({
 			resource,
 			name,
@@ -167,14 +188,15 @@ export class ForeignObjects {
 	 * deleted, labels, annotations and spec as planted (Services and Leases, which no
 	 * controller writes, also at the same resourceVersion), and no write by anyone else.
 	 */
-	check(): ForeignResult {
+	async check(): Promise<ForeignResult> {
 		this.unsubscribe?.();
 		this.unsubscribe = null;
+		if (this.store.writes) for (const w of await this.store.writes()) this.noteWrite(w);
 		const violations: Finding[] = [...this.writes];
 		let checks = 1;
 		let untouched = 0;
 		for (const p of this.planted) {
-			const now = this.store.get(p.resource, this.namespace, p.name);
+			const now = await this.store.get(p.resource, this.namespace, p.name);
 			const problems: string[] = [];
 			const check = (ok: boolean, what: string) => {
 				checks++;

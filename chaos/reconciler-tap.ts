@@ -7,6 +7,7 @@
  */
 
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { RECONCILER_IDENTITY } from '../source/pool/errors.js';
 import { configMapName, memberOfLease } from '../source/pool/names.js';
@@ -41,6 +42,14 @@ export interface TapCounts {
 	upstreamErrors: number;
 }
 
+/** A real cluster's API server behind a tap: HTTPS, with the cluster's CA. */
+export interface TlsUpstream {
+	host: string;
+	port: number;
+	/** The cluster's CA (PEM). */
+	ca: string | Buffer;
+}
+
 const LEASES = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(?:\/([^/?]+))?$/;
 
 /** The HTTP tap of one reconciler process. */
@@ -54,16 +63,24 @@ export class ReconcilerTap {
 		upstreamErrors: 0,
 	};
 	private readonly server: http.Server;
-	private readonly agent = new http.Agent({ keepAlive: true });
+	private readonly agent: http.Agent;
 	private readonly sockets = new Set<Socket>();
 	private readonly definitionPath: string;
 	hooks: TapHooks = {};
 
+	private readonly upstreamPort: number;
+
+	/** `upstream`: the simulated cluster's plain-HTTP port on 127.0.0.1, or a real API server. */
 	constructor(
-		private readonly upstreamPort: number,
+		private readonly upstream: number | TlsUpstream,
 		pool: string,
 		namespace: string,
 	) {
+		this.upstreamPort = typeof upstream === 'number' ? upstream : upstream.port;
+		this.agent =
+			typeof upstream === 'number'
+				? new http.Agent({ keepAlive: true })
+				: new https.Agent({ keepAlive: true, ca: upstream.ca });
 		this.definitionPath = `/api/v1/namespaces/${namespace}/configmaps/${configMapName(pool)}`;
 		this.server = http.createServer((req, res) => this.forward(req, res));
 		this.server.on('connection', (s) => {
@@ -135,13 +152,14 @@ export class ReconcilerTap {
 				leaseMatch !== null &&
 				(method === 'POST' || method === 'PUT') &&
 				body.includes(`"holderIdentity":"${RECONCILER_IDENTITY}"`);
-			const upstream = http.request(
+			const tls = typeof this.upstream === 'number' ? null : this.upstream;
+			const upstream = (tls ? https : http).request(
 				{
-					host: '127.0.0.1',
+					host: tls ? tls.host : '127.0.0.1',
 					port: this.upstreamPort,
 					method,
 					path,
-					headers: req.headers,
+					headers: tls ? { ...req.headers, host: `${tls.host}:${tls.port}` } : req.headers,
 					agent: this.agent,
 				},
 				(up) => {

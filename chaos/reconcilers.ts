@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kubeconfigYaml } from '../source/sim/index.js';
 import type { Random } from './random.js';
-import { ReconcilerTap } from './reconciler-tap.js';
+import { ReconcilerTap, type TlsUpstream } from './reconciler-tap.js';
 
 /** How the fleet runs. */
 export interface FleetOptions {
@@ -18,8 +18,8 @@ export interface FleetOptions {
 	cliPath: string;
 	pool: string;
 	namespace: string;
-	/** The simulated cluster's port (plain HTTP) and token. */
-	simPort: number;
+	/** The simulated cluster's port (plain HTTP), or a real API server; and the token. */
+	simPort: number | TlsUpstream;
 	token: string;
 	/** A directory for the kubeconfigs. */
 	dir: string;

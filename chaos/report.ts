@@ -31,12 +31,14 @@ export function formatReport(r: ChaosResult): string[] {
 	const s = r.invariants.seen;
 	const o = r.options;
 	return [
-		`chaos seed ${r.seed}: ${r.passed ? 'PASSED' : 'FAILED'} in ${(r.elapsedMs / 1000).toFixed(1)} s (chaos ${o.durationMs / 1000} s, size ${o.size}, ${o.users} users, ${o.reconcilers} reconcilers)`,
+		`chaos seed ${r.seed}${r.cluster === 'real' ? ' on the real control plane' : ''}: ${r.passed ? 'PASSED' : 'FAILED'} in ${(r.elapsedMs / 1000).toFixed(1)} s (chaos ${o.durationMs / 1000} s, size ${o.size}, ${o.users} users, ${o.reconcilers} reconcilers)`,
 		`claims: ${a.claims} ok (${a.claimsExisting} returned the member already held), ${a.noFree} no free member, ${a.claimErrors} failed; ${a.doubleClaims} double clicks`,
 		`releases: ${a.releases} ok, ${a.releaseErrors} failed (${a.quarantined} put the member in maintenance); force-releases: ${a.forceReleases} ok, ${a.forceReleaseErrors} failed`,
 		`admin: ${a.imageChanges} image changes, ${a.sizeChanges} size changes, ${a.applyErrors} applies failed, ${a.recoveries} members recovered (${a.recoveryErrors} failed); ${a.memberFailures} member pods crashed or failed`,
 		`reconciles: ${r.reconciles} (${k.reconciles} by the processes, ${k.steps} steps done, ${k.stepErrors} failed); processes started ${k.starts}, killed ${k.kills} (${k.killsMidStep} mid-step holding a Lease), ${k.unexpectedExits} exited by themselves`,
-		`faults injected: ${f.errors} 500/503, ${f.delayed} delayed, ${f.droppedWatches} watches dropped, ${f.forced410} forced 410, ${f.refusedConnections} connections refused; spells ${r.spells.calm} calm / ${r.spells.flaky} flaky / ${r.spells.storm} storm`,
+		r.cluster === 'real'
+			? `faults injected: none (real control plane, namespace ${r.namespace}: the simulator's 500/503s, delays, dropped watches, forced 410s, refused connections and member pod crashes are left out); the run's watches relisted ${r.relists} times`
+			: `faults injected: ${f.errors} 500/503, ${f.delayed} delayed, ${f.droppedWatches} watches dropped, ${f.forced410} forced 410, ${f.refusedConnections} connections refused; spells ${r.spells.calm} calm / ${r.spells.flaky} flaky / ${r.spells.storm} storm`,
 		`console store: ${r.mirror.batches} batches, ${r.mirror.resets} relists, ${r.mirror.reconnects} reconnects`,
 		`timeline: ${s.userLeases} claims taken, ${s.handOvers} hand-overs to the reconciler, ${s.takeovers} reconciler Lease takeovers, ${s.deletes} deletes, ${s.desktops} desktops claimed, ${s.claimsChecked} claim results checked`,
 		`foreign objects: ${r.foreign.planted} planted, ${r.foreign.untouched} untouched; reconcilers' rights revoked ${r.rightsRevoked} times; first reconciler's clock ${Math.round(o.skewMs / 1000)} s ahead`,

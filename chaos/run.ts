@@ -1,6 +1,6 @@
 /**
- * `npm run chaos [-- --seed N --duration 60s --size N --reconcilers 3 --users N]`: one chaos
- * run against the simulated cluster. The seed is printed first so that a failure can be
+ * `npm run chaos [-- --seed N --duration 60s --size N --reconcilers 3 --users N --cluster sim|real]`:
+ * one chaos run against the simulated cluster, or a fresh namespace of the real control plane. The seed is printed first so that a failure can be
  * replayed; exit 0 when every check passed, 1 when one failed, 2 on bad flags.
  */
 
@@ -8,17 +8,22 @@ import { parseDuration } from '../source/sim/faults.js';
 import { type ChaosOptions, DEFAULT_CHAOS, runChaos } from './chaos.js';
 import { formatReport } from './report.js';
 
-const HELP = `Usage: npm run chaos -- [--seed N] [--duration 60s] [--size N] [--reconcilers N] [--users N] [--quiet]
+const HELP = `Usage: npm run chaos -- [--seed N] [--duration 60s] [--size N] [--reconcilers N] [--users N] [--cluster sim|real] [--quiet]
 
 One chaos run: faults on, reconciler processes killed mid-step, users claiming and
 releasing, an admin force-releasing and changing image and size; then faults off, one
-final reconcile 11 minutes ahead, and the safety, convergence and console checks.`;
+final reconcile 11 minutes ahead, and the safety, convergence and console checks.
+
+--cluster real runs it in a fresh namespace of the real control plane (npm run real;
+started when none runs): the simulator's faults (5xx, refused connections, dropped
+watches, 410s, crashing member pods) are left out; everything else is the same.`;
 
 /** Parses the flags; throws with a message on a bad one. */
 export function parseChaosArgs(argv: readonly string[]): ChaosOptions & { quiet: boolean } {
 	const opts: ChaosOptions & { quiet: boolean } = {
 		...DEFAULT_CHAOS,
 		seed: Math.floor(Math.random() * 1_000_000),
+		cluster: 'sim',
 		quiet: false,
 	};
 	const whole = (flag: string, v: string | undefined, min: number, max: number): number => {
@@ -56,6 +61,13 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptions & { quiet:
 			case 'users':
 				opts.users = whole('users', value(), 0, 500);
 				break;
+			case 'cluster': {
+				const v = value();
+				if (v !== 'sim' && v !== 'real')
+					throw new Error(`--cluster must be sim or real, not ${v ?? 'nothing'}`);
+				opts.cluster = v;
+				break;
+			}
 			case 'quiet':
 				opts.quiet = true;
 				break;
@@ -81,7 +93,7 @@ async function main(): Promise<number> {
 	}
 	const { quiet, ...options } = opts;
 	console.log(
-		`chaos seed ${options.seed} (replay: npm run chaos -- --seed ${options.seed} --duration ${options.durationMs / 1000}s --size ${options.size} --reconcilers ${options.reconcilers} --users ${options.users})`,
+		`chaos seed ${options.seed} (replay: npm run chaos -- --seed ${options.seed} --duration ${options.durationMs / 1000}s --size ${options.size} --reconcilers ${options.reconcilers} --users ${options.users}${options.cluster === 'real' ? ' --cluster real' : ''})`,
 	);
 	const start = Date.now();
 	const stamp = () => `${((Date.now() - start) / 1000).toFixed(1).padStart(6)}s`;

@@ -63,6 +63,11 @@ export interface Operation {
 export interface FollowedStore {
 	revision(): number;
 	onChange(listener: (e: SimEvent) => void): () => void;
+	/**
+	 * A store followed over the network (a real cluster's watches): the cluster's current
+	 * revision, read when an operation begins and ends (the watches may lag behind it).
+	 */
+	currentRevision?(): Promise<number>;
 }
 
 const KIND_OF: Record<string, MemberKind> = {
@@ -101,10 +106,14 @@ export class Timeline {
 		this.unsubscribe = this.store.onChange((e) => this.record(e));
 	}
 
-	/** Stops recording. */
+	/**
+	 * Stops recording. Changes followed over the network (one watch per kind) are put in
+	 * revision order here; the simulated store delivers them in order already.
+	 */
 	stop(): void {
 		this.unsubscribe?.();
 		this.unsubscribe = null;
+		if (this.store.currentRevision) this.events.sort((a, b) => a.revision - b.revision);
 	}
 
 	/** Records one store change (public for tests that build timelines by hand). */
@@ -167,17 +176,54 @@ export class Timeline {
 		fn: () => Promise<T>,
 		details?: (result: T) => Partial<Operation>,
 	): Promise<T> {
+		const remote = this.store.currentRevision?.bind(this.store);
+		if (remote) return this.trackRemote(remote, kind, identity, member, fn, details);
 		const op = this.begin(kind, identity, member);
 		try {
 			const result = await fn();
 			this.end(op, 'ok', details ? details(result) : {});
 			return result;
 		} catch (err) {
-			const e = err as { message?: string; kind?: string };
-			const extra: Partial<Operation> = { error: String(e?.message ?? err) };
-			if (typeof e?.kind === 'string') extra.errorKind = e.kind;
-			this.end(op, 'error', extra);
+			this.end(op, 'error', failure(err));
 			throw err;
 		}
 	}
+
+	/**
+	 * track() over the network: the cluster's revision is read before the operation's first
+	 * write and after its last (the watches may lag behind both).
+	 */
+	private async trackRemote<T>(
+		current: () => Promise<number>,
+		kind: OperationKind,
+		identity: string,
+		member: string,
+		fn: () => Promise<T>,
+		details?: (result: T) => Partial<Operation>,
+	): Promise<T> {
+		const op = this.begin(kind, identity, member);
+		op.startRev = await current();
+		let outcome: 'ok' | 'error' = 'ok';
+		let extra: Partial<Operation> = {};
+		try {
+			const result = await fn();
+			extra = details ? details(result) : {};
+			return result;
+		} catch (err) {
+			outcome = 'error';
+			extra = failure(err);
+			throw err;
+		} finally {
+			this.end(op, outcome, extra);
+			op.endRev = await current();
+		}
+	}
+}
+
+/** What a failed operation records: its error text and PoolError kind. */
+function failure(err: unknown): Partial<Operation> {
+	const e = err as { message?: string; kind?: string };
+	const extra: Partial<Operation> = { error: String(e?.message ?? err) };
+	if (typeof e?.kind === 'string') extra.errorKind = e.kind;
+	return extra;
 }

@@ -143,6 +143,7 @@ export class ChaosUser {
 			tallyFailure(w.counts, 'release', err);
 			if (errorText(err).includes('now in maintenance')) w.counts.quarantined++;
 		}
+		await w.sync();
 		return w.truth.holder(member) !== this.identity;
 	}
 }

@@ -59,7 +59,8 @@ export function zeroCounts(): ActorCounts {
 export interface World {
 	pool: string;
 	namespace: string;
-	sim: SimCluster;
+	/** The simulated cluster; null on a real one (no member failures through its kubelet). */
+	sim: SimCluster | null;
 	/** The cluster connection of the in-process actors (through the faults). */
 	kube: Kube;
 	timeline: Timeline;
@@ -70,6 +71,11 @@ export interface World {
 	log(line: string): void;
 	/** True once the actors must stop starting new operations. */
 	stopping(): boolean;
+	/**
+	 * Resolves once `truth` holds what the cluster holds now: at once on the simulated
+	 * cluster (its store), after the watches caught up on a real one.
+	 */
+	sync(): Promise<void>;
 }
 
 /** Waits ms, or less when the world starts stopping. */
