@@ -238,7 +238,7 @@ describe('dryRun=All stores nothing and answers as a real server', () => {
 			expect(r.json()).toMatchObject({
 				reason: 'Invalid',
 				message:
-					'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"true"}: supported values: "All"',
+					'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["true"]: supported values: "All"',
 			});
 			const d = await simFetch(env.cluster, `/api/v1/namespaces/${NS}/configmaps/x`, {
 				method: 'DELETE',

@@ -393,7 +393,7 @@ describe('lists', () => {
 		expect(bad).toEqual({
 			code: 400,
 			reason: 'BadRequest',
-			message: 'field label not supported: data.k',
+			message: '"data.k" is not a known field selector: only "metadata.name", "metadata.namespace"',
 		});
 	});
 

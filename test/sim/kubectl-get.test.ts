@@ -86,6 +86,7 @@ describeKubectl('kubectl get against the simulated cluster', () => {
 			'pod/desk-1',
 			'pod/desk-2',
 			'configmap/corral-vdi-ctpool-desk',
+			'configmap/kube-root-ca.crt',
 			'persistentvolumeclaim/desk-1-data',
 		]);
 		const nodes = await run('get', 'no');

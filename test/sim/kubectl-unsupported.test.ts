@@ -93,7 +93,7 @@ describeKubectl('what the simulated cluster does not do fails visibly', () => {
 		const r = await run('apply', '--server-side', '-f', file);
 		expect(r.code).toBe(1);
 		expect(r.stderr.trim()).toBe(
-			'error: Server-side apply not available on the server: (the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json)',
+			'error: Server-side apply not available on the server: (415: Unsupported Media Type)',
 		);
 		expect(env.cluster.store.revision()).toBe(rev);
 	});
