@@ -11,27 +11,11 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiUrl, type Query } from '../../source/kube/api-request.js';
 import { loadKubeConfig, requestAuth } from '../../source/kube/config.js';
+import type { KubeObject as ApiObject, KubeMeta } from '../../source/kube/objects.js';
 
-/** Any Kubernetes object, as JSON. */
-export interface KubeObject {
-	apiVersion?: string;
-	kind?: string;
-	metadata: {
-		name: string;
-		namespace?: string;
-		uid?: string;
-		resourceVersion?: string;
-		generation?: number;
-		creationTimestamp?: string;
-		deletionTimestamp?: string;
-		deletionGracePeriodSeconds?: number;
-		labels?: Record<string, string>;
-		annotations?: Record<string, string>;
-		finalizers?: string[];
-		ownerReferences?: unknown[];
-		[key: string]: unknown;
-	};
-	[key: string]: unknown;
+/** Any Kubernetes object, as JSON, with its name (what the tests read and write). */
+export interface KubeObject extends ApiObject {
+	metadata: KubeMeta & { name: string };
 }
 
 /** An answer: the status code and the body (parsed when it is JSON). */
