@@ -125,7 +125,9 @@ describe('Store writes', () => {
 			s.delete('configmaps', 'corral', 'one', { preconditions: { uid: 'other' } }),
 		);
 		expect(e1.code).toBe(409);
-		expect(e1.message).toContain('Precondition failed: UID in precondition: other');
+		expect(e1.message).toBe(
+			`Operation cannot be fulfilled on ConfigMap "one": the UID in the precondition (other) does not match the UID in record (${a.metadata.uid}). The object might have been deleted and then recreated`,
+		);
 		const e2 = catchErr(() =>
 			s.delete('configmaps', 'corral', 'one', { preconditions: { resourceVersion: '1' } }),
 		);
