@@ -8,11 +8,11 @@ import { initialStatus } from './defaults.js';
 import { defaultDeployment } from './deployments.js';
 import {
 	badRequest,
-	unconditionalUpdateRefused,
 	isSimApiError,
 	methodNotAllowed,
 	notFound,
 	type StatusCause,
+	unconditionalUpdateRefused,
 	unsupportedPatchType,
 } from './errors.js';
 import {
