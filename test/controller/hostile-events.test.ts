@@ -11,6 +11,7 @@ import {
 	startPoolController,
 } from '../../source/controller/pool-controller.js';
 import { apply } from '../../source/engine/apply.js';
+import { readAudit } from '../../source/engine/audit.js';
 import { createEngine } from '../../source/engine/engine.js';
 import { loadKube } from '../../source/kube/config.js';
 import { setHandlerErrorSink } from '../../source/kube/handler-errors.js';
@@ -189,5 +190,25 @@ describe('a watch handler that throws', { timeout: 60_000 }, () => {
 			watch.stop();
 			setHandlerErrorSink(before);
 		}
+	});
+});
+
+describe('a future-dated Event in the audit', () => {
+	it('has its time clamped to the clock-skew allowance', async () => {
+		const now = Date.now();
+		const ctx = c.context({ now: () => now });
+		await c.api.put('events', {
+			...forged(
+				'full.future',
+				'full',
+				'{"v":1,"action":"release","pool":"full","actor":"mallory","member":"full-1"}',
+			),
+			lastTimestamp: '2099-01-01T00:00:00Z',
+		} as KubeObject);
+		const trail = await readAudit(ctx, { pool: 'full' });
+		const line = trail.entries.find((e) => e.name === 'full.future');
+		expect(line?.time).toBe(now + 5 * 60_000);
+		expect(trail.oldest).not.toBeNull();
+		expect(trail.oldest! <= now).toBe(true);
 	});
 });
