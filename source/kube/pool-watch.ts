@@ -98,8 +98,16 @@ export class DeferredSink implements PoolWatchSink {
 		this.batches = [];
 		this.connection = null;
 		this.target = sink;
-		for (const batch of batches) sink.onBatch(batch);
-		if (connection) sink.onConnection(...connection);
+		for (const batch of batches)
+			deliver(
+				() => batchName(batch),
+				() => sink.onBatch(batch),
+			);
+		if (connection)
+			deliver(
+				() => 'the connection state',
+				() => sink.onConnection(...connection),
+			);
 	}
 }
 
