@@ -3,6 +3,7 @@
  * and the pools of the cluster, and the hidden `ctpool __complete pools` they call.
  */
 
+import { poolNameProblem } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand } from './command.js';
 import { EXIT_OK, usageError } from './failure.js';
@@ -136,6 +137,15 @@ _ctpool_pools() {
 	command ${program} __complete pools "\${conn[@]}" 2>/dev/null
 }
 
+# Adds the pools that start with $cur to COMPREPLY, each word as it is: never through
+# compgen -W, which expands $(...) and \${...} in its word list.
+_ctpool_add_pools() {
+	local p
+	while IFS= read -r p; do
+		[[ -n $p && $p == "$cur"* ]] && COMPREPLY+=("$p")
+	done < <(_ctpool_pools)
+}
+
 _ctpool() {
 	# zsh (through bashcompinit) counts array elements from 1 unless told otherwise.
 	[[ -n \${ZSH_VERSION-} ]] && setopt localoptions ksharrays
@@ -174,10 +184,13 @@ ${values}
 	fi
 	((pos == 0)) || return 0
 	case $cmd in
-	'') COMPREPLY=($(compgen -W "${names.join(' ')} $(_ctpool_pools)" -- "$cur")) ;;
+	'')
+		COMPREPLY=($(compgen -W '${names.join(' ')}' -- "$cur"))
+		_ctpool_add_pools
+		;;
 	completion) COMPREPLY=($(compgen -W '${SHELLS.join(' ')}' -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W '${names.filter((n) => n !== 'help').join(' ')}' -- "$cur")) ;;
-	${m.poolCommands.filter((c) => c !== '').join(' | ')}) COMPREPLY=($(compgen -W "$(_ctpool_pools)" -- "$cur")) ;;
+	${m.poolCommands.filter((c) => c !== '').join(' | ')}) _ctpool_add_pools ;;
 	esac
 	return 0
 }
@@ -294,8 +307,9 @@ export async function runComplete(argv: readonly string[], io: CommandIo): Promi
 			...kubeOptions(args.flags, io.env),
 			requestTimeoutMs: COMPLETE_TIMEOUT_MS,
 		});
+		// Only valid pool names: a name is a word the shell offers, never text it runs.
 		for (const ref of await listPoolRefs(kube, kube.namespace))
-			println(io.stdout, sanitize(ref.pool));
+			if (poolNameProblem(ref.pool) === null) println(io.stdout, sanitize(ref.pool));
 	} catch {
 		// nothing to offer
 	}

@@ -157,10 +157,14 @@ interface WatchScope {
  * signal aborts (exit 0). Failures are printed and retried; a terminal one is printed once.
  */
 async function watchPools(session: Session, scope: WatchScope, io: CommandIo): Promise<number> {
-	const [{ startPoolController }, { startMetricsServer }] = await Promise.all([
-		import('../controller/pool-controller.js'),
-		import('../controller/metrics-server.js'),
-	]);
+	const [{ startPoolController }, { startMetricsServer }, { setHandlerErrorSink }] =
+		await Promise.all([
+			import('../controller/pool-controller.js'),
+			import('../controller/metrics-server.js'),
+			import('../kube/handler-errors.js'),
+		]);
+	// an object a watch handler chokes on is told in one line, and the process goes on
+	setHandlerErrorSink((line) => println(io.stderr, line));
 	const signal = io.signal;
 	const { namespace } = scope;
 	const what =

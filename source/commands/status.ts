@@ -123,6 +123,10 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 		println(io.stdout, 'problems now:');
 		for (const e of problems) println(io.stdout, `  ${bounded(e, 400)}`);
 	}
+	if (snap.statusProblem) {
+		println(io.stdout);
+		println(io.stdout, `the recorded status is unreadable: ${bounded(snap.statusProblem, 400)}`);
+	}
 	const errors = snap.recorded?.errors ?? [];
 	if (errors.length > 0) {
 		println(io.stdout);

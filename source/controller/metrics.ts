@@ -16,7 +16,11 @@ export interface ReconcilerMetrics {
 	registry: Registry;
 	/** Records one reconcile of a pool: how long it took and whether it failed. */
 	reconciled(key: string, seconds: number, failed: boolean): void;
-	/** Counts claims of a pool refused for want of a free member (from ClaimRefused Events). */
+	/**
+	 * Counts claims of a pool refused for want of a free member (from ClaimRefused Events).
+	 * Only pools whose definition is seen are counted (anyone may write an Event naming any
+	 * pool), at most REFUSED_SERIES_MAX of them, and only a count that is a whole number 1..1e6.
+	 */
 	claimRefused(key: string, count?: number): void;
 	/** Whether refusals are being counted (Events readable): known pools then show 0, not nothing. */
 	countingRefusals(on: boolean): void;
@@ -25,6 +29,11 @@ export interface ReconcilerMetrics {
 	/** Drops the series of a pool that went away. */
 	forget(key: string): void;
 }
+
+/** The most pools whose refused claims are counted at once (each is a series). */
+export const REFUSED_SERIES_MAX = 1000;
+/** The largest rise of the refusal counter one Event may make. */
+const REFUSED_RISE_MAX = 1_000_000;
 
 /** Makes the metrics over a pool cache; `now` is the clock of claim expiry. */
 export function createReconcilerMetrics(cache: PoolCache, now: () => number): ReconcilerMetrics {
@@ -115,6 +124,8 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 			},
 		});
 	let counting = false;
+	/** The pools with a refusal series (bounded: see claimRefused). */
+	const refusedKeys = new Set<string>();
 	const refused = new Counter({
 		name: 'ctpool_claims_refused_total',
 		help: "Claims refused because no member was free, by any client, counted from ctpool's ClaimRefused Events since this process started (absent when Events cannot be read).",
@@ -122,7 +133,11 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 		registers: [registry],
 		collect() {
 			if (!counting) return;
-			for (const key of cache.keys()) this.inc(splitPoolKey(key), 0);
+			for (const key of cache.keys()) {
+				if (!refusedKeys.has(key) && refusedKeys.size >= REFUSED_SERIES_MAX) continue;
+				refusedKeys.add(key);
+				this.inc(splitPoolKey(key), 0);
+			}
 		},
 	});
 	const duration = new Histogram({
@@ -160,6 +175,10 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 			else errors.inc(labels, 0);
 		},
 		claimRefused(key, count = 1) {
+			if (!Number.isInteger(count) || count < 1 || count > REFUSED_RISE_MAX) return;
+			if (!cache.defined(key)) return;
+			if (!refusedKeys.has(key) && refusedKeys.size >= REFUSED_SERIES_MAX) return;
+			refusedKeys.add(key);
 			refused.inc(splitPoolKey(key), count);
 		},
 		countingRefusals(on) {
@@ -181,6 +200,7 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 			duration.remove(labels);
 			errors.remove(labels);
 			refused.remove(labels);
+			refusedKeys.delete(key);
 		},
 	};
 }

@@ -77,7 +77,7 @@ export async function readAudit(ctx: EngineContext, q: AuditQuery = {}): Promise
 	const filter: AuditFilter = { ...q };
 	if (!q.allNamespaces) filter.namespace = ctx.namespace;
 	for (const item of items) {
-		const e = auditEntry(item);
+		const e = auditEntry(item, ctx.now());
 		if (!e) continue;
 		if (!e.namespace) e.namespace = ctx.namespace;
 		if (oldest === null || e.time < oldest) oldest = e.time;

@@ -13,7 +13,7 @@ import {
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
-import { countMembers, type PoolCounts, type PoolStatus, parseStatus } from '../pool/status.js';
+import { countMembers, type PoolCounts, type PoolStatus, readStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
 import { deriveContext, type EngineContext } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
@@ -31,6 +31,8 @@ export interface PoolSnapshot {
 	counts: PoolCounts;
 	/** The status the last reconcile recorded (null when none or unreadable). */
 	recorded: PoolStatus | null;
+	/** Why the recorded status is unreadable (`status: errors is not a list`), or null. */
+	statusProblem?: string | null;
 }
 
 /** The snapshot of one pool from its ConfigMap and its objects (pure). */
@@ -47,11 +49,19 @@ export function snapshotOf(
 	} catch (err) {
 		specError = (err as Error).message;
 	}
-	const recorded = parseStatus(configMap.data?.[STATUS_KEY]);
+	const { status: recorded, problem: statusProblem } = readStatus(configMap.data?.[STATUS_KEY]);
 	const size = spec?.size ?? recorded?.desired ?? 0;
 	const facts: PoolFacts = poolFacts(size, spec);
 	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
-	return { pool, spec, specError, members, counts: countMembers(size, members), recorded };
+	return {
+		pool,
+		spec,
+		specError,
+		members,
+		counts: countMembers(size, members),
+		recorded,
+		statusProblem,
+	};
 }
 
 /** The live state of one pool. Throws PoolError('not-found') when it has no definition. */

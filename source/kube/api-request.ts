@@ -156,10 +156,83 @@ export async function getJson<T = unknown>(
 	}
 }
 
+/** How streamLines bounds a line: at most `maxChars` of it are kept, then `marker` is added. */
+export interface LineLimit {
+	maxChars: number;
+	/** Added to a line that was cut ('' for none). */
+	marker: string;
+}
+
+/**
+ * A watch event is one object as JSON: kube-apiserver refuses objects over 3 MiB (etcd's
+ * default request limit is 1.5 MiB), so a longer line is not one; it is cut, fails to parse
+ * and is skipped.
+ */
+export const WATCH_LINE_LIMIT: LineLimit = { maxChars: 16 * 1024 * 1024, marker: '' };
+
+/**
+ * Keeps a line-split stream's memory bounded: a line longer than the limit is handed on cut
+ * (its first maxChars, then the marker) as soon as the limit is passed, and the rest of it,
+ * up to its newline, is dropped as it arrives.
+ */
+export class LineSplitter {
+	private pending = '';
+	/** Dropping the rest of a line that was cut. */
+	private skipping = false;
+	constructor(
+		private readonly limit: LineLimit,
+		private readonly onLine: (line: string) => void,
+		/** Stops the splitting between two lines (the consumer is done). */
+		private readonly stopped: () => boolean = () => false,
+	) {}
+
+	/** Feeds a chunk of text. */
+	push(chunk: string): void {
+		let start = 0;
+		while (start <= chunk.length && !this.stopped()) {
+			const nl = chunk.indexOf('\n', start);
+			const end = nl < 0 ? chunk.length : nl;
+			if (!this.skipping) {
+				const room = this.limit.maxChars - this.pending.length;
+				if (end - start > room) {
+					this.onLine(untorn(this.pending + chunk.slice(start, start + room)) + this.limit.marker);
+					this.pending = '';
+					this.skipping = true;
+				} else if (nl < 0) this.pending += chunk.slice(start);
+				else {
+					const line = this.pending
+						? this.pending + chunk.slice(start, end)
+						: chunk.slice(start, end);
+					this.pending = '';
+					if (line) this.onLine(line);
+				}
+			}
+			if (nl < 0) return;
+			this.skipping = false;
+			start = nl + 1;
+		}
+	}
+
+	/** Ends the stream: hands on a last line without its newline. */
+	end(): void {
+		const rest = this.pending;
+		this.pending = '';
+		if (rest.trim() && !this.stopped()) this.onLine(rest);
+	}
+}
+
+/** s without a high surrogate torn from its pair at its end (where a line was cut). */
+function untorn(s: string): string {
+	const code = s.charCodeAt(s.length - 1);
+	return code >= 0xd800 && code <= 0xdbff ? s.slice(0, -1) : s;
+}
+
 /**
  * GETs a streaming path and hands each line to onLine as it arrives; onOpen is called once
  * the server answered 200. Resolves when the server ends the stream, rejects on a non-200
  * answer (KubeHttpError with the body), a broken connection, or an abort through `signal`.
+ * A line over `limit` is handed on cut (see LineSplitter): memory stays bounded whatever the
+ * server sends.
  */
 export async function streamLines(
 	kc: KubeConfig,
@@ -169,6 +242,7 @@ export async function streamLines(
 	onOpen: () => void,
 	onLine: (line: string) => void,
 	openTimeoutMs: number,
+	limit: LineLimit = WATCH_LINE_LIMIT,
 ): Promise<void> {
 	const deadline = new AbortController();
 	const timer = setTimeout(() => deadline.abort(), openTimeoutMs);
@@ -188,8 +262,8 @@ export async function streamLines(
 	if (code !== 200) throw new KubeHttpError(code, await readAll(res));
 	onOpen();
 	return new Promise<void>((resolve, reject) => {
-		let pending = '';
 		let done = false;
+		const lines = new LineSplitter(limit, onLine, () => done);
 		const finish = (err?: unknown) => {
 			if (done) return;
 			done = true;
@@ -206,30 +280,10 @@ export async function streamLines(
 		signal.addEventListener('abort', onAbort, { once: true });
 		res.setEncoding('utf8');
 		res.on('data', (chunk: string) => {
-			if (done) return;
-			let start = 0;
-			let nl = chunk.indexOf('\n');
-			if (nl < 0) {
-				pending += chunk;
-				return;
-			}
-			let text = chunk;
-			if (pending) {
-				text = pending + chunk;
-				nl += pending.length;
-				pending = '';
-			}
-			while (nl >= 0) {
-				if (nl > start) onLine(text.slice(start, nl));
-				if (done) return;
-				start = nl + 1;
-				nl = text.indexOf('\n', start);
-			}
-			pending = text.slice(start);
+			if (!done) lines.push(chunk);
 		});
 		res.once('end', () => {
-			if (pending.trim()) onLine(pending);
-			pending = '';
+			lines.end();
 			finish();
 		});
 		res.once('aborted', () =>

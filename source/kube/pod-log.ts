@@ -1,7 +1,16 @@
 /** A pod's container log through the `pods/{name}/log` subresource, followed line by line. */
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import { streamLines } from './api-request.js';
+import { type LineLimit, streamLines } from './api-request.js';
+
+/** The longest log line handed on whole (64 KiB); a longer one is cut and ends in the marker. */
+export const LOG_LINE_LIMIT: LineLimit = { maxChars: 64 * 1024, marker: ' … [line cut at 64 KiB]' };
+
+/**
+ * At most this much of a previous container's log is read: it no longer grows, so the server
+ * can stop sending (a followed current log cannot: limitBytes would end the follow).
+ */
+export const PREVIOUS_LOG_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Options of followPodLog. */
 export interface PodLogOptions {
@@ -19,7 +28,7 @@ export interface PodLogOptions {
 
 /**
  * Reads a pod's container log, handing each line to onLine as it arrives (raw: the caller
- * sanitises). Resolves when the server ends the stream (the container ended, or a log that
+ * sanitises; a line over 64 KiB cut, see LOG_LINE_LIMIT). Resolves when the server ends the stream (the container ended, or a log that
  * is not followed was read); rejects with KubeHttpError on a refusal (400 names the reason,
  * such as a previous container that does not exist), or with the abort's reason.
  */
@@ -40,11 +49,13 @@ export function followPodLog(
 			follow: opts.follow ?? true,
 			tailLines: opts.tailLines ?? 500,
 			previous: opts.previous ? true : undefined,
+			limitBytes: opts.previous ? PREVIOUS_LOG_LIMIT_BYTES : undefined,
 			container: opts.container,
 		},
 		signal,
 		onOpen,
 		onLine,
 		opts.openTimeoutMs ?? 15_000,
+		LOG_LINE_LIMIT,
 	);
 }

@@ -5,6 +5,7 @@
 import { POOL_LABEL } from '../pool/names.js';
 import type { Kube } from './config.js';
 import { type ConnectionState, worstState } from './connection-state.js';
+import { guardHandler, objectName } from './handler-errors.js';
 import type { KubeObject } from './objects.js';
 import {
 	type ResilientWatch,
@@ -97,8 +98,16 @@ export class DeferredSink implements PoolWatchSink {
 		this.batches = [];
 		this.connection = null;
 		this.target = sink;
-		for (const batch of batches) sink.onBatch(batch);
-		if (connection) sink.onConnection(...connection);
+		for (const batch of batches)
+			deliver(
+				() => batchName(batch),
+				() => sink.onBatch(batch),
+			);
+		if (connection)
+			deliver(
+				() => 'the connection state',
+				() => sink.onConnection(...connection),
+			);
 	}
 }
 
@@ -122,15 +131,21 @@ export function poolSelector(pool?: string): string {
 	return pool ? `${POOL_LABEL}=${pool}` : POOL_LABEL;
 }
 
-/** Rethrows a sink's error outside the watch loop, so a bug is loud but the watch lives on. */
-function deliver(fn: () => void): void {
-	try {
-		fn();
-	} catch (err) {
-		setImmediate(() => {
-			throw err;
-		});
-	}
+/**
+ * Hands a batch (or a state) to the sink; an error the sink throws is told in one line naming
+ * what it was handed (handler-errors.ts), never rethrown: one bad object must not end the
+ * process nor stop the watch.
+ */
+function deliver(what: () => string, fn: () => void): void {
+	guardHandler(what, fn);
+}
+
+/** Names the objects of a batch, the first three of them. */
+function batchName(batch: readonly WatchChange[]): string {
+	const names = batch
+		.slice(0, 3)
+		.map((c) => (c.op === 'reset' ? `a list of ${c.kind}` : objectName(c.object)));
+	return `a batch of ${batch.length} change${batch.length === 1 ? '' : 's'} (${names.join(', ')}${batch.length > 3 ? ', ...' : ''})`;
 }
 
 /** The slot of one object's changes in a batch: kind, namespace and name. */
@@ -274,10 +289,18 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 
 	let stopped = false;
 	const urgent = firstListsUrgency(kinds, opts.urgent);
-	const batcher = new ChangeBatcher(batchMs, (batch) => deliver(() => sink.onBatch(batch)), {
-		urgent,
-		urgentMs: opts.urgentBatchMs,
-	});
+	const batcher = new ChangeBatcher(
+		batchMs,
+		(batch) =>
+			deliver(
+				() => batchName(batch),
+				() => sink.onBatch(batch),
+			),
+		{
+			urgent,
+			urgentMs: opts.urgentBatchMs,
+		},
+	);
 	const push = (change: WatchChange) => {
 		if (!stopped) batcher.push(change);
 	};
@@ -296,7 +319,10 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 		const next = worstState(kinds.map((k) => byKind[k]));
 		overall = next;
 		const snapshot = { ...byKind };
-		deliver(() => sink.onConnection(next, snapshot));
+		deliver(
+			() => 'the connection state',
+			() => sink.onConnection(next, snapshot),
+		);
 	};
 
 	const watches: ResilientWatch[] = kinds.map((kind) => {

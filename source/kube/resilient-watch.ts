@@ -9,6 +9,7 @@ import { getJson, streamLines } from './api-request.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from './config.js';
 import { type ConnectionState, sameState } from './connection-state.js';
 import { apiFailure, describeError, forbiddenText, KubeHttpError } from './errors.js';
+import { guardHandler, objectName } from './handler-errors.js';
 import type { KubeObject } from './objects.js';
 import { sleep } from './retry.js';
 
@@ -127,7 +128,10 @@ export function startResilientWatch(
 	const setState = (next: ConnectionState) => {
 		if (stopped || sameState(state, next)) return;
 		state = next;
-		handlers.onState(next);
+		guardHandler(
+			() => `the ${resource.plural} watch's state`,
+			() => handlers.onState(next),
+		);
 	};
 	const markSynced = () => {
 		if (state.phase !== 'synced') setState({ phase: 'synced', since: Date.now() });
@@ -157,7 +161,10 @@ export function startResilientWatch(
 			cont = page.metadata?.continue || undefined;
 		} while (cont);
 		rv = listRv ?? '';
-		handlers.onReset(objects);
+		guardHandler(
+			() => `a list of ${objects.length} ${resource.plural}`,
+			() => handlers.onReset(objects),
+		);
 		markSynced();
 	}
 
@@ -193,7 +200,10 @@ export function startResilientWatch(
 					if (!obj.metadata) return;
 					delivered = true;
 					if (obj.metadata.resourceVersion) rv = obj.metadata.resourceVersion;
-					handlers.onChange(event.type === 'DELETED' ? 'delete' : 'upsert', obj);
+					guardHandler(
+						() => objectName(obj),
+						() => handlers.onChange(event.type === 'DELETED' ? 'delete' : 'upsert', obj),
+					);
 					return;
 				case 'BOOKMARK':
 					delivered = true;

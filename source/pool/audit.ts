@@ -213,62 +213,144 @@ export interface RawAuditEvent {
 	series?: { count?: number; lastObservedTime?: string | Date };
 }
 
-function millis(v: string | Date | undefined | null): number | null {
+/** The largest count an audit line may stand for; a larger (or unreadable) count is a problem. */
+export const AUDIT_COUNT_MAX = 1_000_000;
+/** The longest string field of an audit record kept (longer ones are cut). */
+const AUDIT_FIELD_MAX = 2000;
+/**
+ * How far in the future an Event's time may lie (ms): as for Leases, clocks may disagree by
+ * this much; a later time is clamped to it.
+ */
+export const AUDIT_SKEW_ALLOWANCE_MS = 5 * 60_000;
+
+function millis(v: unknown): number | null {
 	if (v === undefined || v === null || v === '') return null;
-	const t = v instanceof Date ? v.getTime() : Date.parse(v);
+	const t = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v) : Number.NaN;
 	return Number.isFinite(t) ? t : null;
 }
 
-function str(v: unknown): string {
-	return typeof v === 'string' ? v : '';
+function str(v: unknown, max = AUDIT_FIELD_MAX): string {
+	return typeof v === 'string' ? (v.length > max ? `${v.slice(0, max - 3)}...` : v) : '';
+}
+
+/** A count read from the cluster: a whole number 1..AUDIT_COUNT_MAX, else null. */
+export function auditCount(v: unknown): number | null {
+	return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= AUDIT_COUNT_MAX ? v : null;
 }
 
 const ACTIONS = new Set<string>(AUDIT_ACTIONS);
 
+/** The audit annotation parsed: every field typed and bounded. */
+export interface ParsedAuditRecord {
+	action: AuditAction;
+	pool: string;
+	member: string;
+	target: string;
+	holder: string;
+	identity: string;
+	actor: string;
+	force: boolean;
+	/** 1..AUDIT_COUNT_MAX. */
+	count: number;
+	detail: string;
+}
+
+/** A parse of something read from the cluster: a typed value, or a named problem. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * Parses the `ctpool.corral.dev/audit` annotation. Never throws: a value that is not a JSON
+ * object, an unknown action or a count that is not a whole number 1..AUDIT_COUNT_MAX (1e309
+ * parses as Infinity) is a named problem; string fields are cut at 2,000 characters.
+ */
+export function parseAuditAnnotation(text: unknown): Parsed<ParsedAuditRecord> {
+	if (typeof text !== 'string' || text === '')
+		return { ok: false, problem: 'the audit annotation is absent' };
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		return { ok: false, problem: 'the audit annotation is not JSON' };
+	}
+	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+		return { ok: false, problem: 'the audit annotation is not a JSON object' };
+	const r = parsed as Record<string, unknown>;
+	const action = typeof r.action === 'string' ? r.action : '';
+	if (!ACTIONS.has(action))
+		return {
+			ok: false,
+			problem: `the audit annotation's action ${JSON.stringify(str(r.action, 40))} is unknown`,
+		};
+	let count = 1;
+	if (r.count !== undefined && r.count !== null) {
+		const n = auditCount(r.count);
+		if (n === null)
+			return {
+				ok: false,
+				problem: `the audit annotation's count is not a whole number 1..${AUDIT_COUNT_MAX}`,
+			};
+		count = n;
+	}
+	return {
+		ok: true,
+		value: {
+			action: action as AuditAction,
+			pool: str(r.pool, 253),
+			member: str(r.member, 253),
+			target: str(r.target),
+			holder: str(r.holder),
+			identity: str(r.identity),
+			actor: str(r.actor),
+			force: r.force === true,
+			count,
+			detail: str(r.detail),
+		},
+	};
+}
+
 /**
  * The audit line of an Event, or null when the Event is not one of ours (no audit
- * annotation, or one that does not parse). Strings are as the cluster holds them: sanitise
- * before drawing.
+ * annotation, or one that does not parse: see parseAuditAnnotation). Counts are bounded;
+ * with `now`, a time beyond the skew allowance is clamped to now + allowance. Strings are as
+ * the cluster holds them (cut at 2,000 characters): sanitise before drawing.
  */
-export function auditEntry(e: RawAuditEvent): AuditEntry | null {
-	const raw = e.metadata?.annotations?.[AUDIT_ANNOTATION];
+export function auditEntry(e: RawAuditEvent, now?: number): AuditEntry | null {
+	if (!e || typeof e !== 'object') return null;
+	const annotations = e.metadata?.annotations;
+	const raw =
+		annotations && typeof annotations === 'object' ? annotations[AUDIT_ANNOTATION] : undefined;
 	if (!raw) return null;
-	let r: Record<string, unknown>;
-	try {
-		const parsed: unknown = JSON.parse(raw);
-		if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-		r = parsed as Record<string, unknown>;
-	} catch {
-		return null;
-	}
-	const action = str(r.action);
-	if (!ACTIONS.has(action)) return null;
-	const time =
+	const parsed = parseAuditAnnotation(raw);
+	if (!parsed.ok) return null;
+	const r = parsed.value;
+	let time =
 		millis(e.series?.lastObservedTime) ??
 		millis(e.lastTimestamp) ??
 		millis(e.eventTime) ??
 		millis(e.firstTimestamp) ??
 		millis(e.metadata?.creationTimestamp) ??
 		0;
-	const counted = typeof r.count === 'number' && r.count > 1 ? r.count : 1;
+	if (now !== undefined && time > now + AUDIT_SKEW_ALLOWANCE_MS)
+		time = now + AUDIT_SKEW_ALLOWANCE_MS;
+	const label = e.metadata?.labels?.[AUDIT_POOL_LABEL];
 	return {
 		time,
-		namespace: str(e.metadata?.namespace),
-		pool: str(r.pool) || str(e.metadata?.labels?.[AUDIT_POOL_LABEL]),
-		member: str(r.member),
-		action: action as AuditAction,
-		reason: str(e.reason),
+		namespace: str(e.metadata?.namespace, 253),
+		pool: r.pool || str(label, 253),
+		member: r.member,
+		action: r.action,
+		reason: str(e.reason, 128),
 		type: e.type === 'Warning' ? 'Warning' : 'Normal',
-		holder: str(r.holder),
-		identity: str(r.identity),
-		actor: str(r.actor),
-		force: r.force === true,
-		count: Math.max(counted, e.series?.count ?? 0, 1),
-		target: str(r.target),
-		detail: str(r.detail),
+		holder: r.holder,
+		identity: r.identity,
+		actor: r.actor,
+		force: r.force,
+		count: Math.max(r.count, auditCount(e.series?.count) ?? 1),
+		target: r.target,
+		detail: r.detail,
 		message: str(e.message),
-		name: str(e.metadata?.name),
-		instance: str(e.reportingInstance),
+		name: str(e.metadata?.name, 253),
+		instance: str(e.reportingInstance, 128),
 	};
 }
 

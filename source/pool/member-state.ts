@@ -219,7 +219,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const userClaim = lease !== null && !reconciling;
 	const annotations = m.pvc?.metadata.annotations ?? {};
 	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
-	const replaced = parseReplaceRecord(annotations);
+	const replaced = parseReplaceRecord(annotations, now);
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
 	const exists = Boolean(m.pod || m.pvc);

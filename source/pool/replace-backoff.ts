@@ -6,6 +6,7 @@
  * survives reconciles and processes; a replace carries it over to the new PVC.
  */
 
+import { CLOCK_SKEW_ALLOWANCE_MS } from './lease.js';
 import type { MemberView } from './member-state.js';
 import { REPLACED_ANNOTATION } from './names.js';
 import { toMillis } from './objects.js';
@@ -27,21 +28,60 @@ export interface ReplaceRecord {
 	at: number;
 }
 
-/** Reads the replace record of a PVC's annotations; null when absent or unreadable. */
+/**
+ * How far in the future a replace time may lie (ms), as for Leases. A time up to this far
+ * ahead is kept (it delays the next replace by at most the allowance more); a later one (a
+ * wrong clock, or a hand-written `"at":"2099-..."`) cannot be trusted and reads as long ago
+ * (the epoch), so it never holds a failed member back: clamping it to now + allowance would
+ * move with the clock and hold the member for good.
+ */
+export const REPLACE_SKEW_ALLOWANCE_MS = CLOCK_SKEW_ALLOWANCE_MS;
+
+/** The most replaces a record counts (more read as this many: the wait is at its longest). */
+export const REPLACE_COUNT_MAX = 1000;
+
+/**
+ * Reads the replace record of a PVC's annotations; a named problem when unreadable, null
+ * when absent. Never throws. With `now`, a time beyond the skew allowance reads as the epoch.
+ */
+export function readReplaceRecord(
+	annotations: Readonly<Record<string, string>> | undefined,
+	now?: number,
+): { ok: true; value: ReplaceRecord } | { ok: false; problem: string } | null {
+	const text =
+		annotations && typeof annotations === 'object' ? annotations[REPLACED_ANNOTATION] : undefined;
+	if (text === undefined || text === null || text === '') return null;
+	const problem = (what: string) => ({
+		ok: false as const,
+		problem: `${REPLACED_ANNOTATION}: ${what}`,
+	});
+	if (typeof text !== 'string') return problem('is not text');
+	let o: unknown;
+	try {
+		o = JSON.parse(text);
+	} catch {
+		return problem('is not JSON');
+	}
+	if (!o || typeof o !== 'object' || Array.isArray(o)) return problem('is not a JSON object');
+	const { count, at } = o as { count?: unknown; at?: unknown };
+	if (typeof count !== 'number' || !Number.isInteger(count) || count < 1)
+		return problem('count is not a whole number of at least 1');
+	const ms = typeof at === 'string' ? toMillis(at) : null;
+	if (ms === null) return problem('at is not a time');
+	const trusted = now === undefined || ms <= now + REPLACE_SKEW_ALLOWANCE_MS;
+	return { ok: true, value: { count: Math.min(count, REPLACE_COUNT_MAX), at: trusted ? ms : 0 } };
+}
+
+/**
+ * Reads the replace record of a PVC's annotations; null when absent or unreadable. With
+ * `now`, a time beyond the skew allowance reads as the epoch (see REPLACE_SKEW_ALLOWANCE_MS).
+ */
 export function parseReplaceRecord(
 	annotations: Readonly<Record<string, string>> | undefined,
+	now?: number,
 ): ReplaceRecord | null {
-	const text = annotations?.[REPLACED_ANNOTATION];
-	if (!text) return null;
-	try {
-		const o = JSON.parse(text) as { count?: unknown; at?: unknown };
-		const count = typeof o.count === 'number' && Number.isInteger(o.count) ? o.count : null;
-		const at = typeof o.at === 'string' ? toMillis(o.at) : null;
-		if (count === null || count < 1 || at === null) return null;
-		return { count: Math.min(count, 1000), at };
-	} catch {
-		return null;
-	}
+	const r = readReplaceRecord(annotations, now);
+	return r?.ok ? r.value : null;
 }
 
 /** The annotation value of a replace record (times in seconds, as Kubernetes writes them). */

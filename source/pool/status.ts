@@ -1,7 +1,7 @@
 /** The pool status the reconciler records in the definition ConfigMap. */
 
 import { RECONCILER_IDENTITY } from './errors.js';
-import type { MemberState, MemberView } from './member-state.js';
+import { MEMBER_STATES, type MemberState, type MemberView } from './member-state.js';
 import type { RolloutProgress } from './rollout.js';
 
 /** One member row of the status. */
@@ -134,15 +134,152 @@ export function sameStatus(a: PoolStatus, b: PoolStatus): boolean {
 	return JSON.stringify({ ...a, observedAt: '' }) === JSON.stringify({ ...b, observedAt: '' });
 }
 
-/** Parses a recorded status; null when absent or unreadable (a status is advisory). */
-export function parseStatus(text: string | undefined): PoolStatus | null {
-	if (!text) return null;
+/** The most members, errors and characters of a string a recorded status is read with. */
+export const STATUS_BOUNDS = {
+	members: 10_000,
+	errors: 1_000,
+	/** The largest count a status may hold (a pool has at most MAX_SIZE members). */
+	count: 1_000_000,
+	/** Characters of one string; longer ones are cut with `...`. */
+	chars: 4_000,
+} as const;
+
+/**
+ * A recorded status read: the status, or the problem that makes it unreadable (named for
+ * the reader: `status: errors is not a list of strings`); both null when there is none.
+ */
+export type StatusRead =
+	| { status: PoolStatus; problem: null }
+	| { status: null; problem: string | null };
+
+/** Thrown inside readStatus only, for the one problem it reports. */
+class StatusProblem {
+	constructor(readonly text: string) {}
+}
+
+function fail(text: string): never {
+	throw new StatusProblem(`status: ${text}`);
+}
+
+type Fields = Record<string, unknown>;
+
+function text(o: Fields, key: string, where: string, max: number = STATUS_BOUNDS.chars): string {
+	const v = o[key];
+	if (v === undefined || v === null) return '';
+	if (typeof v !== 'string') fail(`${where}${key} is not a string`);
+	return v.length > max ? `${v.slice(0, max - 3)}...` : v;
+}
+
+function whole(o: Fields, key: string, where: string): number {
+	const v = o[key];
+	if (v === undefined || v === null) return 0;
+	if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > STATUS_BOUNDS.count)
+		fail(`${where}${key} is not a whole number 0..${STATUS_BOUNDS.count}`);
+	return v;
+}
+
+function flag(o: Fields, key: string, where: string): boolean {
+	const v = o[key];
+	if (v === undefined || v === null) return false;
+	if (typeof v !== 'boolean') fail(`${where}${key} is not true or false`);
+	return v;
+}
+
+function object(v: unknown, what: string): Fields {
+	if (!v || typeof v !== 'object' || Array.isArray(v)) fail(`${what} is not an object`);
+	return v as Fields;
+}
+
+const STATES: ReadonlySet<string> = new Set<string>(MEMBER_STATES);
+
+function member(v: unknown, i: number): StatusMember {
+	const where = `members[${i}].`;
+	const o = object(v, `members[${i}]`);
+	const name = text(o, 'name', where, 253);
+	if (!name) fail(`${where}name is missing`);
+	const state = o.state === undefined ? 'Missing' : o.state;
+	if (typeof state !== 'string' || !STATES.has(state))
+		fail(`${where}state is not one of ${MEMBER_STATES.join(', ')}`);
+	const row: StatusMember = {
+		name,
+		index: whole(o, 'index', where),
+		state: state as MemberState,
+		holder: text(o, 'holder', where),
+		claimExpired: flag(o, 'claimExpired', where),
+		maintenance: flag(o, 'maintenance', where),
+		drifted: flag(o, 'drifted', where),
+		aboveSize: flag(o, 'aboveSize', where),
+		node: text(o, 'node', where, 253),
+		message: text(o, 'message', where),
+	};
+	if (o.drift !== undefined && o.drift !== null) row.drift = text(o, 'drift', where);
+	return row;
+}
+
+function list(v: unknown, key: string, max: number): unknown[] {
+	if (v === undefined || v === null) return [];
+	if (!Array.isArray(v)) fail(`${key} is not a list`);
+	if (v.length > max) fail(`${key} has ${v.length} entries, more than ${max}`);
+	return v;
+}
+
+/**
+ * Reads a recorded status, every field checked: counts are whole numbers 0..1e6, flags
+ * booleans, member states known ones, strings cut at 4,000 characters, at most 10,000
+ * members and 1,000 errors. An absent field reads as empty (0, false, ''); a field of the
+ * wrong shape makes the whole status unreadable, with the problem named. Never throws.
+ */
+export function readStatus(raw: unknown): StatusRead {
+	if (raw === undefined || raw === null || raw === '') return { status: null, problem: null };
 	try {
-		const o = JSON.parse(text) as PoolStatus;
-		return o && typeof o === 'object' && Array.isArray(o.members) ? o : null;
-	} catch {
-		return null;
+		if (typeof raw !== 'string') fail('is not text');
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(raw);
+		} catch {
+			fail('is not JSON');
+		}
+		const o = object(parsed, 'the status');
+		if (!Array.isArray(o.members)) fail('members is not a list');
+		const members = list(o.members, 'members', STATUS_BOUNDS.members).map(member);
+		const errors = list(o.errors, 'errors', STATUS_BOUNDS.errors).map((e, i) => {
+			if (typeof e !== 'string') fail(`errors[${i}] is not a string`);
+			return e.length > STATUS_BOUNDS.chars ? `${e.slice(0, STATUS_BOUNDS.chars - 3)}...` : e;
+		});
+		const status: PoolStatus = {
+			observedAt: text(o, 'observedAt', '', 64),
+			reconciler: text(o, 'reconciler', '', 253),
+			desired: whole(o, 'desired', ''),
+			observed: whole(o, 'observed', ''),
+			ready: whole(o, 'ready', ''),
+			claimed: whole(o, 'claimed', ''),
+			free: whole(o, 'free', ''),
+			unschedulable: whole(o, 'unschedulable', ''),
+			exhausted: flag(o, 'exhausted', ''),
+			// in buildStatus's order: sameStatus compares the JSON
+			...(o.claimableNow !== undefined ? { claimableNow: whole(o, 'claimableNow', '') } : {}),
+			...(o.claimableSoon !== undefined ? { claimableSoon: whole(o, 'claimableSoon', '') } : {}),
+			members,
+			errors,
+		};
+		if (o.rollout !== undefined && o.rollout !== null) {
+			const r = object(o.rollout, 'rollout');
+			status.rollout = {
+				target: text(r, 'target', 'rollout.', 64),
+				updated: whole(r, 'updated', 'rollout.'),
+				total: whole(r, 'total', 'rollout.'),
+			};
+		}
+		return { status, problem: null };
+	} catch (err) {
+		if (err instanceof StatusProblem) return { status: null, problem: err.text };
+		return { status: null, problem: 'status: unreadable' };
 	}
+}
+
+/** A recorded status, checked (see readStatus); null when absent or unreadable. Never throws. */
+export function parseStatus(text: unknown): PoolStatus | null {
+	return readStatus(text).status;
 }
 
 /**

@@ -24,7 +24,8 @@ export function startAuditFeed(
 	store: ConsoleStore,
 ): AuditFeedHandle {
 	const entryOf = (o: KubeObject) => {
-		const e = auditEntry(o as RawAuditEvent);
+		// a time beyond the clock-skew allowance is clamped: a 2099 Event is not pinned on top
+		const e = auditEntry(o as RawAuditEvent, Date.now());
 		if (!e) return null;
 		if (!e.namespace) e.namespace = namespace ?? '';
 		// every string cut to the console's bound once, here (a huge note is only shown cut)

@@ -63,6 +63,7 @@ export function lastReconcile(p: PoolDerivation, now: number): Cell {
 	if (p.specError) return { text: p.specError, tone: 'error' };
 	if (!p.defined) return { text: 'no definition (members only)', tone: 'warn' };
 	const r = p.recorded;
+	if (!r && p.statusProblem) return { text: p.statusProblem, tone: 'error' };
 	if (!r) return { text: 'never', tone: 'muted' };
 	const ago = ageSince(toMillis(r.observedAt), now);
 	const when = ago ? `${ago} ago` : r.observedAt;

@@ -12,7 +12,7 @@ import {
 	type PoolSpec,
 	type PoolStatus,
 	parseSpec,
-	parseStatus,
+	readStatus,
 	SPEC_KEY,
 	STATUS_KEY,
 	sourceFields,
@@ -41,8 +41,10 @@ export interface PoolDerivation {
 	/** Why the definition is unreadable (null when it is fine or absent). */
 	specError: string | null;
 	sourceHash: string | null;
-	/** The status the last reconcile recorded. */
+	/** The status the last reconcile recorded (null when none or unreadable). */
 	recorded: PoolStatus | null;
+	/** Why the recorded status is unreadable (`status: errors is not a list`), or null. */
+	statusProblem?: string | null;
 	/** Members in index order. */
 	rows: readonly MemberRow[];
 	counts: PoolCounts;
@@ -63,10 +65,13 @@ function positionsOf(rows: readonly MemberRow[]): Map<string, number> {
 function readDefinition(
 	index: ObjectIndex,
 	pool: string,
-): Pick<PoolDerivation, 'defined' | 'spec' | 'specError' | 'sourceHash' | 'recorded'> {
+): Pick<
+	PoolDerivation,
+	'defined' | 'spec' | 'specError' | 'sourceHash' | 'recorded' | 'statusProblem'
+> {
 	const cm = index.configMap(pool);
 	if (!cm) return { defined: false, spec: null, specError: null, sourceHash: null, recorded: null };
-	const recorded = parseStatus(cm.data?.[STATUS_KEY]);
+	const { status: recorded, problem: statusProblem } = readStatus(cm.data?.[STATUS_KEY]);
 	try {
 		const spec = parseSpec(cm.data?.[SPEC_KEY], pool, { allowPersistent: true });
 		return {
@@ -75,6 +80,7 @@ function readDefinition(
 			specError: null,
 			sourceHash: sourceHash(sourceFields(spec)),
 			recorded,
+			statusProblem,
 		};
 	} catch (e) {
 		return {
@@ -83,6 +89,7 @@ function readDefinition(
 			specError: e instanceof Error ? e.message : String(e),
 			sourceHash: null,
 			recorded,
+			statusProblem,
 		};
 	}
 }

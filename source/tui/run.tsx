@@ -8,6 +8,7 @@ import { render } from 'ink';
 import type { EngineContext } from '../engine/context.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
+import { setHandlerErrorSink } from '../kube/handler-errors.js';
 import { sanitize } from '../text/sanitize.js';
 import { deniedCommands } from './access.js';
 import { startAuditFeed } from './audit-feed.js';
@@ -149,6 +150,18 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		...(opts.engine ? { engine: opts.engine } : {}),
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
+	// an object a watch handler chokes on is told in the console's event log, one line, never
+	// on the terminal under the frame, and the watch goes on
+	setHandlerErrorSink((line) =>
+		store.getState().logEvent({
+			time: Date.now(),
+			actor: 'console',
+			pool: store.getState().pool ?? '',
+			action: 'watch',
+			outcome: 'error',
+			message: line.replace(/^ctpool: /, ''),
+		}),
+	);
 	started.attach({
 		onBatch: (changes) => {
 			try {

@@ -6,7 +6,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
-import { matchesFilter, parseFilter } from '../../source/tui/member-filter.js';
+import { filterSummary, matchesFilter, parseFilter } from '../../source/tui/member-filter.js';
 import { visibleRows } from '../../source/tui/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { member } from './fixtures.js';
@@ -125,5 +125,27 @@ describe('matchesFilter', () => {
 		expect(failed && matchesFilter(failed, 'RESTARTING')).toBe(true);
 		expect(failed && matchesFilter(failed, '!restarting')).toBe(false);
 		expect(rows.filter((m) => matchesFilter(m, '^desk-1[0-9]$'))).toHaveLength(10);
+	});
+});
+
+describe('issue 22: a filter cannot stall the console', () => {
+	it('runs in linear time: (a+)+b against a long holder is instant', () => {
+		const store = storeWith(member('desk', 1, s, { holder: 'a'.repeat(27) }), { spec: s });
+		const [row] = visibleRows(store.getState());
+		expect(row?.holder).toBe('a'.repeat(27));
+		const start = performance.now();
+		// a backtracking engine takes seconds here (doubling with each `a`), and forever at 1,000
+		expect(row && matchesFilter(row, '(a+)+b')).toBe(false);
+		expect(row && matchesFilter(row, '!(a+)+b')).toBe(true);
+		expect(row && matchesFilter(row, '^(a+)+$')).toBe(true);
+		expect(performance.now() - start).toBeLessThan(250);
+	});
+
+	it('refuses what needs backtracking, says "pattern too costly" and matches it as text', () => {
+		const f = parseFilter('(a)\\1');
+		expect(f).toMatchObject({ regex: null, costly: true });
+		expect(filterSummary('(a)\\1', 0, 1)).toContain('pattern too costly');
+		expect(parseFilter('desk-[')).toMatchObject({ costly: false });
+		expect(filterSummary('desk-[', 0, 1)).toContain('not a valid regular expression');
 	});
 });
