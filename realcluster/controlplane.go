@@ -179,6 +179,10 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 		"--cluster-signing-cert-file=" + p.CAFile(),
 		"--cluster-signing-key-file=" + p.path("ca.key"),
 		"--controllers=*",
+		// A client's default of 20 requests/s lets the volume binder bind about one claim a
+		// second; pools of hundreds of members need more.
+		"--kube-api-qps=400",
+		"--kube-api-burst=800",
 		"--profiling=false",
 		"--v=1",
 	}); err != nil {
@@ -191,6 +195,8 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(schedPort),
 		"--leader-elect=false",
+		"--kube-api-qps=400",
+		"--kube-api-burst=800",
 		"--profiling=false",
 		"--v=1",
 	}); err != nil {
