@@ -9,12 +9,16 @@ import { defineConfig } from 'vitest/config';
  * - e2e: slow tests of the whole product: a pseudo-terminal, the built binary (dist/cli.js,
  *   made by `npm run build`), the install tarball, the benchmark's smoke run, the chaos runs.
  *
- * And `real` (`npm run test:real`, not part of `npm test`): the files named in REAL, the
- * same files again, run against the real control plane (kube-apiserver, etcd, scheduler,
- * controller-manager and kwok nodes built from the Kubernetes modules; see realcluster/),
- * which its global setup starts when none is running.
+ * - real (`npm run test:real`, not part of `npm test`): test/real/ (tests of the real control
+ *   plane itself, such as the differential test), and the files named in REAL again, run
+ *   against the real control plane (kube-apiserver, etcd, scheduler, controller-manager and
+ *   kwok nodes built from the Kubernetes modules; see realcluster/), which its global setup
+ *   starts when none is running.
  */
-export type TestProject = 'unit' | 'sim' | 'e2e';
+export type TestProject = 'unit' | 'sim' | 'e2e' | 'real';
+
+/** The folder of the tests that need the real control plane and run nowhere else. */
+const REAL_ONLY = 'test/real/';
 
 /** Folders (ending in /) and files of the unit project (see projectOf). */
 export const UNIT = [
@@ -68,7 +72,7 @@ export const E2E = [
  * that only make sense on the simulated cluster are marked itSim/describeSim with a reason.
  */
 export const REAL = [
-	'test/real/',
+	REAL_ONLY,
 	'test/engine/apply-reconcile.test.ts',
 	'test/engine/claim.test.ts',
 	'test/engine/release.test.ts',
@@ -108,6 +112,7 @@ const named = (list: string[], file: string) =>
 
 /** The project of a test file (a path from the repository root, with forward slashes). */
 export function projectOf(file: string): TestProject {
+	if (file.startsWith(REAL_ONLY)) return 'real';
 	if (named(SIM, file)) return 'sim';
 	// A file named outright wins over its folder (test/chaos/invariants.test.ts is a unit test).
 	if (UNIT.includes(file)) return 'unit';

@@ -15,10 +15,12 @@ describe('test projects', () => {
 
 	it('put every test file in one project, each project holding some', () => {
 		const files = testFiles(ROOT);
-		const counts = { unit: 0, sim: 0, e2e: 0 };
+		const counts = { unit: 0, sim: 0, e2e: 0, real: 0 };
 		for (const f of files) counts[projectOf(f)]++;
-		expect(counts.unit + counts.sim + counts.e2e).toBe(files.length);
-		expect(Math.min(counts.unit, counts.sim, counts.e2e)).toBeGreaterThan(0);
+		expect(counts.unit + counts.sim + counts.e2e + counts.real).toBe(files.length);
+		expect(Math.min(counts.unit, counts.sim, counts.e2e, counts.real)).toBeGreaterThan(0);
+		// test/real/ needs the real control plane: never in npm test's projects.
+		expect(files.filter((f) => f.startsWith('test/real/') && projectOf(f) !== 'real')).toEqual([]);
 	});
 
 	it('keep the unit project free of the simulated cluster, terminals and the built binary', () => {
