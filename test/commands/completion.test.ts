@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,12 +63,12 @@ function shellEnv(): NodeJS.ProcessEnv {
  * What a shell prints running the script (its stdout's lines, sorted); stderr output fails.
  * Asynchronous: the simulated cluster answering the pool lookup runs in this process.
  */
-function shellLines(shell: string, args: string[]): Promise<string[]> {
+function shellLines(shell: string, args: string[], cwd?: string): Promise<string[]> {
 	return new Promise((resolve, reject) => {
 		execFile(
 			shell,
 			args,
-			{ encoding: 'utf8', env: shellEnv(), timeout: 60_000 },
+			{ encoding: 'utf8', env: shellEnv(), timeout: 60_000, ...(cwd ? { cwd } : {}) },
 			(err, stdout, stderr) => {
 				if (err) reject(err);
 				else if (stderr !== '') reject(new Error(`${shell} wrote to stderr: ${stderr}`));
@@ -159,6 +159,21 @@ describe('bash completion', () => {
 		expect(await bashComplete(['ctpool', 'apply', 'desk', '--image', ''])).toEqual([]);
 		// Past the pool, status takes no more arguments.
 		expect(await bashComplete(['ctpool', 'status', 'desk', ''])).toEqual([]);
+	});
+
+	it('offers a name from the cluster as one literal word, never running what it holds', async () => {
+		// A forged answer (the cluster itself refuses such names): the lookup is replaced.
+		const work = mkdtempSync(join(dir, 'hostile-'));
+		// biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, as a pool name would carry it
+		const hostile = ['x$(touch${IFS}pwned)', 'y`touch${IFS}pwned2`', 'desk'];
+		const script = `src=$1; shift; source "$src"; _ctpool_pools() { printf '%s\\n' ${hostile.map((h) => `'${h}'`).join(' ')}; }; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; _ctpool; printf "%s\\n" "\${COMPREPLY[@]}"`;
+		const offered = await shellLines(
+			'bash',
+			['--norc', '--noprofile', '-c', script, 'bash', scripts.bash!, 'ctpool', 'status', ''],
+			work,
+		);
+		expect(offered).toEqual([...hostile].sort());
+		expect(readdirSync(work)).toEqual([]);
 	});
 
 	it.skipIf(!built)('completes pool names from the cluster the command line names', async () => {
