@@ -166,40 +166,17 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 	}
 	log.Printf("kube-apiserver ready at %s", server)
 
-	if err := cp.run(ctx, o, "kube-controller-manager", []string{
-		"--kubeconfig=" + kubeconfigs["controller-manager"],
-		"--authentication-kubeconfig=" + kubeconfigs["controller-manager"],
-		"--authorization-kubeconfig=" + kubeconfigs["controller-manager"],
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(kcmPort),
-		"--leader-elect=false",
+	if err := cp.run(ctx, o, "kube-controller-manager", append(clientComponentFlags(kubeconfigs["controller-manager"], kcmPort),
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file=" + sa.Key,
-		"--root-ca-file=" + p.CAFile(),
-		"--cluster-signing-cert-file=" + p.CAFile(),
-		"--cluster-signing-key-file=" + p.path("ca.key"),
+		"--service-account-private-key-file="+sa.Key,
+		"--root-ca-file="+p.CAFile(),
+		"--cluster-signing-cert-file="+p.CAFile(),
+		"--cluster-signing-key-file="+p.path("ca.key"),
 		"--controllers=*",
-		// A client's default of 20 requests/s lets the volume binder bind about one claim a
-		// second; pools of hundreds of members need more.
-		"--kube-api-qps=400",
-		"--kube-api-burst=800",
-		"--profiling=false",
-		"--v=1",
-	}); err != nil {
+	)); err != nil {
 		return cp, err
 	}
-	if err := cp.run(ctx, o, "kube-scheduler", []string{
-		"--kubeconfig=" + kubeconfigs["scheduler"],
-		"--authentication-kubeconfig=" + kubeconfigs["scheduler"],
-		"--authorization-kubeconfig=" + kubeconfigs["scheduler"],
-		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(schedPort),
-		"--leader-elect=false",
-		"--kube-api-qps=400",
-		"--kube-api-burst=800",
-		"--profiling=false",
-		"--v=1",
-	}); err != nil {
+	if err := cp.run(ctx, o, "kube-scheduler", clientComponentFlags(kubeconfigs["scheduler"], schedPort)); err != nil {
 		return cp, err
 	}
 
@@ -265,6 +242,25 @@ func start(parent context.Context, o options) (*controlPlane, error) {
 	}
 	log.Printf("ready in %s: %d nodes", time.Since(started).Round(time.Millisecond), len(names))
 	return cp, nil
+}
+
+// clientComponentFlags are what the controller manager and the scheduler share: their
+// kubeconfig for the API and for checking their own callers, a loopback serving port, no
+// leader election, and room for pools of hundreds of members (a client's default of 20
+// requests/s let the volume binder bind about one claim a second).
+func clientComponentFlags(kubeconfig string, port int) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--leader-elect=false",
+		"--kube-api-qps=400",
+		"--kube-api-burst=800",
+		"--profiling=false",
+		"--v=1",
+	}
 }
 
 // run starts one component from the bin folder, its output in logs/<name>.log. The process
