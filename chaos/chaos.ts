@@ -28,7 +28,7 @@ import { waitFor } from '../test/support/wait.js';
 import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
-import { type FaultScheduleCounts, startFaultSchedule } from './fault-schedule.js';
+import { type FaultScheduleCounts, startFaultSchedule, zeroFaultCounts } from './fault-schedule.js';
 import { ForeignObjects, foreignMembers, type PlantStore } from './foreign-objects.js';
 import { checkTimeline, type Finding, type InvariantResult } from './invariants.js';
 import { builtCli } from './paths.js';
@@ -552,15 +552,7 @@ async function startRealChaos(dir: string): Promise<ChaosCluster> {
 }
 
 function noFaults(): { stop(): void; counts(): FaultScheduleCounts } {
-	const counts: FaultScheduleCounts = {
-		spells: 0,
-		calm: 0,
-		flaky: 0,
-		storm: 0,
-		forced410Asked: 0,
-		refusedBursts: 0,
-	};
-	return { stop: () => {}, counts: () => ({ ...counts }) };
+	return { stop: () => {}, counts: zeroFaultCounts };
 }
 
 function noFaultCounts(): FaultCounts {

@@ -39,17 +39,15 @@ export interface FaultSchedule {
 	counts(): FaultScheduleCounts;
 }
 
+/** Counts of a schedule that has done nothing yet. */
+export function zeroFaultCounts(): FaultScheduleCounts {
+	return { spells: 0, calm: 0, flaky: 0, storm: 0, forced410Asked: 0, refusedBursts: 0 };
+}
+
 /** Starts changing the faults of the switch over time. */
 export function startFaultSchedule(faults: FaultSwitch, opts: FaultScheduleOptions): FaultSchedule {
 	const { rng } = opts;
-	const counts: FaultScheduleCounts = {
-		spells: 0,
-		calm: 0,
-		flaky: 0,
-		storm: 0,
-		forced410Asked: 0,
-		refusedBursts: 0,
-	};
+	const counts = zeroFaultCounts();
 	const timers = new Set<NodeJS.Timeout>();
 	let stopped = false;
 	const later = (ms: number, fn: () => void) => {

@@ -150,32 +150,25 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		...(opts.engine ? { engine: opts.engine } : {}),
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
-	// an object a watch handler chokes on is told in the console's event log, one line, never
-	// on the terminal under the frame, and the watch goes on
-	setHandlerErrorSink((line) =>
+	/** A watch error in the console's event log (never on the terminal under the frame). */
+	const logWatchError = (message: string) =>
 		store.getState().logEvent({
 			time: Date.now(),
 			actor: 'console',
 			pool: store.getState().pool ?? '',
 			action: 'watch',
 			outcome: 'error',
-			message: line.replace(/^ctpool: /, ''),
-		}),
-	);
+			message,
+		});
+	// an object a watch handler chokes on is told in one line, and the watch goes on
+	setHandlerErrorSink((line) => logWatchError(line.replace(/^ctpool: /, '')));
 	started.attach({
 		onBatch: (changes) => {
 			try {
 				store.getState().applyBatch(changes);
 			} catch (err) {
 				// a change the console cannot show must not stop the watch
-				store.getState().logEvent({
-					time: Date.now(),
-					actor: 'console',
-					pool: store.getState().pool ?? '',
-					action: 'watch',
-					outcome: 'error',
-					message: `a watch change could not be shown: ${describeError(err)}`,
-				});
+				logWatchError(`a watch change could not be shown: ${describeError(err)}`);
 			}
 		},
 		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
