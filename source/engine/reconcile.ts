@@ -5,6 +5,7 @@
  */
 
 import { isNotFound } from '../kube/errors.js';
+import { describeDrift } from '../pool/drift.js';
 import { heldByReconciler, leaseHolder } from '../pool/lease.js';
 import {
 	groupMembers,
@@ -15,7 +16,13 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
+import {
+	configMapName,
+	pvcName,
+	REPLACED_ANNOTATION,
+	SOURCE_LABEL,
+	STATUS_KEY,
+} from '../pool/names.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
@@ -27,7 +34,6 @@ import {
 	stormText,
 } from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
-import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -648,10 +654,16 @@ function doneText(step: ReconcileStep, member: string): string {
 /** For a replace, what drifted (`image a -> b`), from the source recorded on the old PVC. */
 function driftNote(
 	step: ReconcileStep,
-	pvc: { metadata: { annotations?: Record<string, string> } } | null,
+	pvc: {
+		metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
+	} | null,
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
-	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
+	const changes = describeDrift(
+		pvcSource(pvc),
+		sourceFields(spec),
+		pvc.metadata.labels?.[SOURCE_LABEL],
+	);
+	return changes.length > 0 ? ` (${changes.join('; ')})` : '';
 }

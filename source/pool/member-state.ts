@@ -1,6 +1,7 @@
 /** Member state, flags and "free", from a member's pod, PVC and Lease. */
 
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
+import { describeDrift } from './drift.js';
 import { RECONCILER_IDENTITY } from './errors.js';
 import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem } from './lease.js';
 import {
@@ -14,7 +15,7 @@ import {
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
-import { describeDrift, sourceHash } from './source-hash.js';
+import { sourceHash } from './source-hash.js';
 import { type SourceFields, sourceFields } from './spec.js';
 
 /** The states of a member, in the contract's order of precedence. */
@@ -265,9 +266,12 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
 function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
-	const changes = pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source) : [];
-	return changes.length > 0
-		? changes
+	const changes =
+		pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source, memberHash) : [];
+	if (changes.length > 0) return changes;
+	// a record that names every field, none different: the definition was written anew
+	return pool.source && m.pvc && pvcSource(m.pvc)
+		? [`the same values written anew (source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'})`]
 		: [`source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'}`];
 }
 
