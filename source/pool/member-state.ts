@@ -15,8 +15,9 @@ import {
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
+import { oldSourceNote } from './rollout.js';
 import { sourceHash } from './source-hash.js';
-import { type SourceFields, sourceFields } from './spec.js';
+import { type PoolSpec, type SourceFields, sourceFields } from './spec.js';
 
 /** The states of a member, in the contract's order of precedence. */
 export type MemberState =
@@ -71,13 +72,21 @@ export interface PoolFacts {
 	 * and the drift is described. Absent: only the source label counts.
 	 */
 	source?: SourceFields | null;
+	/**
+	 * The definition sets maxUnavailable: a rollout goes in waves, and a member built from an
+	 * older definition stays claimable (with the old image) until its wave.
+	 */
+	waves?: boolean;
 }
 
 /** The pool facts of a definition (null: unreadable, so no drift and nothing above size but by size). */
-export function poolFacts(size: number, spec: SourceFields | null): PoolFacts {
+export function poolFacts(
+	size: number,
+	spec: (SourceFields & Pick<PoolSpec, 'maxUnavailable'>) | null,
+): PoolFacts {
 	if (!spec) return { size, sourceHash: null, source: null };
 	const source = sourceFields(spec);
-	return { size, sourceHash: sourceHash(source), source };
+	return { size, sourceHash: sourceHash(source), source, waves: spec.maxUnavailable !== undefined };
 }
 
 /** One member as the status, the CLI and the TUI show it. */
@@ -104,6 +113,11 @@ export interface MemberView {
 	 */
 	drift: string[];
 	aboveSize: boolean;
+	/**
+	 * Built from an older definition while a rollout goes in waves (maxUnavailable): it stays
+	 * claimable with the old image until its wave, or its release once claimed.
+	 */
+	waitsForWave: boolean;
 	/** The reconciler holds the Lease. */
 	reconciling: boolean;
 	node: string;
@@ -228,6 +242,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const drift = labelDrift ? sourceDrift(m, memberHash, pool) : podDrift(m.pod, pool);
 	const drifted = labelDrift || drift.length > 0;
 	const aboveSize = m.index > pool.size;
+	const waitsForWave = labelDrift && !aboveSize && pool.waves === true;
 	const created = [
 		toMillis(m.pvc?.metadata.creationTimestamp),
 		toMillis(m.pod?.metadata.creationTimestamp),
@@ -249,9 +264,13 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		drifted,
 		drift,
 		aboveSize,
+		waitsForWave,
 		reconciling,
 		node: m.pod?.spec?.nodeName ?? '',
-		message,
+		message:
+			message || !labelDrift || aboveSize
+				? message
+				: oldSourceNote(drift, pool.waves === true, userClaim),
 		sourceHash: memberHash,
 		createdAt: created.length > 0 ? Math.min(...created) : null,
 		foreign: [...(m.foreign ?? [])],
@@ -299,7 +318,8 @@ const driftByPod = new WeakMap<
 
 /**
  * Why a member is not free, or null when it is: free means no Lease at all, index within
- * size, no drift, no maintenance, and state Ready, Starting or Stopped.
+ * size, no drift (or, in a rollout in waves, drift while it waits for its wave), no
+ * maintenance, and state Ready, Starting or Stopped.
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
@@ -314,7 +334,8 @@ export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.aboveSize) return 'its index is above the pool size; the next reconcile deletes it';
 	if (v.maintenance)
 		return v.maintenanceReason ? `in maintenance: ${v.maintenanceReason}` : 'in maintenance';
-	if (v.drifted) return 'it has drifted from the pool definition; the next reconcile replaces it';
+	if (v.drifted && !v.waitsForWave)
+		return 'it has drifted from the pool definition; the next reconcile replaces it';
 	if (v.state !== 'Ready' && v.state !== 'Starting' && v.state !== 'Stopped')
 		return `its state is ${v.state}`;
 	return null;

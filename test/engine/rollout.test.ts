@@ -98,7 +98,7 @@ describe('a rollout', { timeout: 120_000 }, () => {
 			]);
 			expect(r.stderr).toBe('');
 			expect(r.code).toBe(0);
-			expect(r.stdout).toMatch(/rolling \d+\/18 to source [0-9a-f]{8}…/);
+			expect(r.stdout).toMatch(/rolling \d+\/18 to ghcr\.io\/example\/desktop:2/);
 			const definition = await readDefinition(ctx, 'roll');
 			expect(definition.spec.maxUnavailable).toBe(3);
 			const target = sourceHash(sourceFields(definition.spec));
