@@ -115,13 +115,13 @@ describe('a rollout', { timeout: 150_000 }, () => {
 		const { ctx, claimed, unclaimed } = await readyPool('seed', 6, ['alice@example.com']);
 		const r = await apply(ctx, 'seed', poolSpec({ size: 6, image: NEW_IMAGE }));
 		expect(r.errors).toEqual([]);
-		expect(r.heldBack).toBe(0);
 		expect(
 			r.actions
 				.filter((a) => a.step === 'replace' && a.ok)
 				.map((a) => a.member)
 				.sort(),
 		).toEqual([...unclaimed].sort());
+		expect(r.heldBack).toBe(0);
 		for (const m of unclaimed)
 			expect((await pod(m))?.metadata.labels?.['corral.dev/vdi-ct-source']).toBe(TARGET);
 		for (const [m, uid] of claimed) expect((await pod(m))?.metadata.uid).toBe(uid);
@@ -211,8 +211,8 @@ describe('a rollout', { timeout: 150_000 }, () => {
 			'idle',
 			poolSpec({ size: 4, maxUnavailable: 1, image: NEW_IMAGE }),
 		);
-		expect(first.heldBack).toBe(3);
 		expect(first.status).toMatchObject({ exhausted: false, free: 4 });
+		expect(first.heldBack).toBe(3);
 		expect(first.status.members.slice(1).map((m) => m.message)).toEqual(
 			Array(3).fill('old image, replaced after release or in its wave'),
 		);
