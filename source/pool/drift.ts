@@ -8,18 +8,10 @@
 
 import { parseQuantity } from './quantity.js';
 import { sourceHash } from './source-hash.js';
-import type { SourceFields } from './spec.js';
+import { SOURCE_FIELDS_BY_WEIGHT, type SourceFields } from './spec.js';
 
 /** The source fields in the order drift names them: image, resources, the rest. */
-export const DRIFT_ORDER = [
-	'image',
-	'cpu',
-	'memory',
-	'disk',
-	'storageClass',
-	'privileged',
-	'init',
-] as const satisfies ReadonlyArray<keyof SourceFields>;
+const DRIFT_ORDER = SOURCE_FIELDS_BY_WEIGHT;
 
 /**
  * An image reference in its full form, as a container runtime reads it: the registry
