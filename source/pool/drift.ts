@@ -57,7 +57,8 @@ function writtenStorageClass(
 	if (seen === undefined || !memberHash) return undefined;
 	const base = { ...member } as SourceFields;
 	if (DRIFT_ORDER.some((k) => base[k] === undefined)) return undefined;
-	for (const storageClass of seen === '' ? [''] : [seen, '']) {
+	// the default first: what a definition leaves empty most often
+	for (const storageClass of seen === '' ? [''] : ['', seen]) {
 		// cpu is hashed as written: a number or a string of one
 		for (const cpu of [String(base.cpu), Number(base.cpu)])
 			if (sourceHash({ ...base, cpu, storageClass }) === memberHash) return storageClass;
@@ -70,9 +71,10 @@ function sameStorageClass(
 	pool: SourceFields,
 	memberHash: string | undefined,
 ): boolean {
+	const seen = member.storageClass ?? '';
+	if (seen === pool.storageClass) return true;
 	const written = writtenStorageClass(member, memberHash);
 	if (written !== undefined) return written === pool.storageClass;
-	const seen = member.storageClass ?? '';
 	// the default's name is not known here: an empty side matches any class
 	return seen === pool.storageClass || seen === '' || pool.storageClass === '';
 }

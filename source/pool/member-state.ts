@@ -285,6 +285,30 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
 function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+	// kept per PVC object, member hash and pool source: every list derives every member again
+	const kept = m.pvc ? driftByPvc.get(m.pvc) : undefined;
+	if (
+		kept &&
+		kept.memberHash === memberHash &&
+		(kept.source === pool.source || (kept.hash !== null && kept.hash === pool.sourceHash))
+	)
+		return kept.drift;
+	const drift = describeSourceDrift(m, memberHash, pool);
+	if (m.pvc)
+		driftByPvc.set(m.pvc, {
+			source: pool.source ?? null,
+			hash: pool.sourceHash,
+			memberHash,
+			drift,
+		});
+	return drift;
+}
+const driftByPvc = new WeakMap<
+	object,
+	{ source: SourceFields | null; hash: string | null; memberHash: string; drift: string[] }
+>();
+
+function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
 	const changes =
 		pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source, memberHash) : [];
 	if (changes.length > 0) return changes;
