@@ -60,8 +60,8 @@ Flags
   --max-unavailable N|P% replace the members of a changed source in waves of at most this
                          many unclaimed members: a number, or a percentage of the size (at
                          least 1); members waiting for their wave stay claimable with the
-                         old image. Without it, every unclaimed member is replaced at once.
-                         Claimed members stay until released
+                         old image. Without it, every unclaimed member is replaced at
+                         once. Claimed members stay until released
   --no-wait              with waves: replace the first one and leave the rest to a
                          watching reconciler (by default apply waits for each wave to be
                          Ready and goes on to the end, printing its progress)
@@ -71,6 +71,7 @@ ${GLOBAL_HELP}
 Examples
   ctpool apply desk --image ghcr.io/example/desktop:1 --size 3 --mem 2Gi
   ctpool apply desk --image ghcr.io/example/desktop:2 --size 5
+  ctpool apply desk --image ghcr.io/example/desktop:3 --max-unavailable 2
 `,
 };
 
