@@ -188,6 +188,8 @@ const RULES = [
 	['', 'services', 'delete'],
 	['', 'services', 'get'],
 	['', 'pods/exec', 'create'],
+	// optional: the console's container log (L)
+	['', 'pods/log', 'get'],
 	...['get', 'list', 'create', 'update', 'delete', 'watch'].map((v) => [
 		'coordination.k8s.io',
 		'leases',
