@@ -48,7 +48,10 @@ Flags
   -A, --all-namespaces
                     with --all: every pool in every namespace the identity can list
   --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
-                    HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+                    HOST:PORT and nowhere else: HOST is an IP address ([::1] for IPv6;
+                    0.0.0.0 is every IPv4 address) or a name bound to the one address it
+                    resolves to; port 0 picks a free one; the address is printed on stderr.
+                    The metrics are counts per pool, never a holder or an identity
 
 Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
 service account, as kubectl does.
