@@ -270,12 +270,14 @@ export function tierRules(tier: Tier): PolicyRule[] {
 
 /**
  * The smallest tier for a person that allows a verb on a resource (`pods/exec` for a
- * subresource; the group is known from the resource): viewer, then operator, then
- * reconciler; null when none does.
+ * subresource, `leases.coordination.k8s.io` with its group, or `leases` alone): viewer, then
+ * operator, then reconciler; null when none does.
  */
 export function tierWith(resource: string, verb: string): Tier | null {
-	const group = resource === 'leases' ? COORDINATION : CORE;
-	return TIERS.find((t) => allows(tierRules(t), group, resource, verb)) ?? null;
+	const dot = resource.indexOf('.');
+	const name = dot < 0 ? resource : resource.slice(0, dot);
+	const group = dot < 0 ? (name === 'leases' ? COORDINATION : CORE) : resource.slice(dot + 1);
+	return TIERS.find((t) => allows(tierRules(t), group, name, verb)) ?? null;
 }
 
 /** Whether rules allow a verb on a resource (`pods/exec` for a subresource) of an API group. */
