@@ -82,7 +82,11 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
 		const metricsAddr =
 			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
-		const session = await connect(args.flags, io, { withSignal: watch });
+		const session = await connect(args.flags, io, {
+			withSignal: watch,
+			// across namespaces the rights differ per namespace: each pool's answer says
+			...(allNamespaces ? {} : { check: watch ? ('watch' as const) : ('reconcile' as const) }),
+		});
 		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
 			if (all) return reconcileAllOnce(session, namespace, io);
