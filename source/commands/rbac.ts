@@ -42,9 +42,11 @@ Usage: ctpool rbac [--tier viewer|operator|reconciler]
 
 Print a Role and a RoleBinding, as YAML ready for kubectl apply -f -, with exactly the
 permissions of a tier in the pool namespace:
-  viewer      ${TIER_SUMMARY.viewer}
-  operator    ${TIER_SUMMARY.operator} (the default)
-  reconciler  ${TIER_SUMMARY.reconciler}
+  viewer      reads only: status, find, audit, the console without changing keys;
+              no writes, no exec
+  operator    the seed's list (the default): every command and console key
+  reconciler  what reconcile and the in-cluster Deployment need: members, their
+              Leases, the status; no exec, no definitions made or deleted
 A command or console key a tier lacks a right for is refused before it changes anything,
 naming the right and the tier that has it. Every command works with the seed's list:
   ConfigMaps get, list, create, patch, delete (a definition is written with a merge
