@@ -50,7 +50,10 @@ Flags
   -A, --all-namespaces
                     with --all: every pool in every namespace the identity can list
   --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
-                    HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+                    HOST:PORT and nowhere else: HOST is an IP address ([::1] for IPv6;
+                    0.0.0.0 is every IPv4 address) or a name bound to the one address it
+                    resolves to; port 0 picks a free one; the address is printed on stderr.
+                    The metrics are counts per pool, never a holder or an identity
   --no-wait         a rollout in waves (maxUnavailable): replace the wave that may go now
                     and leave the rest to a watching reconciler; by default a one-shot
                     reconcile of a pool waits for each wave to be Ready and goes on to the
@@ -90,7 +93,11 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
 		const metricsAddr =
 			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
-		const session = await connect(args.flags, io, { withSignal: watch });
+		const session = await connect(args.flags, io, {
+			withSignal: watch,
+			// across namespaces the rights differ per namespace: each pool's answer says
+			...(allNamespaces ? {} : { check: watch ? ('watch' as const) : ('reconcile' as const) }),
+		});
 		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
 			const follow = {
