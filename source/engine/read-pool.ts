@@ -78,7 +78,8 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
 	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
 	if (foreign.length === 0) return first;
-	return snapshotOf(pool, configMap, { ...objects, foreign }, ctx.now());
+	const all = [...(objects.foreign ?? []), ...foreign];
+	return snapshotOf(pool, configMap, { ...objects, foreign: all }, ctx.now());
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */
