@@ -6,13 +6,14 @@
  * forged answer, a proxy or a bug from reaching the model as a value it cannot read.
  */
 
+import type { NodeObjectLike } from './node-room.js';
 import type { ConfigMapObject, LeaseObject, PodObject, PvcObject } from './objects.js';
 
 /** A parse of something read from the cluster: a typed value, or a named problem. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** The kinds of object the pool model reads, by their plural resource names. */
-export type ObjectKind = 'pods' | 'persistentvolumeclaims' | 'leases' | 'configmaps';
+export type ObjectKind = 'pods' | 'persistentvolumeclaims' | 'leases' | 'configmaps' | 'nodes';
 
 /** The typed object of each kind. */
 export interface ObjectOfKind {
@@ -20,6 +21,7 @@ export interface ObjectOfKind {
 	persistentvolumeclaims: PvcObject;
 	leases: LeaseObject;
 	configmaps: ConfigMapObject;
+	nodes: NodeObjectLike;
 }
 
 const KIND_NAME: Record<ObjectKind, string> = {
@@ -27,6 +29,7 @@ const KIND_NAME: Record<ObjectKind, string> = {
 	persistentvolumeclaims: 'PersistentVolumeClaim',
 	leases: 'Lease',
 	configmaps: 'ConfigMap',
+	nodes: 'Node',
 };
 
 /** The most characters of a name or namespace (a DNS subdomain). */
@@ -197,11 +200,25 @@ function lease(o: Fields): void {
 	times(spec, 'spec.', ['acquireTime', 'renewTime']);
 }
 
+/** A node, as far as the room on it goes (the Unschedulable hint). */
+function node(o: Fields): void {
+	const spec = obj(o, 'spec', '');
+	if (spec) typed(spec, 'spec.', 'boolean', ['unschedulable']);
+	const status = obj(o, 'status', '');
+	if (!status) return;
+	obj(status, 'allocatable', 'status.');
+	obj(status, 'capacity', 'status.');
+	objects(status, 'conditions', 'status.').forEach((c, i) => {
+		typed(c, `status.conditions[${i}].`, 'string', ['type', 'status']);
+	});
+}
+
 const CHECK: Record<ObjectKind, (o: Fields) => void> = {
 	pods: pod,
 	persistentvolumeclaims: pvc,
 	leases: lease,
 	configmaps: (o) => stringMap(o, 'data', ''),
+	nodes: node,
 };
 
 /** `Pod corral/desk-1`, from whatever the object holds (bounded). */

@@ -247,6 +247,10 @@ describe('the shape of a watched or listed object', () => {
 			ok: false,
 			problem: 'PersistentVolumeClaim ?: the object is not an object',
 		});
+		// a node for the Unschedulable hint: conditions that are not a list would throw in it
+		expect(
+			readObject('nodes', { metadata: { name: 'n1' }, status: { conditions: { Ready: 1 } } }),
+		).toEqual({ ok: false, problem: 'Node n1: status.conditions is not a list' });
 		const good = pod('desk-1');
 		expect(readObject('pods', good)).toEqual({ ok: true, value: good });
 	});
@@ -279,10 +283,17 @@ describe('the shape of a watched or listed object', () => {
 			persistentvolumeclaims: 'PersistentVolumeClaim',
 			leases: 'Lease',
 			configmaps: 'ConfigMap',
+			nodes: 'Node',
 		};
 		fc.assert(
 			fc.property(
-				fc.constantFrom<ObjectKind>('pods', 'persistentvolumeclaims', 'leases', 'configmaps'),
+				fc.constantFrom<ObjectKind>(
+					'pods',
+					'persistentvolumeclaims',
+					'leases',
+					'configmaps',
+					'nodes',
+				),
 				object,
 				(kind, o) => {
 					const r = readObject(kind, o);
