@@ -1,7 +1,7 @@
 /** Listing a pool's pods, PVCs and Leases: three label-selector lists, no per-member reads. */
 
 import { memberIndex, memberOfLease, memberOfPvc, POOL_LABEL } from '../pool/names.js';
-import { type ObjectOfKind, readObjects } from '../pool/object-shape.js';
+import { type ObjectOfKind, readObject, readObjects } from '../pool/object-shape.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
 import { clusterError } from './cluster-error.js';
@@ -19,7 +19,12 @@ export interface ListedObjects {
 	foreign?: Array<{ kind: MemberObjectKind; member: string }>;
 	/** What is wrong with each object that does not read, one line each. */
 	problems?: string[];
+	/** The objects that do not read under a member's name: the member and the problem. */
+	unreadable?: Array<{ member: string; problem: string }>;
 }
+
+/** What the objects that do not read leave behind (see ListedObjects). */
+type Unread = Required<Pick<ListedObjects, 'foreign' | 'problems' | 'unreadable'>>;
 
 const MEMBER_KIND = { pods: 'pod', persistentvolumeclaims: 'PVC', leases: 'Lease' } as const;
 
@@ -36,20 +41,21 @@ function memberNamed(kind: keyof typeof MEMBER_KIND, name: string): string | nul
 function readListed<K extends keyof typeof MEMBER_KIND>(
 	kind: K,
 	raws: readonly unknown[],
-	out: Required<Pick<ListedObjects, 'foreign' | 'problems'>>,
+	out: Unread,
 ): ObjectOfKind[K][] {
 	const read = readObjects(kind, raws);
 	if (read.problems.length === 0) return read.objects;
-	const good = new Set<unknown>(read.objects);
+	let bad = 0;
 	for (const raw of raws) {
-		if (good.has(raw)) continue;
+		if (readObject(kind, raw).ok) continue;
+		const problem = `${read.problems[bad++]}; ctpool leaves its member alone until it reads`;
+		out.problems.push(problem);
 		const name = (raw as { metadata?: { name?: unknown } } | null)?.metadata?.name;
 		const member = typeof name === 'string' ? memberNamed(kind, name) : null;
-		if (member) out.foreign.push({ kind: MEMBER_KIND[kind], member });
+		if (!member) continue;
+		out.foreign.push({ kind: MEMBER_KIND[kind], member });
+		out.unreadable.push({ member, problem });
 	}
-	out.problems.push(
-		...read.problems.map((p) => `${p}; ctpool leaves its member alone until it reads`),
-	);
 	return read.objects;
 }
 
@@ -102,10 +108,7 @@ export function readListedObjects(
 	raw: { pods: unknown; pvcs: unknown; leases: unknown },
 	pool?: string,
 ): ListedObjects {
-	const unread: Required<Pick<ListedObjects, 'foreign' | 'problems'>> = {
-		foreign: [],
-		problems: [],
-	};
+	const unread: Unread = { foreign: [], problems: [], unreadable: [] };
 	const pods = readListed('pods', arrayOf(raw.pods), unread);
 	const pvcs = readListed('persistentvolumeclaims', arrayOf(raw.pvcs), unread);
 	const ours = (l: unknown) => {

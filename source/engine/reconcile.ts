@@ -219,7 +219,7 @@ async function reconcileSteps(
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
 	// objects that do not read (a forged answer): named once, their members left alone
-	const unreadable = new Set((objects.foreign ?? []).map((f) => f.member));
+	const unreadable = new Set((objects.unreadable ?? []).map((u) => u.member));
 	for (const v of views)
 		if (!failedMembers.has(v.name) && !unreadable.has(v.name)) errors.push(...memberProblems(v));
 	errors.push(...(objects.problems ?? []).map((p) => bounded(p, 600)));

@@ -8,10 +8,12 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { liveProblems } from '../../source/commands/status.js';
 import { PoolCache } from '../../source/controller/pool-cache.js';
 import { RefusalTally } from '../../source/controller/refusal-watch.js';
 import { planStep } from '../../source/engine/member-step.js';
 import { readListedObjects } from '../../source/engine/pool-objects.js';
+import { snapshotOf } from '../../source/engine/read-pool.js';
 import type { KubeObject } from '../../source/kube/objects.js';
 import type { WatchChange } from '../../source/kube/pool-watch.js';
 import { AUDIT_ANNOTATION, AUDIT_POOL_LABEL, auditEntry } from '../../source/pool/audit.js';
@@ -19,9 +21,11 @@ import { groupMembers, memberView, poolFacts } from '../../source/pool/member-st
 import {
 	CT_SPEC_ANNOTATION,
 	MAINTENANCE_ANNOTATION,
+	memberIndex,
 	REPLACED_ANNOTATION,
 } from '../../source/pool/names.js';
 import { type ObjectKind, readObject } from '../../source/pool/object-shape.js';
+import type { ConfigMapObject } from '../../source/pool/objects.js';
 import { createConsoleStore } from '../../source/tui/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, kindOf, member, NOW } from '../tui/fixtures.js';
@@ -221,7 +225,7 @@ describe("the reconciler's pool cache", () => {
 });
 
 describe("the reconcile's planning", () => {
-	it('property: no throw; a member with an unreadable object gets no step, and the problem is named', () => {
+	it('property: no throw; a member with an unreadable object gets no step, and ctpool status names the problem', () => {
 		fc.assert(
 			fc.property(mixed, (objects) => {
 				for (const pool of ['desk', 'bad']) {
@@ -243,6 +247,11 @@ describe("the reconcile's planning", () => {
 					expect((listed.problems ?? []).length).toBe(
 						objects.filter((o) => kindOf(o) !== 'configmaps' && !reads(o)).length,
 					);
+					// ctpool status names each, and not as a stranger's object
+					const snap = snapshotOf(pool, configMap(pool, spec) as ConfigMapObject, listed, NOW);
+					const problems = liveProblems(snap);
+					for (const u of listed.unreadable ?? [])
+						if (memberIndex(pool, u.member) !== null) expect(problems).toContain(u.problem);
 					if (pool === 'desk') {
 						// the good pool is in line: nothing to do
 						expect(steps).toEqual([null, null, null]);
