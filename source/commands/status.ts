@@ -64,7 +64,13 @@ export function memberFlags(v: MemberView): string {
  * Lease whose times make no sense), one line each with its way out.
  */
 export function liveProblems(snap: PoolSnapshot): string[] {
-	return snap.members.flatMap(memberProblems);
+	// a member of an unreadable object: its object's problem says it (not a stranger's)
+	const unreadable = snap.unreadable ?? [];
+	const named = new Set(unreadable.map((u) => u.member));
+	return [
+		...unreadable.map((u) => u.problem),
+		...snap.members.filter((v) => !named.has(v.name)).flatMap(memberProblems),
+	];
 }
 
 /**

@@ -224,13 +224,18 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
-	const views = groupMembers(pool, spec.size, { ...objects, foreign }).map((m) =>
-		memberView(m, facts, endNow),
-	);
+	const views = groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...foreign],
+	}).map((m) => memberView(m, facts, endNow));
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
-	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
+	// objects that do not read (a forged answer): named once, their members left alone
+	const unreadable = new Set((objects.unreadable ?? []).map((u) => u.member));
+	for (const v of views)
+		if (!failedMembers.has(v.name) && !unreadable.has(v.name)) errors.push(...memberProblems(v));
+	errors.push(...(objects.problems ?? []).map((p) => bounded(p, 600)));
 	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	// the storm first: the pools screen shows the first error of a pool
 	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);

@@ -3,15 +3,9 @@
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
 import { describeDrift } from './drift.js';
 import { RECONCILER_IDENTITY } from './errors.js';
-import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem } from './lease.js';
-import {
-	MAINTENANCE_ANNOTATION,
-	memberIndex,
-	memberOfLease,
-	memberOfPvc,
-	pvcName,
-	SOURCE_LABEL,
-} from './names.js';
+import { leaseExpired, leaseExpiry, leaseTimeProblem, readLease } from './lease.js';
+import { readMaintenance } from './maintenance.js';
+import { memberIndex, memberOfLease, memberOfPvc, pvcName, SOURCE_LABEL } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
@@ -229,11 +223,12 @@ function joinMessage(reason: string, message: string | undefined): string {
 export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
 	const { state, message } = memberState(m.pod, m.pvc, now);
 	const lease = m.lease ?? null;
-	const holderAll = leaseHolder(lease);
+	const leased = readLease(lease, now);
+	const holderAll = leased.holder;
 	const reconciling = lease !== null && holderAll === RECONCILER_IDENTITY;
 	const userClaim = lease !== null && !reconciling;
 	const annotations = m.pvc?.metadata.annotations ?? {};
-	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
+	const { on: maintenance, reason: maintenanceReason } = readMaintenance(annotations);
 	const replaced = parseReplaceRecord(annotations, now);
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
@@ -256,11 +251,11 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		hasLease: lease !== null,
 		claimExpired: userClaim && leaseExpired(lease, now),
 		claimedAt: userClaim
-			? (toMillis(lease.spec?.acquireTime) ?? toMillis(lease.metadata.creationTimestamp))
+			? (leased.acquireTime ?? toMillis(lease.metadata.creationTimestamp))
 			: null,
-		leaseExpiresAt: lease ? leaseExpiry(lease) : null,
+		leaseExpiresAt: lease ? leaseExpiry(lease, now) : null,
 		maintenance,
-		maintenanceReason: maintenance ? (annotations[MAINTENANCE_ANNOTATION] ?? '') : '',
+		maintenanceReason,
 		drifted,
 		drift,
 		aboveSize,
