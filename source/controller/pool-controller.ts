@@ -20,6 +20,13 @@ import { startRefusalWatch } from './refusal-watch.js';
 /** How soon a pool with members still Starting or Terminating is looked at again (ms). */
 export const BUSY_REQUEUE_MS = 10_000;
 
+/**
+ * The retry delays of a failing pool (ms): controller-runtime's per-item exponential failure
+ * limiter (from 5 ms, doubling) with a cap of 5 minutes, the longest replace backoff; the
+ * controller takes the longer of it and an overall bucket (10 retries a second, burst 100).
+ */
+export const POOL_BACKOFF = { initialMs: 5, maxMs: 300_000 } as const;
+
 /** Settings of a pool controller. */
 export interface PoolControllerOptions {
 	kube: Kube;
@@ -33,6 +40,8 @@ export interface PoolControllerOptions {
 	settleMs?: number;
 	/** Pools reconciled at once (default 4). */
 	workers?: number;
+	/** Retry delays of a failing pool (default POOL_BACKOFF). */
+	backoff?: { initialMs: number; maxMs: number };
 	clock?: Clock;
 	/** The engine every reconcile runs through, in its pool's namespace (one for the controller). */
 	engine: Engine;
@@ -73,6 +82,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		opts.pool !== undefined && opts.namespace !== null ? poolKey(opts.namespace, opts.pool) : null;
 	const controller = new Controller({
 		resyncMs: opts.resyncMs,
+		backoff: opts.backoff ?? POOL_BACKOFF,
 		...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
 		...(opts.workers !== undefined ? { workers: opts.workers } : {}),
 		...(clock ? { clock } : {}),
