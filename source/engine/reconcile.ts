@@ -37,7 +37,9 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
+import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError } from './foreign-objects.js';
+import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
@@ -167,10 +169,12 @@ async function reconcileSteps(
 		message: `reconciling pool ${pool} (size ${spec.size})`,
 	});
 	let objects = await listPoolObjects(ctx, pool);
+	// strangers met before: their members are left alone (no Lease taken, nothing made)
+	const known = await recheckStrangers(ctx, pool);
 	const startNow = ctx.now();
 	const planned: Plan[] = [];
 	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, objects)) {
+	for (const m of groupMembers(pool, spec.size, { ...objects, foreign: known })) {
 		const view = memberView(m, facts, startNow);
 		startViews.push(view);
 		const step = planStep(view, startNow);
@@ -211,8 +215,9 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
-	const views = groupMembers(pool, spec.size, { ...objects, foreign }).map((m) =>
-		memberView(m, facts, endNow),
+	rememberStrangers(ctx, pool, known, foreign);
+	const views = groupMembers(pool, spec.size, { ...objects, foreign: [...known, ...foreign] }).map(
+		(m) => memberView(m, facts, endNow),
 	);
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
@@ -470,7 +475,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
+	recordStepFailure(ctx, pool, member, `${step}: ${error}`);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -633,6 +638,7 @@ function succeeded(
 	member: string,
 	step: ReconcileStep,
 ): ReconcileAction {
+	forgetStepFailure(ctx, pool, member);
 	emitEvent(ctx, { pool, member, action: step, outcome: 'ok', message: doneText(step, member) });
 	return { member, step, ok: true };
 }
