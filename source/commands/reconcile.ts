@@ -99,8 +99,18 @@ function stamp(): string {
 	return `${new Date().toISOString().slice(11, 19)} `;
 }
 
-function worthPrinting(result: ReconcileResult): boolean {
-	return result.actions.length > 0 || result.errors.length > 0 || result.statusWritten;
+/**
+ * Whether watch mode prints a pass: one that acted, wrote the status, or failed otherwise than
+ * the pool's pass before (a pool failing the same way is retried many times: told once).
+ */
+function worthPrinting(result: ReconcileResult, lastErrors: string | undefined): boolean {
+	if (result.actions.length > 0 || result.statusWritten) return true;
+	return result.errors.length > 0 && result.errors.join('\n') !== lastErrors;
+}
+
+/** A retry delay as the log says it: `5 ms`, `2 s`. */
+function retryText(ms: number): string {
+	return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** The prefix naming a pool's namespace when pools of several namespaces are reconciled. */
@@ -174,6 +184,8 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 				? 'every pool in every namespace'
 				: `every pool in namespace ${namespace}`;
 	let lastPhase: ConnectionState['phase'] | null = null;
+	/** The errors of each pool's last pass (a repeat is not printed again). */
+	const lastErrors = new Map<string, string>();
 	const pools = startPoolController({
 		kube: session.kube,
 		namespace,
@@ -182,23 +194,23 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		settleMs: WATCH_DEBOUNCE_MS,
 		engine: session.engine,
 		onReconciled(key, result) {
-			if (worthPrinting(result)) printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
+			if (worthPrinting(result, lastErrors.get(key)))
+				printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
+			lastErrors.set(key, result.errors.join('\n'));
 		},
 		onFailed(key, d: Exclude<Disposition, { kind: 'ok' }>) {
 			const text = `${where(namespace, key)}${describeError(d.error)}`;
 			if (d.kind === 'terminal')
 				println(io.stderr, `ctpool: ${text} (not retried until the definition changes)`);
-			else
-				println(
-					io.stderr,
-					`ctpool: ${text} (retry in ${Math.max(1, Math.round(d.retryInMs / 1000))} s)`,
-				);
+			else println(io.stderr, `ctpool: ${text} (retry in ${retryText(d.retryInMs)})`);
 		},
 		onPools(added, removed) {
 			for (const key of added)
 				println(io.stderr, `ctpool: pool ${sanitize(key)} found; reconciling it`);
-			for (const key of removed)
+			for (const key of removed) {
+				lastErrors.delete(key);
 				println(io.stderr, `ctpool: pool ${sanitize(key)} was deleted; no longer reconciled`);
+			}
 		},
 		countRefusals: scope.metricsAddr !== undefined,
 		onRefusalsUnreadable(reason) {
