@@ -100,6 +100,8 @@ export const REAL = [
 	'test/safety/foreign-objects.test.ts',
 	'test/controller/pool-controller.test.ts',
 	'test/controller/refused-claims-metric.test.ts',
+	'test/controller/stranger-hot-loop.test.ts',
+	'test/engine/failure-events.test.ts',
 	'test/e2e/console.test.ts',
 	'test/e2e/console-craft.test.ts',
 	'test/e2e/console-backoff.test.ts',

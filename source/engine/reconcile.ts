@@ -16,7 +16,7 @@ import {
 	poolFacts,
 } from '../pool/member-state.js';
 import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
-import type { MemberObjectKind } from '../pool/ownership.js';
+import { foreignMessage, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -207,7 +207,7 @@ async function reconcileSteps(
 	const errors = actions
 		.filter((a) => !a.ok)
 		.sort((a, b) => indexOf(plans, a.member) - indexOf(plans, b.member))
-		.map((a) => `${a.step} ${a.member}: ${a.error ?? 'failed'}`);
+		.map(stepError);
 
 	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
 	const endNow = ctx.now();
@@ -247,6 +247,15 @@ async function reconcileSteps(
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
 	return { pool, status, actions, errors, statusWritten };
+}
+
+/**
+ * The status line of a failed step: `create desk-3: <reason>`; for a stranger met, the line
+ * every later pass (which leaves the member alone) gives too, so that the status stays put.
+ */
+function stepError(a: ReconcileAction): string {
+	if (a.foreign?.length) return foreignMessage(a.member, a.foreign);
+	return `${a.step} ${a.member}: ${a.error ?? 'failed'}`;
 }
 
 /** True when a planned step is a replace the storm stops: a Failed member with the current source. */

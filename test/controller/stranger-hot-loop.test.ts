@@ -59,6 +59,11 @@ describe("finding 3: a stranger's pod under a member's name, with the controller
 			'the stranger reported',
 		);
 		await c.running('hot');
+		// and a pass has recorded hot-1 Ready (the pool backs off: at its next retry)
+		await waitFor(() => passes.at(-1)?.status.ready === 1 || undefined, {
+			what: 'hot-1 recorded Ready',
+			timeoutMs: 30_000,
+		});
 
 		const mark = c.mark();
 		const before = passes.length;
@@ -73,6 +78,9 @@ describe("finding 3: a stranger's pod under a member's name, with the controller
 		const driven = passes.length - before;
 		const periodMs = Date.now() - started;
 		const mutations = await c.ctpoolMutations(mark);
+		console.log(
+			`[measured] ${DRIVEN_EVENTS} events over ${periodMs} ms: ${driven} passes, ${mutations.length} writes by ctpool`,
+		);
 		const onStranger = mutations.filter((m) => m.name.includes('hot-2'));
 		// nothing of the member's (Lease, PVC, Event about its PVC) was written again
 		expect(onStranger).toEqual([]);
