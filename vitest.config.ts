@@ -62,6 +62,7 @@ export const E2E = [
 	'test/commands/completion.test.ts',
 	'test/commands/pipes.test.ts',
 	'test/controller/reconciler-binary.test.ts',
+	'test/controller/uncaught-errors.test.ts',
 	'test/safety/access.test.ts',
 	'test/safety/hostile-input.test.ts',
 	'test/sim/exec-ct-rootfs.test.ts',

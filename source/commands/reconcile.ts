@@ -167,14 +167,19 @@ interface WatchScope {
  * signal aborts (exit 0). Failures are printed and retried; a terminal one is printed once.
  */
 async function watchPools(session: Session, scope: WatchScope, io: CommandIo): Promise<number> {
-	const [{ startPoolController }, { startMetricsServer }, { setHandlerErrorSink }] =
-		await Promise.all([
-			import('../controller/pool-controller.js'),
-			import('../controller/metrics-server.js'),
-			import('../kube/handler-errors.js'),
-		]);
-	// an object a watch handler chokes on is told in one line, and the process goes on
+	const [
+		{ startPoolController },
+		{ startMetricsServer },
+		{ setHandlerErrorSink, keepRunningOnUncaughtErrors },
+	] = await Promise.all([
+		import('../controller/pool-controller.js'),
+		import('../controller/metrics-server.js'),
+		import('../kube/handler-errors.js'),
+	]);
+	// an object a watch handler chokes on is told in one line, and the process goes on; so is
+	// any error nothing handled (a timer's, a promise's): a reconciler outlives bad input
 	setHandlerErrorSink((line) => println(io.stderr, line));
+	keepRunningOnUncaughtErrors(true);
 	const signal = io.signal;
 	const { namespace } = scope;
 	const what =
@@ -264,6 +269,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 	} catch (err) {
 		return report(io, err);
 	} finally {
+		keepRunningOnUncaughtErrors(false);
 		await pools.stop();
 		await metrics?.close();
 	}

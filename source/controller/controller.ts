@@ -14,6 +14,7 @@
  * the retry sees every change the events told of.
  */
 
+import { reportHandlerError } from '../kube/handler-errors.js';
 import { type Clock, systemClock } from './clock.js';
 import { RateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './work-queue.js';
@@ -99,9 +100,8 @@ export class Controller {
 			workers: opts.workers ?? 4,
 			clock: this.clock,
 			handle: ([key]) => this.process(key!),
-			onError: () => {
-				// process() catches everything; nothing reaches here
-			},
+			// process() catches the reconcile's errors; anything else is told, and the queue goes on
+			onError: (err, keys) => reportHandlerError(`the reconcile of ${keys.join(', ')}`, err),
 		});
 	}
 
@@ -202,8 +202,9 @@ export class Controller {
 		if (!this.removed.has(key)) this.requeue(key, disposition, version);
 		try {
 			this.opts.onDone?.(key, disposition, this.clock.now() - started);
-		} catch {
-			// a reporting sink's failure is not the controller's
+		} catch (err) {
+			// a reporting sink's failure is not the controller's: told, and the controller goes on
+			reportHandlerError(`the report of ${key}'s reconcile`, err);
 		}
 	}
 

@@ -9,6 +9,7 @@ import type { Engine } from '../engine/engine.js';
 import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
 import type { Kube } from '../kube/config.js';
 import type { ConnectionState } from '../kube/connection-state.js';
+import { guardHandler } from '../kube/handler-errors.js';
 import { type PoolWatch, startPoolWatch, type WatchKind } from '../kube/pool-watch.js';
 import { isTerminalPoolError } from '../pool/errors.js';
 import type { Clock } from './clock.js';
@@ -91,7 +92,11 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
 			const result = await reconcile(opts.engine.context({ namespace }), pool);
-			opts.onReconciled?.(key, result);
+			// a listener's failure is told, and is not the pool's (no retry for it)
+			guardHandler(
+				() => `the result of pool ${key}`,
+				() => opts.onReconciled?.(key, result),
+			);
 			const busy = result.status.members.some(
 				(m) => m.state === 'Starting' || m.state === 'Terminating',
 			);
@@ -107,7 +112,10 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 				disposition.kind !== 'ok' &&
 				!(disposition.kind === 'retry' && disposition.error instanceof StepsFailed)
 			)
-				opts.onFailed?.(key, disposition);
+				guardHandler(
+					() => `the failure of pool ${key}`,
+					() => opts.onFailed?.(key, disposition),
+				);
 		},
 	});
 

@@ -6,6 +6,7 @@ import {
 	type Disposition,
 	type ReconcileOutcome,
 } from '../../source/controller/controller.js';
+import { setHandlerErrorSink } from '../../source/kube/handler-errors.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 class Broken extends Error {}
@@ -204,6 +205,37 @@ describe('the reconcile controller', () => {
 		await clock.advance(10_000, () => controller.idle());
 		expect(at).toEqual([0, 1000, 3000, 7000]);
 		await controller.stop();
+	});
+
+	it('tells a throwing listener in one line naming the pool, and goes on', async () => {
+		const lines: string[] = [];
+		const before = setHandlerErrorSink((line) => lines.push(line));
+		try {
+			const clock = new FakeClock();
+			const at: number[] = [];
+			const controller = new Controller({
+				clock,
+				resyncMs: 1000,
+				async reconcile() {
+					at.push(clock.now());
+					return undefined;
+				},
+				onDone() {
+					throw new TypeError('the listener broke');
+				},
+			});
+			controller.enqueue('ns/p');
+			await controller.idle();
+			await clock.advance(2000, () => controller.idle());
+			expect(at).toHaveLength(3);
+			expect(lines[0]).toBe(
+				"ctpool: handling the report of ns/p's reconcile failed, skipped it: TypeError: the listener broke",
+			);
+			expect(lines).toHaveLength(3);
+			await controller.stop();
+		} finally {
+			setHandlerErrorSink(before);
+		}
 	});
 
 	it('turns a burst of 100 watch events into one reconcile', async () => {
