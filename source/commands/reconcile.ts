@@ -9,6 +9,12 @@ import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
+import {
+	LEADER_FLAGS,
+	LEADER_HELP,
+	type LeaderSettings,
+	parseLeaderFlags,
+} from './reconcile-leader.js';
 import { printReconcile } from './reconcile-output.js';
 import { connect, type Session } from './session.js';
 import { checkArgs, checkPoolArg, parseDuration } from './values.js';
@@ -27,10 +33,12 @@ export const reconcileCommand: CommandSpec = {
 		all: { type: 'boolean' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 		metricsAddr: { type: 'string' },
+		...LEADER_FLAGS,
 	},
 	help: `
 Usage: ctpool reconcile <pool> [--watch] [--interval 30s]
        ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
+                        [--leader-elect]
 
 Bring the pool in line with its definition: create missing members, start stopped ones,
 replace unclaimed members that drifted or failed, delete unclaimed members above the size,
@@ -39,9 +47,11 @@ from two places at once.
 
 Flags
   --watch           keep reconciling: every interval, and soon after a change in the pool;
-                    failed steps are retried with backoff (at most one interval apart); a
-                    definition that cannot work (invalid, persistent, missing) is reported
-                    once and tried again when it changes; Ctrl-C stops (exit 0)
+                    a pool that fails is retried with backoff (from 5 ms, doubling, to 5
+                    min; changes in the pool do not bring a retry forward, a change of its
+                    definition does); a definition that cannot work (invalid, persistent,
+                    missing) is reported once and tried again when it changes; an error
+                    nothing handled is one line, and the watch goes on; Ctrl-C stops (exit 0)
   --interval D      time between two reconciles of a pool in watch mode (default 30s)
   --all             every pool in the namespace (pools defined or deleted while it watches
                     are picked up); without --watch, one pass, exit 1 if any pool failed
@@ -49,6 +59,7 @@ Flags
                     with --all: every pool in every namespace the identity can list
   --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
                     HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+${LEADER_HELP}
 
 Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
 service account, as kubectl does.
@@ -76,6 +87,7 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 		if (metricsText !== undefined && !watch)
 			throw usageError('reconcile', '--metrics-addr only goes with --watch');
 		const intervalMs = parseDuration('reconcile', 'interval', intervalText ?? '30s');
+		const leader = parseLeaderFlags(args, watch);
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
 		const metricsAddr =
 			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
@@ -89,7 +101,7 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 		}
 		return watchPools(
 			session,
-			{ namespace, pool: all ? undefined : args.input[0]!, intervalMs, metricsAddr },
+			{ namespace, pool: all ? undefined : args.input[0]!, intervalMs, metricsAddr, leader },
 			io,
 		);
 	});
@@ -160,6 +172,8 @@ interface WatchScope {
 	pool: string | undefined;
 	intervalMs: number;
 	metricsAddr: { host: string; port: number } | undefined;
+	/** Leader election, or null to reconcile alone. */
+	leader: LeaderSettings | null;
 }
 
 /**
@@ -218,6 +232,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 			}
 		},
 		countRefusals: scope.metricsAddr !== undefined,
+		standby: scope.leader !== null,
 		onRefusalsUnreadable(reason) {
 			println(
 				io.stderr,
@@ -237,6 +252,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		},
 	});
 	let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+	let elector: { stop(): Promise<void> } | undefined;
 	try {
 		if (scope.metricsAddr) {
 			try {
@@ -262,6 +278,10 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 			io.stderr,
 			`ctpool: reconciling ${what} every ${Math.round(scope.intervalMs / 1000)} s and on changes; Ctrl-C stops`,
 		);
+		if (scope.leader) {
+			const { electLeader } = await import('./reconcile-leader.js');
+			elector = await electLeader(scope.leader, session.kube, session.ctx.namespace, pools, io);
+		}
 		await new Promise<void>((resolve) => {
 			if (!signal || signal.aborted) return resolve();
 			signal.addEventListener('abort', () => resolve(), { once: true });
@@ -271,6 +291,8 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 	} finally {
 		keepRunningOnUncaughtErrors(false);
 		await pools.stop();
+		// no more writes of this process: a leader now hands the Lease on
+		await elector?.stop();
 		await metrics?.close();
 	}
 	return EXIT_OK;

@@ -61,37 +61,46 @@ export interface PoolControllerOptions {
 	countRefusals?: boolean;
 	/** The Events of refused claims cannot be read (told once; the counter stays absent). */
 	onRefusalsUnreadable?(reason: string): void;
+	/** Start standing by: watch and keep the caches, reconcile nothing until lead(). */
+	standby?: boolean;
 }
 
 /** A running pool controller. */
 export interface PoolController {
-	controller: Controller;
+	/** The controller of the current term (a fresh one each time this process starts leading). */
+	readonly controller: Controller;
 	cache: PoolCache;
 	metrics: ReconcilerMetrics;
+	/** Whether it reconciles now (false while it stands by: watches and caches kept warm). */
+	isActive(): boolean;
+	/** Starts reconciling every pool it knows (it leads now). */
+	lead(): void;
+	/** Stops reconciling at once: no step starts, waits are aborted (another process leads). */
+	standDown(): Promise<void>;
 	/** Why it is not ready (a watch not in sync yet), or null when every watch is. */
 	notReady(): string | null;
 	/** Stops the watches and the controller; resolves once running reconciles ended. */
 	stop(): Promise<void>;
 }
 
-/** Starts watching and reconciling; runs until stop(). */
-export function startPoolController(opts: PoolControllerOptions): PoolController {
-	const cache = new PoolCache();
-	const clock = opts.clock;
-	const metrics = createReconcilerMetrics(cache, () => clock?.now() ?? Date.now());
-	const single =
-		opts.pool !== undefined && opts.namespace !== null ? poolKey(opts.namespace, opts.pool) : null;
-	const controller = new Controller({
+/** A controller over the cache, whose reconciles run under the term's signal. */
+function poolWorkController(
+	opts: PoolControllerOptions,
+	cache: PoolCache,
+	metrics: ReconcilerMetrics,
+	signal: AbortSignal,
+): Controller {
+	return new Controller({
 		resyncMs: opts.resyncMs,
 		backoff: opts.backoff ?? POOL_BACKOFF,
 		...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
 		...(opts.workers !== undefined ? { workers: opts.workers } : {}),
-		...(clock ? { clock } : {}),
+		...(opts.clock ? { clock: opts.clock } : {}),
 		isTerminal: isTerminalPoolError,
 		version: (key) => cache.version(key),
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
-			const result = await reconcile(opts.engine.context({ namespace }), pool);
+			const result = await reconcile(opts.engine.context({ namespace, signal }), pool);
 			// a listener's failure is told, and is not the pool's (no retry for it)
 			guardHandler(
 				() => `the result of pool ${key}`,
@@ -118,6 +127,42 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 				);
 		},
 	});
+}
+
+/**
+ * Starts watching and reconciling (or, with standby, only watching until lead()); runs
+ * until stop().
+ */
+export function startPoolController(opts: PoolControllerOptions): PoolController {
+	const cache = new PoolCache();
+	const clock = opts.clock;
+	const metrics = createReconcilerMetrics(cache, () => clock?.now() ?? Date.now());
+	const single =
+		opts.pool !== undefined && opts.namespace !== null ? poolKey(opts.namespace, opts.pool) : null;
+	/** The current term: its controller and the signal that ends its reconciles. */
+	let term: { controller: Controller; abort: AbortController } | null = null;
+	/** A controller that never runs, for the time between terms. */
+	const idle = new Controller({ resyncMs: opts.resyncMs, reconcile: async () => undefined });
+	void idle.stop();
+	let stopped = false;
+	const lead = () => {
+		if (term || stopped) return;
+		const abort = new AbortController();
+		const controller = poolWorkController(opts, cache, metrics, abort.signal);
+		term = { controller, abort };
+		metrics.leading(true);
+		if (single) controller.enqueue(single);
+		else for (const key of cache.keys()) controller.enqueue(key);
+	};
+	const standDown = async () => {
+		const ending = term;
+		term = null;
+		metrics.leading(false);
+		if (!ending) return;
+		ending.abort.abort();
+		await ending.controller.stop();
+	};
+	const controller = () => term?.controller ?? idle;
 
 	let overall: ConnectionState = { phase: 'connecting', since: Date.now() };
 	const watch: PoolWatch = startPoolWatch(
@@ -129,17 +174,18 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		{
 			onBatch(changes) {
 				const delta = cache.apply(changes);
+				const work = controller();
 				if (single) {
-					if (delta.touched.includes(single)) controller.notify(single);
+					if (delta.touched.includes(single)) work.notify(single);
 					return;
 				}
 				for (const key of delta.removed) {
-					controller.remove(key);
+					work.remove(key);
 					metrics.forget(key);
 				}
-				for (const key of delta.added) controller.enqueue(key);
+				for (const key of delta.added) work.enqueue(key);
 				for (const key of delta.touched)
-					if (cache.defined(key) && !delta.added.includes(key)) controller.notify(key);
+					if (cache.defined(key) && !delta.added.includes(key)) work.notify(key);
 				if (delta.added.length > 0 || delta.removed.length > 0)
 					opts.onPools?.(delta.added, delta.removed);
 			},
@@ -150,7 +196,7 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 			},
 		},
 	);
-	if (single) controller.enqueue(single);
+	if (!opts.standby) lead();
 	let toldUnreadable = false;
 	const refusals = opts.countRefusals
 		? startRefusalWatch(opts.kube, {
@@ -169,9 +215,14 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		: null;
 
 	return {
-		controller,
+		get controller() {
+			return controller();
+		},
 		cache,
 		metrics,
+		isActive: () => term !== null,
+		lead,
+		standDown,
 		notReady() {
 			if (overall.phase === 'synced') return null;
 			if (overall.phase === 'reconnecting') return `a watch is reconnecting: ${overall.lastError}`;
@@ -181,7 +232,8 @@ export function startPoolController(opts: PoolControllerOptions): PoolController
 		async stop() {
 			watch.stop();
 			refusals?.stop();
-			await controller.stop();
+			stopped = true;
+			await standDown();
 		},
 	};
 }
