@@ -10,7 +10,9 @@ import {
 	parseLockRecord,
 	startLeaderElection,
 } from '../../source/controller/leader-election.js';
+import { loadKube } from '../../source/kube/config.js';
 import { formatMicroTime } from '../../source/pool/lease.js';
+import { roleRules } from '../../source/pool/permissions.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 
@@ -25,10 +27,10 @@ afterAll(async () => {
 });
 
 /** A candidate on the Lease, recording its transitions. */
-function candidate(lease: string, identity: string) {
+function candidate(lease: string, identity: string, kube = c.kube) {
 	const log: string[] = [];
 	const elector = startLeaderElection({
-		kube: c.kube,
+		kube,
 		namespace: c.ns,
 		name: lease,
 		identity,
@@ -88,6 +90,16 @@ describe('leader election', { timeout: 60_000 }, () => {
 			holderIdentity: other === a ? 'replica-a_1' : 'replica-b_2',
 			leaseTransitions: 1,
 		});
+	});
+
+	it("leads with exactly the reconciler's Role (deploy/role.yaml, ctpool rbac)", async () => {
+		const rules = roleRules().flatMap((g) => g.rules);
+		const kube = await loadKube({ kubeconfig: await c.grant('le-reconciler', rules) });
+		const a = candidate('le-role', 'replica-a_4', kube);
+		await waitFor(() => a.elector.isLeader() || undefined, 'it leads');
+		await a.elector.stop();
+		expect(a.log).toEqual(['leading', 'stopped: stopping']);
+		expect((await leaseSpec('le-role')).holderIdentity).toBe('');
 	});
 
 	it('stops leading at once when its Lease is taken', async () => {

@@ -55,6 +55,11 @@ describe('deploy/', () => {
 	it("gives the reconciler exactly ctpool's Role: the seed's rules, watch, and Events", () => {
 		const role = one('Role');
 		expect(role.rules).toEqual(ROLE_RULES);
+		// leader election's Lease: read, made, renewed and taken over (get, create, update)
+		const leases = ROLE_RULES.filter(
+			(r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'),
+		).flatMap((r) => r.verbs);
+		expect(leases).toEqual(expect.arrayContaining(['get', 'create', 'update']));
 		const binding = one('RoleBinding');
 		const sa = one('ServiceAccount');
 		expect(binding.roleRef).toEqual({
@@ -103,6 +108,9 @@ describe('deploy/', () => {
 		);
 		expect(env.POD_NAMESPACE).toBe('metadata.namespace');
 		expect(c.args).toEqual(expect.arrayContaining(['--namespace', '$(POD_NAMESPACE)']));
+		// one writer: the replicas elect a leader, each known by its pod's name
+		expect(c.args).toContain('--leader-elect');
+		expect(env.POD_NAME).toBe('metadata.name');
 	});
 
 	it('builds a small multi-stage Node 20 image that runs as a non-root user without dev dependencies', () => {
