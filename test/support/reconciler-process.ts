@@ -49,12 +49,12 @@ export interface ReconcilerProcess {
 export async function startReconciler(
 	args: readonly string[],
 	kubeconfig: string,
-	env: Record<string, string> = {},
+	opts: { env?: Record<string, string>; cli?: string } = {},
 ): Promise<ReconcilerProcess> {
 	const child = spawn(
 		process.execPath,
 		[
-			CLI,
+			opts.cli ?? CLI,
 			'reconcile',
 			...args,
 			'--watch',
@@ -65,7 +65,7 @@ export async function startReconciler(
 		],
 		{
 			stdio: ['ignore', 'pipe', 'pipe'],
-			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...env },
+			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...opts.env },
 		},
 	);
 	let stderr = '';
