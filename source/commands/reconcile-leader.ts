@@ -30,7 +30,8 @@ export const LEADER_HELP = `  --leader-elect    with --watch: of the processes s
                     the Lease of the election (default ctpool-reconciler)
   --leader-elect-namespace NS
                     where that Lease lives (default the namespace: -n, in a pod its own)
-  --leader-elect-lease-duration D, --leader-elect-renew-deadline D, --leader-elect-retry-period D
+  --leader-elect-lease-duration D, --leader-elect-renew-deadline D,
+  --leader-elect-retry-period D
                     how long a leader's Lease holds without renewal (15s), how long a leader
                     keeps trying to renew before it stops reconciling (10s), how often
                     everyone tries (2s); duration > deadline > 1.2 x period`;
