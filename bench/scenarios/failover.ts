@@ -11,7 +11,7 @@ import { waitFor } from '../../test/support/wait.js';
 import { wallMs } from '../clock.js';
 import type { BenchContext, ScenarioResult } from '../context.js';
 import { timedRun } from '../kubectl.js';
-import { BENCH_SOURCE, ensureNamespace, waitPodsReady } from '../pool-setup.js';
+import { applyArgs, ensureNamespace, waitPodsReady } from '../pool-setup.js';
 import { spread } from '../stats.js';
 
 const POOL = 'fo';
@@ -46,25 +46,7 @@ async function round(ctx: BenchContext, r: number): Promise<FailoverRound> {
 	await ensureNamespace(ctx.sim.api, namespace);
 	const apply = await timedRun(
 		process.execPath,
-		[
-			ctx.cli,
-			'apply',
-			POOL,
-			'--image',
-			BENCH_SOURCE.image,
-			'--size',
-			'2',
-			'--cpu',
-			BENCH_SOURCE.cpu,
-			'--mem',
-			BENCH_SOURCE.memory,
-			'--disk',
-			BENCH_SOURCE.disk,
-			'-n',
-			namespace,
-			'--kubeconfig',
-			ctx.sim.kubeconfig,
-		],
+		[ctx.cli, ...applyArgs(POOL, namespace, 2), '--kubeconfig', ctx.sim.kubeconfig],
 		{ cwd: ctx.root },
 	);
 	if (apply.code !== 0) throw new Error(`ctpool apply failed: ${apply.stderr.slice(0, 500)}`);
