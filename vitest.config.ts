@@ -105,6 +105,7 @@ export const REAL = [
 	'test/controller/stranger-hot-loop.test.ts',
 	'test/controller/leader-election.test.ts',
 	'test/controller/leader-failover.test.ts',
+	'test/controller/uncaught-errors.test.ts',
 	'test/engine/failure-events.test.ts',
 	'test/e2e/console.test.ts',
 	'test/e2e/console-craft.test.ts',
