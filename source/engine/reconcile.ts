@@ -23,7 +23,7 @@ import {
 	SOURCE_LABEL,
 	STATUS_KEY,
 } from '../pool/names.js';
-import type { MemberObjectKind } from '../pool/ownership.js';
+import { foreignMessage, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -43,7 +43,9 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
+import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError } from './foreign-objects.js';
+import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
@@ -178,10 +180,15 @@ async function reconcileSteps(
 		message: `reconciling pool ${pool} (size ${spec.size})`,
 	});
 	let objects = await listPoolObjects(ctx, pool);
+	// strangers met before: their members are left alone (no Lease taken, nothing made)
+	const known = await recheckStrangers(ctx, pool);
 	const startNow = ctx.now();
 	const planned: Plan[] = [];
 	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, objects)) {
+	for (const m of groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known],
+	})) {
 		const view = memberView(m, facts, startNow);
 		startViews.push(view);
 		const step = planStep(view, startNow);
@@ -216,7 +223,7 @@ async function reconcileSteps(
 	const errors = actions
 		.filter((a) => !a.ok)
 		.sort((a, b) => indexOf(plans, a.member) - indexOf(plans, b.member))
-		.map((a) => `${a.step} ${a.member}: ${a.error ?? 'failed'}`);
+		.map(stepError);
 
 	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
 	const endNow = ctx.now();
@@ -224,9 +231,10 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
+	rememberStrangers(ctx, pool, known, foreign);
 	const views = groupMembers(pool, spec.size, {
 		...objects,
-		foreign: [...(objects.foreign ?? []), ...foreign],
+		foreign: [...(objects.foreign ?? []), ...known, ...foreign],
 	}).map((m) => memberView(m, facts, endNow));
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
@@ -260,6 +268,15 @@ async function reconcileSteps(
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
 	return { pool, status, actions, errors, statusWritten, heldBack };
+}
+
+/**
+ * The status line of a failed step: `create desk-3: <reason>`; for a stranger met, the line
+ * every later pass (which leaves the member alone) gives too, so that the status stays put.
+ */
+function stepError(a: ReconcileAction): string {
+	if (a.foreign?.length) return foreignMessage(a.member, a.foreign);
+	return `${a.step} ${a.member}: ${a.error ?? 'failed'}`;
 }
 
 /** True when a planned step is a replace the storm stops: a Failed member with the current source. */
@@ -488,7 +505,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
+	recordStepFailure(ctx, pool, member, `${step}: ${error}`);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -651,6 +668,7 @@ function succeeded(
 	member: string,
 	step: ReconcileStep,
 ): ReconcileAction {
+	forgetStepFailure(ctx, pool, member);
 	emitEvent(ctx, { pool, member, action: step, outcome: 'ok', message: doneText(step, member) });
 	return { member, step, ok: true };
 }

@@ -79,6 +79,13 @@ describe('deploy/', () => {
 			expect(r.resources).not.toContain('*');
 			expect(r.verbs).not.toContain('*');
 		}
+		// leader election's Lease: read, made, renewed and taken over (get, create, update)
+		const leases = (
+			role.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>
+		)
+			.filter((r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'))
+			.flatMap((r) => r.verbs);
+		expect(leases).toEqual(expect.arrayContaining(['get', 'create', 'update']));
 		const binding = one('RoleBinding');
 		const sa = one('ServiceAccount');
 		expect(binding.roleRef).toEqual({
@@ -129,6 +136,9 @@ describe('deploy/', () => {
 		// /metrics, /healthz and /readyz on the pod's own address, not on every address
 		expect(env.POD_IP).toBe('status.podIP');
 		expect(c.args).toEqual(expect.arrayContaining(['--namespace', '$(POD_NAMESPACE)']));
+		// one writer: the replicas elect a leader, each known by its pod's name
+		expect(c.args).toContain('--leader-elect');
+		expect(env.POD_NAME).toBe('metadata.name');
 	});
 
 	it("lets only pods of namespaces labelled for monitoring reach the reconciler's metrics port", () => {
