@@ -59,11 +59,19 @@ describe("finding 3: a stranger's pod under a member's name, with the controller
 			'the stranger reported',
 		);
 		await c.running('hot');
-		// and a pass has recorded hot-1 Ready (the pool backs off: at its next retry)
-		await waitFor(() => passes.at(-1)?.status.ready === 1 || undefined, {
-			what: 'hot-1 recorded Ready',
-			timeoutMs: 30_000,
-		});
+		// a pass has recorded hot-1 Ready (the pool backs off: at its next retry)
+		// and the first pass's PVC of hot-2 is gone (on a real cluster its deletion takes a moment)
+		await waitFor(
+			() => {
+				const status = passes.at(-1)?.status;
+				const hot2 = status?.members.find((m) => m.name === 'hot-2');
+				return (status?.ready === 1 && hot2?.state === 'Missing') || undefined;
+			},
+			{
+				what: 'hot-1 recorded Ready and hot-2 Missing',
+				timeoutMs: 30_000,
+			},
+		);
 
 		const mark = c.mark();
 		const before = passes.length;
