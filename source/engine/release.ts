@@ -4,8 +4,10 @@
  */
 
 import { sleep } from '../kube/retry.js';
+import { authenticatedUser } from '../kube/whoami.js';
 import { PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
 import {
+	claimUser,
 	heldByReconciler,
 	type LeaseStep,
 	leaseExpired,
@@ -117,17 +119,23 @@ async function releaseMember(
 		);
 	}
 	const shown = holder ? bounded(holder) : '(no holder)';
-	const [objects, service] = await Promise.all([
+	const [objects, service, releaser] = await Promise.all([
 		readMember(ctx, pool, member),
 		readService(ctx, member),
+		authenticatedUser(ctx.kube),
 	]);
+	// Forced whenever the one releasing is not the one who claimed: another identity, or the
+	// holder's identity named by another user than the cluster authenticated at the claim.
+	const claimer = claimUser(lease);
+	const otherUser = claimer !== '' && releaser !== null && releaser !== claimer;
+	const forced = holder !== identity || otherUser;
 	checkOwned(pool, member, [['Service', service === 'unreadable' ? null : service]]);
 	emitEvent(ctx, {
 		pool,
 		member,
 		action: 'release',
 		outcome: 'start',
-		message: `releasing ${member} (claimed by ${shown})${holder !== identity ? ' with --force' : ''}`,
+		message: `releasing ${member} (claimed by ${shown})${forced ? ' with --force' : ''}`,
 	});
 	const held = await replaceLease(ctx, lease, {
 		holder: RECONCILER_IDENTITY,
@@ -149,7 +157,8 @@ async function releaseMember(
 		member,
 		...(holder ? { holder } : {}),
 		identity,
-		...(holder !== identity ? { force: true } : {}),
+		...(forced ? { force: true } : {}),
+		...(otherUser ? { detail: `claimed by user ${claimer}, released by user ${releaser}` } : {}),
 	};
 	recordAudit(ctx, pool, { action: 'release', ...act });
 

@@ -126,3 +126,16 @@ export function renewedLease(lease: LeaseObject): boolean {
 	const d = lease.spec?.leaseDurationSeconds;
 	return typeof d === 'number' && d <= RECONCILER_LEASE_SECONDS;
 }
+
+/**
+ * The claim Lease annotation naming the user the cluster authenticated the claimer as (a
+ * SelfSubjectReview), when it could be read: a release by another user is a forced one.
+ */
+export const CLAIM_USER_ANNOTATION = 'ctpool.corral.dev/claimed-by-user';
+
+/** The claimer's authenticated user recorded on a Lease, or '' (cut at 253 characters). */
+export function claimUser(lease: LeaseObject): string {
+	const a = lease.metadata?.annotations;
+	const v = a && typeof a === 'object' ? a[CLAIM_USER_ANNOTATION] : undefined;
+	return typeof v === 'string' ? v.slice(0, 253) : '';
+}
