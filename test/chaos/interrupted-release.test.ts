@@ -13,6 +13,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPoolController } from '../../source/controller/pool-controller.js';
+import { createEngine } from '../../source/engine/engine.js';
 import { claim, reconcile, release } from '../../source/engine/index.js';
 import { keepLease } from '../../source/engine/lease-keeper.js';
 import { deleteLease, takeReconcilerLease } from '../../source/engine/member-lease.js';
@@ -201,4 +203,42 @@ describe('release --force on a member a live process works on', () => {
 		}
 		expect(get('pods', 'live-holder-1')).toBeDefined();
 	});
+});
+
+describe('reconcile --watch and a release SIGKILLed mid-way', () => {
+	it('repairs the member once the Lease expires, without waiting for its resync', async () => {
+		const { member, alicePvc } = await killedRelease(
+			'kill-watch',
+			'DELETE',
+			(m) => new RegExp(`/pods/${m}$`),
+		);
+		expectHeldForRelease(member);
+		const killedAt = Date.now();
+		const pools = startPoolController({
+			kube: c.kube,
+			namespace: 'corral',
+			pool: 'kill-watch',
+			// far beyond the Lease: only the look again at its expiry can repair it in time
+			resyncMs: 10 * 60_000,
+			settleMs: 50,
+			engine: createEngine(c.kube, { actor: 'reconciler-pod', deleteTimeoutMs: 20_000 }),
+		});
+		try {
+			await waitFor(
+				() => {
+					const pvc = get('persistentvolumeclaims', pvcName(member));
+					return pvc && pvc.metadata.uid !== alicePvc && !get('leases', leaseName(member));
+				},
+				{
+					what: `${member} made again by the watching reconciler`,
+					timeoutMs: (RECONCILER_LEASE_SECONDS + 20) * 1000,
+				},
+			);
+		} finally {
+			await pools.stop();
+		}
+		// measured, not asserted (timed assertions belong to the benchmark)
+		console.log(`repaired ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
+		await expectRepaired('kill-watch', member, alicePvc);
+	}, 90_000);
 });
