@@ -84,6 +84,7 @@ export const REAL = [
 	'test/engine/claim-concurrency.test.ts',
 	'test/engine/engine.test.ts',
 	'test/engine/audit-events.test.ts',
+	'test/engine/honest-audit.test.ts',
 	'test/engine/ct-model.test.ts',
 	'test/engine/member-facts.test.ts',
 	'test/engine/pod-drift.test.ts',

@@ -2,6 +2,7 @@
 
 import {
 	AUDIT_ACTIONS,
+	AUDIT_TRUST_NOTE,
 	type AuditEntry,
 	auditActionProblem,
 	auditActionText,
@@ -45,6 +46,13 @@ marked --force), maintenance on and off, refused claims, reconcile steps and fai
 The cluster keeps Events for a while only (an hour by default), so this is the recent
 past. Needs list on events (optional in ctpool's Role). This command changes nothing.
 
+Events are written by their reporters: anyone who may create events can forge a line, so
+this is what ctpools say they did, with the user the cluster authenticated each writer as
+(when it could ask). A time an Event states beyond its creation is not believed: the line
+is shown at its creation, marked "!". The cluster's own record of who did what is the API
+server's audit log (kube-apiserver --audit-log-path and --audit-policy-file; on a managed
+cluster, its provider's audit logs).
+
 Flags
   -A, --all-namespaces  every namespace the identity can list Events in
   --identity ID         only lines where ID acted, held the claim, or was named
@@ -74,7 +82,11 @@ export interface AuditItem {
 	holder: string;
 	identity: string;
 	actor: string;
+	/** The user the cluster authenticated the writer as, as the writer recorded it, or ''. */
+	user: string;
 	force: boolean;
+	/** The Event stated a time beyond its creation (forged, or a wrong clock); time is its creation. */
+	timeClamped: boolean;
 	count: number;
 	detail: string;
 	message: string;
@@ -95,7 +107,9 @@ export function auditItem(e: AuditEntry): AuditItem {
 		holder: e.holder,
 		identity: e.identity,
 		actor: e.actor,
+		user: e.user,
 		force: e.force,
+		timeClamped: e.clamped,
 		count: e.count,
 		detail: e.detail,
 		message: e.message,
@@ -126,7 +140,8 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 		const identity = stringFlag(args, 'identity');
 		const member = stringFlag(args, 'member');
 		const all = args.flags.allNamespaces === true;
-		const { ctx, engine } = await connect(args.flags, io);
+		// --identity is a filter here, not who acts: the audit changes nothing
+		const { ctx, engine } = await connect({ ...args.flags, identity: undefined }, io);
 		const now = ctx.now();
 		const trail = await engine.readAudit({
 			...(all ? { allNamespaces: true } : {}),
@@ -142,6 +157,7 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 				kind: 'AuditList',
 				metadata: {
 					namespace: all ? '' : ctx.namespace,
+					note: AUDIT_TRUST_NOTE,
 					oldest: trail.oldest === null ? null : new Date(trail.oldest).toISOString(),
 				},
 				items: trail.entries.map(auditItem),
@@ -171,7 +187,7 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			'DETAIL',
 		];
 		const rows = trail.entries.map((e) => [
-			formatAge(Math.max(0, now - e.time)),
+			`${formatAge(Math.max(0, now - e.time))}${e.clamped ? '!' : ''}`,
 			...(all ? [e.namespace] : []),
 			e.pool,
 			{ text: auditActionText(e), ...(e.type === 'Warning' ? { color: '33' } : {}) },
@@ -186,6 +202,12 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			colorEnabled(io.stdout, io.env, args.flags.color !== false),
 		))
 			println(io.stdout, line);
+		if (trail.entries.some((e) => e.clamped))
+			println(
+				io.stderr,
+				'ctpool: "!": the Event stated a time beyond its creation (forged, or a wrong clock); it is shown at its creation.',
+			);
+		println(io.stderr, `ctpool: ${AUDIT_TRUST_NOTE}`);
 		return EXIT_OK;
 	});
 }

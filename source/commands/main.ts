@@ -18,7 +18,7 @@ import { forProgram } from './program.js';
 import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
-import { kubeOptions } from './session.js';
+import { actorOf, kubeOptions } from './session.js';
 import { runStatus, statusCommand } from './status.js';
 import { parseSize } from './values.js';
 
@@ -149,6 +149,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				'usage',
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
+		actorOf(args.flags, io.env);
 		// The watch's lists are on their way before the console's modules (React, Ink) load:
 		// the cluster answers while they do.
 		const [{ loadKube }, { startConsoleWatch }] = await Promise.all([

@@ -19,7 +19,9 @@ Usage: ctpool release <pool> <member> <identity> [--force]
 
 Release the identity's claim on the member: its pod, console Service and data PVC are
 deleted (all data is lost), then the member is made again from the pool's image. A
-member with no claim is left alone.
+member with no claim is left alone. A member a reconciler or release is working on is
+refused, saying what holds it; with --force the release waits for that Lease to expire
+(at most 20 s when its holder was stopped) and takes it over.
 
 Flags
   --force    release a claim that another identity holds (administrators)

@@ -5,6 +5,7 @@
 
 import {
 	actingIdentity,
+	actorProblem,
 	type EngineContext,
 	type EngineContextOptions,
 } from '../engine/context.js';
@@ -31,9 +32,16 @@ export interface ConnectionFlags {
 	identity?: string | boolean | undefined;
 }
 
-/** Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the console). */
+/**
+ * Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the
+ * console). A given identity is checked like a claim identity, and the reconciler's is
+ * refused: PoolError('usage'), before any cluster call.
+ */
 export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
-	return actingIdentity(typeof flags.identity === 'string' ? flags.identity : undefined, env);
+	const given = typeof flags.identity === 'string' ? flags.identity : undefined;
+	const problem = actorProblem(given, env);
+	if (problem) throw new PoolError('usage', sanitize(problem));
+	return actingIdentity(given, env);
 }
 
 /**
@@ -80,6 +88,7 @@ export async function connect(
 		check?: CheckedCommand;
 	} = {},
 ): Promise<Session> {
+	const actor = actorOf(flags, io.env);
 	const [{ loadKube }, { createEngine }, { EVENTS_DENIED_ACTION }] = await Promise.all([
 		import('../kube/config.js'),
 		import('../engine/engine.js'),
@@ -87,7 +96,7 @@ export async function connect(
 	]);
 	const kube = await loadKube({ ...kubeOptions(flags, io.env), ...io.connection });
 	const ctxOpts: EngineContextOptions = {
-		actor: actorOf(flags, io.env),
+		actor,
 		// The engine events a command prints: Event writes denied (said once, never fatal), and
 		// an error that did not fail its operation (a status not recorded, a claim's display
 		// copy not written), which nothing else reports.

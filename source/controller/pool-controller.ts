@@ -20,6 +20,8 @@ import { startRefusalWatch } from './refusal-watch.js';
 
 /** How soon a pool with members still Starting or Terminating is looked at again (ms). */
 export const BUSY_REQUEUE_MS = 10_000;
+/** How long after a reconciler Lease's expiry the pool is looked at again. */
+const LEASE_EXPIRY_MARGIN_MS = 500;
 
 /**
  * The retry delays of a failing pool (ms): controller-runtime's per-item exponential failure
@@ -109,9 +111,16 @@ function poolWorkController(
 			const busy = result.status.members.some(
 				(m) => m.state === 'Starting' || m.state === 'Terminating',
 			);
+			// a reconciler Lease of another process: look again once it expires (a holder that
+			// died mid-step is taken over then, not at the next resync)
+			const leaseWait = result.reconcilerLeaseExpiresInMs;
+			const after = Math.min(
+				busy ? BUSY_REQUEUE_MS : Number.POSITIVE_INFINITY,
+				leaseWait !== undefined ? leaseWait + LEASE_EXPIRY_MARGIN_MS : Number.POSITIVE_INFINITY,
+			);
 			return {
 				failed: result.errors.length > 0,
-				...(busy ? { requeueAfterMs: BUSY_REQUEUE_MS } : {}),
+				...(Number.isFinite(after) ? { requeueAfterMs: after } : {}),
 			};
 		},
 		onDone(key, disposition, durationMs) {

@@ -5,6 +5,7 @@
 
 import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
+import { identityProblem, RECONCILER_IDENTITY } from '../pool/errors.js';
 import type { ClaimReads } from './claim-snapshot.js';
 import type { FailureTally } from './failure-events.js';
 import type { KnownStrangers } from './known-strangers.js';
@@ -132,6 +133,28 @@ export function actingIdentity(
 	}
 	const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '');
 	return `${clean(user) || DEFAULT_ACTOR}@${clean(host) || DEFAULT_ACTOR}`;
+}
+
+/**
+ * Why the acting identity given (--identity, else $CTPOOL_IDENTITY) is unusable, or null:
+ * it is checked like a claim identity (no control, invisible or bidi characters, no white
+ * space, at most 253 characters), and the reconciler's own identity is refused, so that no
+ * Event or log line says the reconciler did what a user did. The default (user@host) is
+ * made safe by actingIdentity itself.
+ */
+export function actorProblem(
+	given: string | undefined,
+	env: Readonly<Record<string, string | undefined>> = process.env,
+): string | null {
+	const fromFlag = given !== undefined && given !== '';
+	const value = fromFlag ? given : env[IDENTITY_ENV];
+	if (!value) return null;
+	const source = fromFlag ? '--identity' : `$${IDENTITY_ENV}`;
+	if (value === RECONCILER_IDENTITY)
+		return `${source}: "${RECONCILER_IDENTITY}" is the reconciler's own identity, which only its Leases carry; act under your own identity, such as alice@example.com${fromFlag ? '' : `, or unset ${IDENTITY_ENV}`}`;
+	const problem = identityProblem(value);
+	if (!problem) return null;
+	return `${source}: ${problem}${fromFlag ? '' : ` (or unset ${IDENTITY_ENV})`}`;
 }
 
 /** The clock when none is given. */

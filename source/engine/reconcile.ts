@@ -6,7 +6,7 @@
 
 import { isNotFound } from '../kube/errors.js';
 import { describeDrift } from '../pool/drift.js';
-import { heldByReconciler, leaseHolder } from '../pool/lease.js';
+import { heldByReconciler, leaseHolder, RECONCILER_LEASE_SECONDS } from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -47,6 +47,7 @@ import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError } from './foreign-objects.js';
 import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
+import { keepLease } from './lease-keeper.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
@@ -91,6 +92,11 @@ export interface ReconcileResult {
 	 * another reconcile, once the wave replaced now is Ready, goes on (see carryRollout).
 	 */
 	heldBack: number;
+	/**
+	 * When another process holds a member's reconciler Lease: how long until the first such
+	 * Lease expires (ms). Look again then: if its holder died, that reconcile takes it over.
+	 */
+	reconcilerLeaseExpiresInMs?: number;
 }
 
 const STEP_ORDER: Record<ReconcileStep, number> = {
@@ -267,7 +273,25 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
-	return { pool, status, actions, errors, statusWritten, heldBack };
+	const leaseWait = reconcilerLeaseWait(views, endNow);
+	return {
+		pool,
+		status,
+		actions,
+		errors,
+		statusWritten,
+		heldBack,
+		...(leaseWait !== null ? { reconcilerLeaseExpiresInMs: leaseWait } : {}),
+	};
+}
+
+/** How long until the first live reconciler Lease of another process expires, or null for none. */
+function reconcilerLeaseWait(views: readonly MemberView[], now: number): number | null {
+	let wait: number | null = null;
+	for (const v of views)
+		if (v.reconciling && !v.leaseProblem && v.leaseExpiresAt !== null && v.leaseExpiresAt > now)
+			wait = Math.min(wait ?? Number.POSITIVE_INFINITY, v.leaseExpiresAt - now);
+	return wait;
 }
 
 /**
@@ -542,7 +566,7 @@ async function underLease(
 	});
 	let lease: Awaited<ReturnType<typeof takeReconcilerLease>>;
 	try {
-		lease = await takeReconcilerLease(ctx, pool, member, plan.objects.lease ?? null);
+		lease = await takeReconcilerLease(ctx, pool, member, plan.objects.lease ?? null, step);
 	} catch (err) {
 		return failed(ctx, pool, member, step, err);
 	}
@@ -556,6 +580,9 @@ async function underLease(
 		});
 		return null;
 	}
+	// renewed while the step runs: a reconciler killed mid-step strands the member for
+	// RECONCILER_LEASE_SECONDS at most
+	const kept = keepLease(ctx, lease);
 	let action: ReconcileAction | null = null;
 	let done = false;
 	try {
@@ -584,7 +611,7 @@ async function underLease(
 		action = decided.action;
 	}
 	try {
-		const removed = await deleteLease(ctx, lease);
+		const removed = await deleteLease(ctx, await kept.stop());
 		if (!removed) {
 			emitEvent(ctx, {
 				pool,
@@ -595,7 +622,7 @@ async function underLease(
 			});
 		}
 	} catch (err) {
-		const why = `its Lease could not be removed (it expires in 10 minutes): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
+		const why = `its Lease could not be removed (it expires in ${RECONCILER_LEASE_SECONDS} s): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
 		if (action?.ok === false) action.error = `${action.error}; ${why}`;
 		else action = failed(ctx, pool, member, step, new Error(why));
 	}

@@ -5,8 +5,19 @@ import { type LeaseObject, toMillis } from './objects.js';
 
 /** How long a user's claim lasts. */
 export const CLAIM_SECONDS = 3600;
-/** How long the reconciler's Lease lasts before another reconciler may take it over. */
+/**
+ * The longest a reconciler Lease may last (the seed's 10 minutes; what older ctpool builds
+ * wrote, without renewing it). A longer one is a problem (leaseTimeProblem).
+ */
 export const RECONCILER_SECONDS = 600;
+/**
+ * How long the reconciler Lease ctpool writes lasts: it is renewed every
+ * RECONCILER_RENEW_MS while its holder works (as client-go's leader election renews its
+ * Lease), so a holder that was killed mid-step leaves a member for at most this long.
+ */
+export const RECONCILER_LEASE_SECONDS = 20;
+/** How often a working holder renews its reconciler Lease. */
+export const RECONCILER_RENEW_MS = 5_000;
 
 /** The most characters of a Lease holder kept (an identity has at most 253; longer ones are cut). */
 export const HOLDER_MAX = 1024;
@@ -124,4 +135,61 @@ export function leaseTimeProblem(lease: LeaseObject, now: number): string | null
 			return `its reconciler Lease lasts ${d !== null ? `${d} s` : 'no time'}, not the 1..${RECONCILER_SECONDS} s a reconciler takes`;
 	}
 	return null;
+}
+
+/** The Lease annotation naming the step its reconciler holder works on (`release`, `replace`). */
+export const LEASE_STEP_ANNOTATION = 'ctpool.corral.dev/step';
+/** The Lease annotation naming the host of the process working on that step. */
+export const LEASE_HOST_ANNOTATION = 'ctpool.corral.dev/step-host';
+
+/** A step a reconciler Lease is taken for. */
+export type LeaseStep = 'release' | 'create' | 'start' | 'replace' | 'delete' | 'takeover';
+
+const LEASE_STEPS: ReadonlySet<string> = new Set([
+	'release',
+	'create',
+	'start',
+	'replace',
+	'delete',
+	'takeover',
+]);
+
+/** What a reconciler Lease says its holder is doing: the step and the host, as far as known. */
+export interface LeaseWork {
+	step: LeaseStep | null;
+	/** The holder's host, cut at 64 characters ('' when not said); sanitise before showing. */
+	host: string;
+}
+
+/** Reads the step annotations of a Lease (never throws; an unknown step is null). */
+export function leaseWork(lease: LeaseObject): LeaseWork {
+	const a = lease.metadata?.annotations;
+	const step = a && typeof a === 'object' ? a[LEASE_STEP_ANNOTATION] : undefined;
+	const host = a && typeof a === 'object' ? a[LEASE_HOST_ANNOTATION] : undefined;
+	return {
+		step: typeof step === 'string' && LEASE_STEPS.has(step) ? (step as LeaseStep) : null,
+		host: typeof host === 'string' ? host.slice(0, 64) : '',
+	};
+}
+
+/**
+ * True when the Lease is one ctpool renews while it works (its duration is at most
+ * RECONCILER_LEASE_SECONDS); an older build's 10-minute Lease is never renewed.
+ */
+export function renewedLease(lease: LeaseObject): boolean {
+	const d = lease.spec?.leaseDurationSeconds;
+	return typeof d === 'number' && d <= RECONCILER_LEASE_SECONDS;
+}
+
+/**
+ * The claim Lease annotation naming the user the cluster authenticated the claimer as (a
+ * SelfSubjectReview), when it could be read: a release by another user is a forced one.
+ */
+export const CLAIM_USER_ANNOTATION = 'ctpool.corral.dev/claimed-by-user';
+
+/** The claimer's authenticated user recorded on a Lease, or '' (cut at 253 characters). */
+export function claimUser(lease: LeaseObject): string {
+	const a = lease.metadata?.annotations;
+	const v = a && typeof a === 'object' ? a[CLAIM_USER_ANNOTATION] : undefined;
+	return typeof v === 'string' ? v.slice(0, 253) : '';
 }

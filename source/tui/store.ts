@@ -14,7 +14,7 @@ import {
 	type WatchKind,
 } from '../kube/pool-watch.js';
 import { readBatch } from '../kube/watch-boundary.js';
-import { type AuditEntry, newestFirst } from '../pool/audit.js';
+import { type AuditEntry, capAudit } from '../pool/audit.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import { findHits } from './find-hits.js';
@@ -56,6 +56,12 @@ export interface AuditFeed {
 	entries: readonly AuditEntry[];
 	/** The time of the oldest line seen, or null. */
 	oldest: number | null;
+	/**
+	 * Lines left out to keep AUDIT_LINES_MAX since the last full list (see capAudit: those
+	 * with a forged or wrong time first), and how many of them had such a time.
+	 */
+	dropped?: number;
+	droppedClamped?: number;
 }
 
 /** What the audit screen shows: all shown pools, one pool, or one member. */
@@ -76,7 +82,7 @@ export interface AuditView {
 	selectedIndex: number;
 }
 
-/** The most audit lines the console keeps (the oldest give way). */
+/** The most audit lines the console keeps (lines with forged times, then the oldest, give way). */
 export const AUDIT_LINES_MAX = 5000;
 
 /** A member a bulk action is asked for, as its confirmation lists it. */
@@ -713,11 +719,24 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			for (const e of list) auditByName.set(e.name, e);
 			if ('upsert' in change) auditByName.set(change.upsert.name, change.upsert);
 			if ('delete' in change && !auditByName.delete(change.delete)) return;
-			const entries = [...auditByName.values()].sort(newestFirst);
-			for (const gone of entries.splice(AUDIT_LINES_MAX)) auditByName.delete(gone.name);
+			const capped = capAudit(auditByName.values(), AUDIT_LINES_MAX);
+			const entries = capped.kept;
+			if (capped.dropped > 0) {
+				const kept = new Set(entries.map((e) => e.name));
+				for (const name of [...auditByName.keys()]) if (!kept.has(name)) auditByName.delete(name);
+			}
 			let oldest: number | null = null;
 			for (const e of entries) if (oldest === null || e.time < oldest) oldest = e.time;
-			set({ audit: { ...get().audit, entries, oldest } });
+			const before: Partial<AuditFeed> = 'reset' in change ? {} : get().audit;
+			set({
+				audit: {
+					...get().audit,
+					entries,
+					oldest,
+					dropped: (before.dropped ?? 0) + capped.dropped,
+					droppedClamped: (before.droppedClamped ?? 0) + capped.droppedClamped,
+				},
+			});
 		},
 
 		setAuditStatus(status, message = '') {

@@ -35,6 +35,7 @@ function ours(items: Item[]): Item[] {
 
 interface Item {
 	time: string;
+	user: string;
 	namespace: string;
 	pool: string;
 	member: string;
@@ -96,7 +97,8 @@ describe('ctpool audit', () => {
 			actor: 'root@admin',
 			force: true,
 			count: 1,
-			message: `released ${member} from alice@example.com by root@admin (--force, as nightshift@example.com)`,
+			message: `released ${member} from alice@example.com by root@admin (--force, as nightshift@example.com${release.user ? `, user ${release.user}` : ''})`,
+			timeClamped: false,
 		});
 		const claim = list.items.find((i) => i.action === 'claim')!;
 		expect(claim).toMatchObject({ holder: 'alice@example.com', actor: 'broker@example.com' });
@@ -118,7 +120,7 @@ describe('ctpool audit', () => {
 		const lines = table.stdout.trim().split('\n');
 		expect(lines[0]).toMatch(/^AGE +POOL +ACTION +MEMBER +HOLDER +BY +DETAIL$/);
 		expect(lines.find((l) => l.includes('release --force'))).toMatch(
-			/alice@example\.com +root@admin \(as nightshift@example\.com\)/,
+			/alice@example\.com +root@admin \(as nightshift@example\.com(, user [^)]+)?\)/,
 		);
 	});
 
