@@ -51,7 +51,7 @@ export function version(): string {
 
 const TOP_HELP = `
 Usage: ctpool [pool] [flags]
-       ctpool <command> <arguments> [flags]
+       ctpool [flags] <command> <arguments> [flags]
        ctpool --demo
 
 A terminal console for Corral's CT-backed ephemeral desktop pools. Without a command it
@@ -64,7 +64,8 @@ ${Object.entries(COMMANDS)
   sim          run the embedded simulated cluster
   completion   print a shell completion script (bash, zsh or fish)
 
-Run ctpool <command> --help for the command's arguments and flags.
+Run ctpool <command> --help for the command's arguments and flags. Flags may stand
+before the command or after it, as kubectl's do.
 
 Flags
   -A, --all-namespaces   the console on every pool in every namespace the identity can
