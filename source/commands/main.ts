@@ -20,7 +20,7 @@ import { forProgram } from './program.js';
 import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
-import { kubeOptions } from './session.js';
+import { commandScopeOf, kubeOptions } from './session.js';
 import { runStatus, statusCommand } from './status.js';
 import { parseSize } from './values.js';
 
@@ -174,6 +174,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			bell,
 		};
 		if (pool !== undefined) opts.pool = pool;
+		opts.commandScope = commandScopeOf(args.flags, io.env);
 		const identity = stringFlag(args, 'identity');
 		if (identity !== undefined) opts.identity = identity;
 		const kubeconfig = stringFlag(args, 'kubeconfig');

@@ -71,7 +71,7 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 		readDefinitionMap(ctx, pool),
 		listPoolObjects(ctx, pool),
 	]);
-	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
 	const first = snapshotOf(pool, configMap, objects, ctx.now());
 	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
 	// for them by name where a member lacks its own (usually few members).

@@ -19,7 +19,7 @@ import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggest, suggestKubectl } from './context.js';
 import { readDefinition } from './definition.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { flushKubeEvents, recordAudit } from './kube-event.js';
@@ -60,14 +60,19 @@ export function checkMember(pool: string, member: string): number {
 }
 
 /** The text for a member the pool does not have: its members' range and the way to list them. */
-export function noSuchMemberMessage(pool: string, member: string, size: number): string {
+export function noSuchMemberMessage(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	pool: string,
+	member: string,
+	size: number,
+): string {
 	const range =
 		size === 0
 			? 'it has no members (its size is 0)'
 			: size === 1
 				? `its only member is ${memberName(pool, 1)}`
 				: `its members are ${memberName(pool, 1)} to ${memberName(pool, size)}`;
-	return `pool ${pool} has no member ${bounded(member)}: ${range}; ctpool status ${pool} lists them`;
+	return `pool ${pool} has no member ${bounded(member)}: ${range}; ${suggest(ctx, `status ${pool}`)} lists them`;
 }
 
 /**
@@ -133,7 +138,7 @@ async function releaseMember(
 	// the first write (the destroy checks each object again, with preconditions).
 	checkOwned(pool, member, [['Lease', lease]]);
 	if (!lease && !(await memberExists(ctx, pool, member, index, spec.size)))
-		throw new PoolError('not-found', noSuchMemberMessage(pool, member, spec.size));
+		throw new PoolError('not-found', noSuchMemberMessage(ctx, pool, member, spec.size));
 	if (!lease) {
 		const message = `${member} has no claim; nothing to do`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
@@ -268,7 +273,7 @@ async function releaseMember(
 	const extra = leaseError ? `; ${leaseError}` : '';
 	let failure = '';
 	if (destroyError && quarantined)
-		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (kubectl delete pod ${member}; kubectl delete pvc ${pvcName(member)}), and the next reconcile makes it again${extra}`;
+		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (${suggestKubectl(ctx, `delete pod ${member}`)}; ${suggestKubectl(ctx, `delete pvc ${pvcName(member)}`)}), and the next reconcile makes it again${extra}`;
 	else if (destroyError) failure = `release of ${member}: ${destroyError}; ${leaseError}`;
 	else if (recreateError)
 		failure = `released ${member}, but creating it again failed: ${recreateError}; the next reconcile creates it${extra}`;

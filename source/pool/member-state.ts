@@ -189,7 +189,8 @@ function volumeWaitMessage(pvc: PvcObject, now: number | undefined): string {
 	if (now === undefined || created === null || now - created < VOLUME_BIND_GRACE_MS)
 		return VOLUME_WAIT;
 	const name = pvc.metadata.name ?? 'its PVC';
-	return `${VOLUME_WAIT} (PVC ${name} still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc ${name})`;
+	const ns = pvc.metadata.namespace ? ` -n ${pvc.metadata.namespace}` : '';
+	return `${VOLUME_WAIT} (PVC ${name} still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc ${name}${ns})`;
 }
 
 function failure(pod: PodObject, pvc: PvcObject | null | undefined): string | null {

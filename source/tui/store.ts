@@ -14,6 +14,7 @@ import {
 	type WatchKind,
 } from '../kube/pool-watch.js';
 import { type AuditEntry, newestFirst } from '../pool/audit.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import { findHits } from './find-hits.js';
@@ -190,6 +191,11 @@ export interface ConsoleSession {
 	note: string;
 	/** Every namespace is watched (-A): pools are keyed `namespace/pool` (see pool-key.ts). */
 	allNamespaces: boolean;
+	/**
+	 * What a suggested command needs to run as printed: the namespace a bare ctpool picks
+	 * (-n is written for any other) and the --context given. Absent: -n is always written.
+	 */
+	commandScope?: CommandScope;
 }
 
 /** What the runner must do once the app unmounts. */

@@ -153,8 +153,9 @@ describe('release of a member the pool does not have (issue 24, finding 8)', () 
 		const mark = c.mark();
 		const r = await ctpool(['release', 'desk', 'desk-9', 'bob@example.com', '-n', TEAM_A, ...c.kc]);
 		expect(r.code).toBe(1);
+		// the command it suggests runs as printed: the pool is not in the default namespace
 		expect(r.stderr).toBe(
-			`ctpool: pool desk has no member desk-9: its members are desk-1 to desk-3; ctpool status desk lists them\n`,
+			`ctpool: pool desk has no member desk-9: its members are desk-1 to desk-3; ctpool status desk -n ${TEAM_A} lists them\n`,
 		);
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});

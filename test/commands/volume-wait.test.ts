@@ -54,8 +54,9 @@ describe('a member waiting for its volume', () => {
 		expect(r.code).toBe(0);
 		expect(r.stdout).toContain('unschedulable 0   starting 2 (waiting for their volumes)');
 		expect(r.stdout).not.toContain('EXHAUSTED');
-		expect(r.stdout).toMatch(
-			/slow-1\s+Starting\s+.*waiting for its volume \(PVC slow-1-data still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc slow-1-data\)/,
+		expect(r.stdout).toMatch(/slow-1\s+Starting\s+.*waiting for its volume/);
+		expect(r.stdout).toContain(
+			`waiting for its volume (PVC slow-1-data still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc slow-1-data -n ${c.ns})`,
 		);
 		const json = JSON.parse(
 			(await ctpool(['status', 'slow', '-o', 'json', ...c.kc], later)).stdout,
