@@ -160,6 +160,23 @@ describe('release of a member the pool does not have (issue 24, finding 8)', () 
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 
+	it('with --context, the suggested command carries it too', async () => {
+		const context = c.kube.contextName;
+		const r = await ctpool([
+			'release',
+			'desk',
+			'desk-9',
+			'bob@example.com',
+			'-n',
+			TEAM_A,
+			'--context',
+			context,
+			...c.kc,
+		]);
+		expect(r.code).toBe(1);
+		expect(r.stderr).toContain(`ctpool status desk -n ${TEAM_A} --context ${context} lists them`);
+	});
+
 	it('a member within the size without a claim is still "nothing to do"', async () => {
 		const out = await ok(['release', 'desk', 'desk-3', 'bob@example.com', '-n', TEAM_A]);
 		expect(out).toBe('desk-3 has no claim; nothing to do\n');
