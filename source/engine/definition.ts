@@ -55,7 +55,13 @@ export async function readDefinition(
 ): Promise<Definition> {
 	const configMap = await readDefinitionMap(ctx, pool);
 	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
-	return { configMap, spec: parseSpec(configMap.data?.[SPEC_KEY], pool, opts) };
+	return {
+		configMap,
+		spec: parseSpec(configMap.data?.[SPEC_KEY], pool, {
+			command: (words) => suggest(ctx, words),
+			...opts,
+		}),
+	};
 }
 
 /** The ConfigMap object for a new definition. */

@@ -186,3 +186,20 @@ describe('the commands ctpool delete names', () => {
 		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-kiosk', home)).toBeDefined();
 	});
 });
+
+describe('the fix a corrupt definition names', () => {
+	it('carries the namespace of the pool', async () => {
+		const made = await ctpool(['apply', 'rot', '--size', '1', ...POOL_FLAGS, '-n', OTHER, ...c.kc]);
+		expect(made.code).toBe(0);
+		const cm = (await c.api.get('configmaps', 'corral-vdi-ctpool-rot', OTHER))!;
+		await c.api.update('configmaps', { ...cm, data: { spec: '{"image": ' } });
+		for (const argv of [
+			['status', 'rot'],
+			['reconcile', 'rot'],
+		]) {
+			const r = await ctpool([...argv, '-n', OTHER, ...c.kc]);
+			expect(r.code).toBe(1);
+			expect(r.stderr).toContain(`fix it with ctpool apply rot --image IMAGE --size N -n ${OTHER}`);
+		}
+	});
+});
