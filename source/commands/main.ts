@@ -157,14 +157,23 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			import('../tui/console-watch.js'),
 		]);
 		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
-		if (pool !== undefined) await checkPoolExists(kube, pool);
-		if (!io.stdout.isTTY)
+		if (!io.stdout.isTTY) {
+			if (pool !== undefined) await checkPoolExists(kube, pool);
 			throw new PoolError(
 				'usage',
 				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
 			);
+		}
 		const watch = startConsoleWatch(kube, allNamespaces);
-		const { runTui } = await import('../tui/run.js');
+		// the check runs beside the watch's first lists and the console's load: the start waits
+		// for no extra round trip
+		const [{ runTui }] = await Promise.all([
+			import('../tui/run.js'),
+			pool !== undefined ? checkPoolExists(kube, pool) : undefined,
+		]).catch((err: unknown) => {
+			watch.watch.stop();
+			throw err;
+		});
 		const opts: Parameters<typeof runTui>[0] = {
 			watch,
 			kube,
