@@ -16,7 +16,8 @@ import { checkArgs, checkIdentityArg, checkMemberArg, checkPoolArg } from './val
 export const releaseCommand: CommandSpec = {
 	name: 'release',
 	summary: 'destroy a claimed desktop and make it again from the image',
-	mutates: true,
+	// release --expired --dry-run only lists
+	mutates: (flags) => !(flags.expired === true && flags.dryRun === true),
 	flags: {
 		force: { type: 'boolean' },
 		expired: { type: 'boolean' },

@@ -91,6 +91,13 @@ describe('release --expired', () => {
 		]);
 		expect(out).toContain('leave out --dry-run');
 		expect(await c.ctpoolMutations(mark)).toEqual([]);
+		// it changes nothing, so --read-only lets it list; without --dry-run it is refused
+		expect(rows(await ok(['release', '--expired', '-A', '--dry-run', '--read-only']))).toEqual(
+			rows(out),
+		);
+		const refused = await ctpool(['release', '--expired', '-A', '--read-only', ...c.kc]);
+		expect(refused.code).toBe(2);
+		expect(refused.stderr).toContain('--read-only refuses ctpool release');
 	});
 
 	it('with a pool frees only that pool’s expired claims; a live claim is never touched', async () => {
