@@ -9,7 +9,7 @@ import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
-import { printReconcile } from './reconcile-output.js';
+import { type FollowOptions, followRollout, printReconcile } from './reconcile-output.js';
 import { connect, type Session } from './session.js';
 import { checkArgs, checkPoolArg, parseDuration } from './values.js';
 
@@ -27,9 +27,10 @@ export const reconcileCommand: CommandSpec = {
 		all: { type: 'boolean' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 		metricsAddr: { type: 'string' },
+		wait: { type: 'boolean' },
 	},
 	help: `
-Usage: ctpool reconcile <pool> [--watch] [--interval 30s]
+Usage: ctpool reconcile <pool> [--watch] [--interval 30s] [--no-wait]
        ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
 
 Bring the pool in line with its definition: create missing members, start stopped ones,
@@ -44,11 +45,19 @@ Flags
                     once and tried again when it changes; Ctrl-C stops (exit 0)
   --interval D      time between two reconciles of a pool in watch mode (default 30s)
   --all             every pool in the namespace (pools defined or deleted while it watches
-                    are picked up); without --watch, one pass, exit 1 if any pool failed
+                    are picked up); without --watch, one pass (a rollout in waves carried
+                    to its end, pool by pool, unless --no-wait), exit 1 if any pool failed
   -A, --all-namespaces
                     with --all: every pool in every namespace the identity can list
   --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
-                    HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+                    HOST:PORT and nowhere else: HOST is an IP address ([::1] for IPv6;
+                    0.0.0.0 is every IPv4 address) or a name bound to the one address it
+                    resolves to; port 0 picks a free one; the address is printed on stderr.
+                    The metrics are counts per pool, never a holder or an identity
+  --no-wait         a rollout in waves (maxUnavailable): replace the wave that may go now
+                    and leave the rest to a watching reconciler; by default a one-shot
+                    reconcile of a pool waits for each wave to be Ready and goes on to the
+                    end, printing its progress
 
 Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
 service account, as kubectl does.
@@ -75,17 +84,30 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 			throw usageError('reconcile', '--interval only goes with --watch');
 		if (metricsText !== undefined && !watch)
 			throw usageError('reconcile', '--metrics-addr only goes with --watch');
+		if (args.flags.wait !== undefined && watch)
+			throw usageError(
+				'reconcile',
+				'--no-wait only goes with a one-shot reconcile (--watch goes on with every wave anyway)',
+			);
 		const intervalMs = parseDuration('reconcile', 'interval', intervalText ?? '30s');
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
 		const metricsAddr =
 			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
-		const session = await connect(args.flags, io, { withSignal: watch });
+		const session = await connect(args.flags, io, {
+			withSignal: watch,
+			// across namespaces the rights differ per namespace: each pool's answer says
+			...(allNamespaces ? {} : { check: watch ? ('watch' as const) : ('reconcile' as const) }),
+		});
 		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
-			if (all) return reconcileAllOnce(session, namespace, io);
+			const follow = {
+				noWait: args.flags.wait === false,
+				...(io.signal ? { signal: io.signal } : {}),
+			};
+			if (all) return reconcileAllOnce(session, namespace, io, follow);
 			const result = await session.engine.reconcile(args.input[0]!);
 			printReconcile(io, result);
-			return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+			return followRollout(session.ctx, io, result, follow);
 		}
 		return watchPools(
 			session,
@@ -113,6 +135,7 @@ async function reconcileAllOnce(
 	session: Session,
 	namespace: string | null,
 	io: CommandIo,
+	follow: FollowOptions,
 ): Promise<number> {
 	const { listPoolRefs } = await import('../engine/list-definitions.js');
 	const refs = await listPoolRefs(session.kube, namespace);
@@ -127,9 +150,11 @@ async function reconcileAllOnce(
 	for (const ref of refs) {
 		const prefix = namespace === null ? `${sanitize(ref.namespace)}: ` : '';
 		try {
-			const result = await session.engine.inNamespace(ref.namespace).reconcile(ref.pool);
+			const engine = session.engine.inNamespace(ref.namespace);
+			const result = await engine.reconcile(ref.pool);
 			printReconcile(io, result, prefix);
-			if (result.errors.length > 0) failed++;
+			if ((await followRollout(engine.ctx, io, result, { ...follow, prefix })) !== EXIT_OK)
+				failed++;
 		} catch (err) {
 			failed++;
 			println(io.stderr, `ctpool: ${prefix}${describeError(err)}`);

@@ -82,7 +82,9 @@ export function liveStatus(snap: PoolSnapshot, now: number) {
 
 /** The rollout under way as the members show it now (null when none runs). */
 function liveRollout(snap: PoolSnapshot) {
-	return snap.spec ? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec))) : null;
+	return snap.spec
+		? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec)), snap.spec.image)
+		: null;
 }
 
 function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {

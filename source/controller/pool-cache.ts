@@ -102,7 +102,11 @@ export class PoolCache {
 		} catch {
 			return { counts: null, views: [], rollout: null };
 		}
-		const facts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+		const facts = {
+			size: spec.size,
+			sourceHash: sourceHash(sourceFields(spec)),
+			waves: spec.maxUnavailable !== undefined,
+		};
 		const members = groupMembers(pool, spec.size, {
 			pods: p.pods.values(),
 			pvcs: p.pvcs.values(),
@@ -112,7 +116,7 @@ export class PoolCache {
 		return {
 			counts: countMembers(spec.size, views),
 			views,
-			rollout: rolloutProgress(views, facts.sourceHash),
+			rollout: rolloutProgress(views, facts.sourceHash, spec.image),
 		};
 	}
 

@@ -5,6 +5,7 @@
  */
 
 import { isNotFound } from '../kube/errors.js';
+import { describeDrift } from '../pool/drift.js';
 import { heldByReconciler, leaseHolder } from '../pool/lease.js';
 import {
 	groupMembers,
@@ -15,7 +16,13 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
+import {
+	configMapName,
+	pvcName,
+	REPLACED_ANNOTATION,
+	SOURCE_LABEL,
+	STATUS_KEY,
+} from '../pool/names.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
@@ -27,7 +34,6 @@ import {
 	stormText,
 } from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
-import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -78,6 +84,11 @@ export interface ReconcileResult {
 	errors: string[];
 	/** Whether the status was written to the ConfigMap. */
 	statusWritten: boolean;
+	/**
+	 * Drifted members this reconcile left for a later wave of a rollout (maxUnavailable):
+	 * another reconcile, once the wave replaced now is Ready, goes on (see carryRollout).
+	 */
+	heldBack: number;
 }
 
 const STEP_ORDER: Record<ReconcileStep, number> = {
@@ -183,15 +194,17 @@ async function reconcileSteps(
 		spec.size,
 	);
 	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
-	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
+	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
+	// allows (without it, every one now, as the seed says)
 	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } = limitRollout(unstormed, startViews, limit);
+	const { plans, heldBack } =
+		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
 	if (heldBack > 0)
 		emitEvent(ctx, {
 			pool,
 			action: 'rollout',
 			outcome: 'info',
-			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} (at most ${limit} unavailable at once)`,
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
 		});
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
 	const bulk: BulkEvents = { create: [], start: [] };
@@ -226,7 +239,7 @@ async function reconcileSteps(
 	errors.push(...held);
 	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
-	const rollout = rolloutProgress(views, facts.sourceHash);
+	const rollout = rolloutProgress(views, facts.sourceHash, spec.image);
 	if (rollout) status.rollout = rollout;
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
@@ -241,7 +254,7 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
-	return { pool, status, actions, errors, statusWritten };
+	return { pool, status, actions, errors, statusWritten, heldBack };
 }
 
 /** True when a planned step is a replace the storm stops: a Failed member with the current source. */
@@ -648,10 +661,16 @@ function doneText(step: ReconcileStep, member: string): string {
 /** For a replace, what drifted (`image a -> b`), from the source recorded on the old PVC. */
 function driftNote(
 	step: ReconcileStep,
-	pvc: { metadata: { annotations?: Record<string, string> } } | null,
+	pvc: {
+		metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
+	} | null,
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
-	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
+	const changes = describeDrift(
+		pvcSource(pvc),
+		sourceFields(spec),
+		pvc.metadata.labels?.[SOURCE_LABEL],
+	);
+	return changes.length > 0 ? ` (${changes.join('; ')})` : '';
 }

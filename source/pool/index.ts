@@ -2,6 +2,7 @@
 export * from './audit.js';
 export * from './command-hint.js';
 export * from './ct-spec.js';
+export * from './drift.js';
 export * from './errors.js';
 export * from './find.js';
 export * from './image-ref.js';
