@@ -92,7 +92,10 @@ async function runReleaseExpired(args: ParsedArgs, io: CommandIo): Promise<numbe
 			'release',
 			`-A/--all-namespaces looks in every pool; to free pool ${pool}'s expired claims name its namespace with -n instead`,
 		);
-	const { engine, ctx } = await connect(args.flags, io, { withSignal: true });
+	// in one namespace the rights a release surely needs are asked up front (not for a dry
+	// run, which reads only; across namespaces they differ, and each refusal names its own)
+	const check = args.flags.dryRun === true || allNamespaces ? {} : { check: 'release' as const };
+	const { engine, ctx } = await connect(args.flags, io, { withSignal: true, ...check });
 	const claims = await engine.findExpiredClaims({
 		...(pool !== undefined ? { pool } : {}),
 		allNamespaces,
