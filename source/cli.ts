@@ -34,7 +34,7 @@ process.on('SIGINT', () => {
 	const steps = ['apply', 'reconcile', 'claim', 'release', 'delete', 'maintenance'];
 	if (
 		process.stderr.isTTY &&
-		steps.includes(process.argv[2] ?? '') &&
+		process.argv.slice(2).some((a) => steps.includes(a)) &&
 		!process.argv.includes('--watch')
 	)
 		process.stderr.write('\nctpool: finishing the current step (Ctrl-C again stops at once)\n');

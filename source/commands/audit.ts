@@ -35,10 +35,11 @@ export const auditCommand: CommandSpec = {
 		since: { type: 'string' },
 		action: { type: 'string' },
 		member: { type: 'string' },
+		by: { type: 'string' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 	},
 	help: `
-Usage: ctpool audit [pool] [-A] [--identity ID] [--since 2h] [--action A] [-o table|json|yaml]
+Usage: ctpool audit [pool] [-A] [--by ID] [--since 2h] [--action A] [-o table|json|yaml]
 
 Show what every ctpool (consoles, the CLI, reconcilers, brokers) did to the pools, newest
 first, from the Kubernetes Events it recorded: claims, renewals, releases (forced ones
@@ -55,7 +56,7 @@ cluster, its provider's audit logs).
 
 Flags
   -A, --all-namespaces  every namespace the identity can list Events in
-  --identity ID         only lines where ID acted, held the claim, or was named
+  --by ID               only lines where ID acted, held the claim, or was named
   --since D             only the last D (such as 30m or 2h)
   --action A            only one action: ${[...AUDIT_ACTIONS, FORCE_RELEASE_FILTER].join(', ')}
   --member M            only one member
@@ -65,7 +66,7 @@ ${GLOBAL_HELP}
 
 Examples
   ctpool audit desk --action force-release
-  ctpool audit -A --identity alice@example.com --since 2h -o json
+  ctpool audit -A --by alice@example.com --since 2h -o json
 `,
 };
 
@@ -137,7 +138,12 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			sinceText === undefined
 				? undefined
 				: parseDuration('audit', 'since', sinceText, 1000, 30 * 24 * 3_600_000);
-		const identity = stringFlag(args, 'identity');
+		if (stringFlag(args, 'identity') !== undefined)
+			throw usageError(
+				'audit',
+				'audit filters by identity with --by ID (--identity names who acts, and audit changes nothing)',
+			);
+		const identity = stringFlag(args, 'by');
 		const member = stringFlag(args, 'member');
 		const all = args.flags.allNamespaces === true;
 		// --identity is a filter here, not who acts: the audit changes nothing

@@ -2,6 +2,7 @@
 
 import type { EngineContext } from '../engine/context.js';
 import type { ReconcileResult } from '../engine/reconcile.js';
+import { waitsForVolume } from '../pool/member-state.js';
 import { rolloutText } from '../pool/rollout.js';
 import { sanitize } from '../text/sanitize.js';
 import { EXIT_FAILED, EXIT_OK } from './failure.js';
@@ -23,8 +24,21 @@ export function printReconcile(io: CommandIo, result: ReconcileResult, prefix = 
 	const s = result.status;
 	println(
 		io.stdout,
-		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${s.exhausted ? ' (exhausted: no member is free)' : ''}${s.rollout ? `; ${rolloutText(s.rollout)}` : ''}`,
+		`${prefix}pool ${result.pool}: desired ${s.desired}, observed ${s.observed}, ready ${s.ready}, claimed ${s.claimed}, free ${s.free}, unschedulable ${s.unschedulable}${volumeWaits(s.members)}${s.exhausted ? ' (exhausted: no member is free)' : ''}${s.rollout ? `; ${rolloutText(s.rollout)}` : ''}`,
 	);
+}
+
+/**
+ * `, starting 4 (waiting for their volumes)`: the members a new PVC holds back are a wait,
+ * not a want of room; '' when none waits.
+ */
+export function volumeWaits(
+	members: ReadonlyArray<{ state: string; message: string }>,
+	separator = ', ',
+): string {
+	const waiting = members.filter(waitsForVolume).length;
+	if (waiting === 0) return '';
+	return `${separator}starting ${waiting} (waiting for ${waiting > 1 ? 'their volumes' : 'its volume'})`;
 }
 
 /** How apply and reconcile go on after a reconcile that left drifted members for later waves. */

@@ -11,6 +11,7 @@ import {
 } from '../engine/context.js';
 import type { Engine } from '../engine/engine.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { PoolError } from '../pool/errors.js';
 import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
@@ -78,6 +79,22 @@ export function kubeOptions(
 	return opts;
 }
 
+/**
+ * What a command suggested in a message needs to run as printed: the namespace a bare ctpool
+ * picks here (-n is written for any other) and the --context given.
+ */
+export function commandScopeOf(flags: ConnectionFlags, env: CommandIo['env']): CommandScope {
+	const scope: CommandScope = {};
+	try {
+		const fallback = kubeOptions({ ...flags, namespace: undefined }, env).namespace;
+		if (fallback !== undefined) scope.defaultNamespace = fallback;
+	} catch {
+		// an unusable $CORRAL_NAMESPACE: -n is always written
+	}
+	if (typeof flags.context === 'string') scope.context = flags.context;
+	return scope;
+}
+
 /** Loads the cluster connection and makes its engine (PoolError('usage') on a bad kubeconfig). */
 export async function connect(
 	flags: ConnectionFlags,
@@ -97,6 +114,7 @@ export async function connect(
 	const kube = await loadKube({ ...kubeOptions(flags, io.env), ...io.connection });
 	const ctxOpts: EngineContextOptions = {
 		actor,
+		commandScope: commandScopeOf(flags, io.env),
 		// The engine events a command prints: Event writes denied (said once, never fatal), and
 		// an error that did not fail its operation (a status not recorded, a claim's display
 		// copy not written), which nothing else reports.

@@ -13,6 +13,7 @@ import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
+import { volumeWaits } from './reconcile-output.js';
 import { connect } from './session.js';
 import { checkArgs, checkPoolArg } from './values.js';
 
@@ -101,7 +102,7 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	const c = snap.counts;
 	println(
 		io.stdout,
-		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
+		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}${volumeWaits(snap.members, '   ')}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
 	);
 	const rollout = liveRollout(snap);
 	if (rollout) println(io.stdout, rolloutText(rollout));

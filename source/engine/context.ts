@@ -5,6 +5,7 @@
 
 import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
+import { type CommandScope, ctpoolCommand, kubectlCommand } from '../pool/command-hint.js';
 import { identityProblem, RECONCILER_IDENTITY } from '../pool/errors.js';
 import type { ClaimReads } from './claim-snapshot.js';
 import type { FailureTally } from './failure-events.js';
@@ -46,6 +47,11 @@ export interface EngineContext {
 	concurrency: number;
 	/** Aborts long waits and stops starting new steps. */
 	signal?: AbortSignal;
+	/**
+	 * What a command suggested in a message needs to run as printed (the namespace a bare
+	 * ctpool picks, the --context given); absent: -n is always written (see suggest).
+	 */
+	commandScope?: CommandScope;
 	/**
 	 * The state of the engine this context belongs to: every context made from it (another
 	 * actor, namespace, sink or signal) shares it; a context of another engine never does.
@@ -177,6 +183,7 @@ export function createEngineContext(kube: Kube, opts: EngineContextOptions = {})
 		concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),
 	};
 	if (opts.signal) ctx.signal = opts.signal;
+	if (opts.commandScope) ctx.commandScope = opts.commandScope;
 	return ctx;
 }
 
@@ -213,4 +220,20 @@ export function emitEvent(
 	} catch {
 		// an event sink's failure is not the operation's
 	}
+}
+
+/** `ctpool <words>` as a message suggests it: runnable as printed in the context's namespace. */
+export function suggest(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	words: string,
+): string {
+	return ctpoolCommand(words, ctx.namespace, ctx.commandScope);
+}
+
+/** `kubectl <words> -n <namespace>` as a message suggests it (with the --context given). */
+export function suggestKubectl(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	words: string,
+): string {
+	return kubectlCommand(words, ctx.namespace, ctx.commandScope);
 }

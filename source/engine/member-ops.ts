@@ -10,7 +10,7 @@ import type { PodObject, PvcObject } from '../pool/objects.js';
 import { isPoolObject } from '../pool/ownership.js';
 import type { SourceFields } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggestKubectl } from './context.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
 import { mergePatchOptions } from './merge-patch.js';
@@ -341,14 +341,20 @@ export async function destroyMember(
 	opts: DestroyOptions = {},
 ): Promise<void> {
 	const steps: Array<[Deletable, string, string | undefined, string, string]> = [
-		['pods', member, opts.podUid, `pod ${member}`, `check the pod: kubectl describe pod ${member}`],
+		[
+			'pods',
+			member,
+			opts.podUid,
+			`pod ${member}`,
+			`check the pod: ${suggestKubectl(ctx, `describe pod ${member}`)}`,
+		],
 		['services', serviceName(member), undefined, `Service ${serviceName(member)}`, ''],
 		[
 			'persistentvolumeclaims',
 			pvcName(member),
 			opts.pvcUid,
 			`PVC ${pvcName(member)}`,
-			`check its finalizers: kubectl describe pvc ${pvcName(member)}`,
+			`check its finalizers: ${suggestKubectl(ctx, `describe pvc ${pvcName(member)}`)}`,
 		],
 	];
 	const deleted = new Map<Deletable, string | undefined>();

@@ -15,7 +15,7 @@ import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, readStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import { deriveContext, type EngineContext } from './context.js';
+import { deriveContext, type EngineContext, suggest } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
 import { probeForeign } from './foreign-objects.js';
 import { listPoolRefs } from './list-definitions.js';
@@ -46,11 +46,15 @@ export function snapshotOf(
 	configMap: ConfigMapObject,
 	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
 	now: number,
+	where?: Pick<EngineContext, 'namespace' | 'commandScope'>,
 ): PoolSnapshot {
 	let spec: PoolSpec | null = null;
 	let specError: string | null = null;
 	try {
-		spec = parseSpec(configMap.data?.[SPEC_KEY], pool, { allowPersistent: true });
+		spec = parseSpec(configMap.data?.[SPEC_KEY], pool, {
+			allowPersistent: true,
+			...(where ? { command: (words: string) => suggest(where, words) } : {}),
+		});
 	} catch (err) {
 		specError = (err as Error).message;
 	}
@@ -79,15 +83,15 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 		readDefinitionMap(ctx, pool),
 		listPoolObjects(ctx, pool),
 	]);
-	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
-	const first = snapshotOf(pool, configMap, objects, ctx.now());
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
+	const first = snapshotOf(pool, configMap, objects, ctx.now(), ctx);
 	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
 	// for them by name where a member lacks its own (usually few members).
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
 	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
 	if (foreign.length === 0) return first;
 	const all = [...(objects.foreign ?? []), ...foreign];
-	return snapshotOf(pool, configMap, { ...objects, foreign: all }, ctx.now());
+	return snapshotOf(pool, configMap, { ...objects, foreign: all }, ctx.now(), ctx);
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */
@@ -108,7 +112,7 @@ export async function listPools(ctx: EngineContext): Promise<PoolSnapshot[]> {
 		const name = configMap.metadata.name ?? '';
 		const pool = configMap.metadata.labels?.[POOL_LABEL] ?? '';
 		if (poolOfConfigMap(name) !== pool) continue;
-		out.push(snapshotOf(pool, configMap, objects, now));
+		out.push(snapshotOf(pool, configMap, objects, now, ctx));
 	}
 	return out.sort((a, b) => a.pool.localeCompare(b.pool));
 }

@@ -323,7 +323,7 @@ function backoffErrors(
 ): string[] {
 	const out: string[] = [];
 	if (storm) {
-		const text = stormText(pool, storm);
+		const text = stormText(pool, storm, ctx.namespace);
 		out.push(text);
 		if (!recorded?.errors.includes(text)) {
 			recordAudit(ctx, pool, { action: 'replace-stopped', detail: text });

@@ -28,7 +28,7 @@ import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggest, suggestKubectl } from './context.js';
 import { readDefinition } from './definition.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { flushKubeEvents, recordAudit } from './kube-event.js';
@@ -51,6 +51,11 @@ export interface ReleaseOptions {
 	force?: boolean;
 	/** Progress of the long waits, one line at a time. */
 	onProgress?: (message: string) => void;
+	/**
+	 * Release only an expired claim of this holder (`release --expired`): a claim renewed or
+	 * handed over since it was listed is left alone (checked on the Lease the CAS is made on).
+	 */
+	expiredOf?: string;
 }
 
 /** Throws PoolError('usage') unless member names a member of the pool. */
@@ -62,6 +67,53 @@ export function checkMember(pool: string, member: string): number {
 			`${JSON.stringify(sanitize(member).slice(0, 80))} is not a member of pool ${pool}; members are named ${memberName(pool, 1)}, ${memberName(pool, 2)}, ...`,
 		);
 	return index;
+}
+
+/** The text for a member the pool does not have: its members' range and the way to list them. */
+export function noSuchMemberMessage(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	pool: string,
+	member: string,
+	size: number,
+): string {
+	const range =
+		size === 0
+			? 'it has no members (its size is 0)'
+			: size === 1
+				? `its only member is ${memberName(pool, 1)}`
+				: `its members are ${memberName(pool, 1)} to ${memberName(pool, size)}`;
+	return `pool ${pool} has no member ${bounded(member)}: ${range}; ${suggest(ctx, `status ${pool}`)} lists them`;
+}
+
+/**
+ * Whether a member without a Lease exists: its index is within the size, or a pod or PVC of
+ * the pool (above the size, not yet scaled down) stands under its name.
+ */
+async function memberExists(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	index: number,
+	size: number,
+): Promise<boolean> {
+	if (index <= size) return true;
+	const objects = await readMember(ctx, pool, member);
+	return objects.pod !== null || objects.pvc !== null;
+}
+
+/** Throws PoolError('busy') unless the Lease is still holder's claim and expired. */
+function checkStillExpired(member: string, lease: LeaseObject, holder: string, now: number): void {
+	const current = leaseHolder(lease);
+	if (current !== holder)
+		throw new PoolError(
+			'busy',
+			`${member} changed hands since it was listed (held by ${current ? bounded(current) : 'nobody'} now, not ${bounded(holder)}); left alone`,
+		);
+	if (!leaseExpired(lease, now))
+		throw new PoolError(
+			'busy',
+			`${member}: ${bounded(holder)} renewed the claim since it was listed; left alone`,
+		);
 }
 
 /**
@@ -95,12 +147,15 @@ async function releaseMember(
 	// Nothing under the member's name that is not the pool's is ever touched: checked before
 	// the first write (the destroy checks each object again, with preconditions).
 	checkOwned(pool, member, [['Lease', lease]]);
+	if (!lease && !(await memberExists(ctx, pool, member, index, spec.size)))
+		throw new PoolError('not-found', noSuchMemberMessage(ctx, pool, member, spec.size));
 	if (!lease) {
 		const message = `${member} has no claim; nothing to do`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
 		return { released: false, recreated: false, message };
 	}
 	let holder = leaseHolder(lease);
+	if (opts.expiredOf !== undefined) checkStillExpired(member, lease, opts.expiredOf, ctx.now());
 	if (heldByReconciler(lease)) {
 		const taken = await reconcilerHeld(ctx, member, lease, opts);
 		if (!taken) {
@@ -236,7 +291,7 @@ async function releaseMember(
 	const extra = leaseError ? `; ${leaseError}` : '';
 	let failure = '';
 	if (destroyError && quarantined)
-		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (kubectl delete pod ${member}; kubectl delete pvc ${pvcName(member)}), and the next reconcile makes it again${extra}`;
+		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (${suggestKubectl(ctx, `delete pod ${member}`)}; ${suggestKubectl(ctx, `delete pvc ${pvcName(member)}`)}), and the next reconcile makes it again${extra}`;
 	else if (destroyError) failure = `release of ${member}: ${destroyError}; ${leaseError}`;
 	else if (recreateError)
 		failure = `released ${member}, but creating it again failed: ${recreateError}; the next reconcile creates it${extra}`;

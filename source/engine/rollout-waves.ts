@@ -10,7 +10,7 @@ import { sleep } from '../kube/retry.js';
 import type { MemberView } from '../pool/member-state.js';
 import { heldByRollout, maxUnavailableOf, unavailableCount } from '../pool/rollout.js';
 import { bounded } from '../text/sanitize.js';
-import type { EngineContext } from './context.js';
+import { type EngineContext, suggest } from './context.js';
 import { type PoolSnapshot, readPool } from './read-pool.js';
 import { type ReconcileResult, reconcile } from './reconcile.js';
 
@@ -48,12 +48,13 @@ function unclaimed(s: PoolSnapshot): MemberView[] {
 }
 
 /** Why the rollout cannot go on by itself: a member made from the new source failed. */
-function halted(s: PoolSnapshot): string | null {
+function halted(ctx: EngineContext, s: PoolSnapshot): string | null {
 	const failed = unclaimed(s).find((v) => !v.drifted && v.state === 'Failed');
 	if (!failed) return null;
 	const waiting = s.members.filter((v) => v.drifted && !v.aboveSize).length;
-	const fix = s.spec ? `ctpool apply ${s.pool} --image <image>` : `ctpool status ${s.pool}`;
-	return `rollout halted: ${failed.name} failed on the new source (${bounded(failed.message || 'Failed', 200)}); the ${waiting} member${waiting === 1 ? '' : 's'} on the old image stay${waiting === 1 ? 's' : ''} as they are; fix the definition (${fix}) or see ctpool status ${s.pool}`;
+	const status = suggest(ctx, `status ${s.pool}`);
+	const fix = s.spec ? suggest(ctx, `apply ${s.pool} --image <image>`) : status;
+	return `rollout halted: ${failed.name} failed on the new source (${bounded(failed.message || 'Failed', 200)}); the ${waiting} member${waiting === 1 ? '' : 's'} on the old image stay${waiting === 1 ? 's' : ''} as they are; fix the definition (${fix}) or see ${status}`;
 }
 
 /** Whether a reconcile now would replace another wave (or has nothing left to wait for). */
@@ -112,11 +113,11 @@ async function waitUntil(
 		if (opts.signal?.aborted)
 			return {
 				last,
-				why: `interrupted; the rollout goes on with the next reconcile (ctpool reconcile ${pool})`,
+				why: `interrupted; the rollout goes on with the next reconcile (${suggest(ctx, `reconcile ${pool}`)})`,
 			};
 		const s = await readPool(ctx, pool);
 		last = s;
-		const why = halted(s);
+		const why = halted(ctx, s);
 		if (why) return { last, why };
 		if (done(s)) return { last, why: null };
 		const now = progressKey(s);

@@ -133,20 +133,29 @@ export interface MemberView {
 }
 
 /**
- * How long a new PVC may wait for its volume before the scheduler's "unbound immediate
- * PersistentVolumeClaims" means Unschedulable rather than a member still starting.
+ * How long a new PVC may wait for its volume before the member's message says the wait is
+ * long (the StorageClass or its provisioner may be at fault); it stays Starting throughout.
  */
 export const VOLUME_BIND_GRACE_MS = 60_000;
 
 /** The scheduler's word for a pod whose Immediate-binding PVC has no volume yet. */
 const UNBOUND_PVC = 'unbound immediate PersistentVolumeClaims';
 
+/** The start of the message of a member whose pod waits for its PVC's volume. */
+export const VOLUME_WAIT = 'waiting for its volume';
+
+/** Whether a member (state and message) is Starting only because its volume is not there yet. */
+export function waitsForVolume(m: { state: string; message: string }): boolean {
+	return m.state === 'Starting' && m.message.startsWith(VOLUME_WAIT);
+}
+
 /**
  * The state of a member and the message that goes with it. A member with neither pod nor
- * PVC is Missing (only members in 1..size are listed without objects). With `now`, a pod
- * that the scheduler holds back only because its new PVC (younger than
- * VOLUME_BIND_GRACE_MS) waits for the provisioner is Starting, not Unschedulable: on a
- * real cluster with Immediate binding every new member passes through that for a moment.
+ * PVC is Missing (only members in 1..size are listed without objects). A pod that the
+ * scheduler holds back only because its PVC waits for its volume ("unbound immediate
+ * PersistentVolumeClaims") is Starting, never Unschedulable: that is a wait, not a want of
+ * room (on a real cluster with Immediate binding every new member passes through it, and a
+ * slow provisioner makes it last). With `now`, a wait past VOLUME_BIND_GRACE_MS says so.
  */
 export function memberState(
 	pod: PodObject | null | undefined,
@@ -165,8 +174,8 @@ export function memberState(
 		const scheduled = conditions.find((c) => c.type === 'PodScheduled');
 		if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable') {
 			const message = scheduled.message ?? 'Unschedulable';
-			if (waitingForVolume(message, pvc, now))
-				return { state: 'Starting', message: 'waiting for its volume to be provisioned' };
+			if (waitingForVolume(message, pvc))
+				return { state: 'Starting', message: volumeWaitMessage(pvc!, now) };
 			return { state: 'Unschedulable', message };
 		}
 	}
@@ -178,15 +187,19 @@ export function memberState(
 	return { state: 'Starting', message: startingMessage(pod) };
 }
 
-function waitingForVolume(
-	message: string,
-	pvc: PvcObject | null | undefined,
-	now: number | undefined,
-): boolean {
-	if (now === undefined || !pvc || !message.includes(UNBOUND_PVC)) return false;
-	if (pvc.status?.phase !== undefined && pvc.status.phase !== 'Pending') return false;
+function waitingForVolume(message: string, pvc: PvcObject | null | undefined): boolean {
+	if (!pvc || !message.includes(UNBOUND_PVC)) return false;
+	return pvc.status?.phase === undefined || pvc.status.phase === 'Pending';
+}
+
+/** The message of a member waiting for its volume: the way to look when the wait is long. */
+function volumeWaitMessage(pvc: PvcObject, now: number | undefined): string {
 	const created = toMillis(pvc.metadata.creationTimestamp);
-	return created !== null && now - created < VOLUME_BIND_GRACE_MS;
+	if (now === undefined || created === null || now - created < VOLUME_BIND_GRACE_MS)
+		return VOLUME_WAIT;
+	const name = pvc.metadata.name ?? 'its PVC';
+	const ns = pvc.metadata.namespace ? ` -n ${pvc.metadata.namespace}` : '';
+	return `${VOLUME_WAIT} (PVC ${name} still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc ${name}${ns})`;
 }
 
 function failure(pod: PodObject, pvc: PvcObject | null | undefined): string | null {

@@ -9,6 +9,7 @@ import type { EngineContext } from '../engine/context.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { setHandlerErrorSink } from '../kube/handler-errors.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { sanitize } from '../text/sanitize.js';
 import { type AccessRecheck, startAccessRecheck } from './access-recheck.js';
 import { startAuditFeed } from './audit-feed.js';
@@ -46,6 +47,8 @@ export interface TuiOptions {
 	bell?: boolean;
 	/** The watch, started before the console loaded (else the console starts it). */
 	watch?: ConsoleWatch;
+	/** What suggested commands need to run as printed (the default namespace, --context). */
+	commandScope?: CommandScope;
 }
 
 /** Options of a console session: runTui's, plus what the demo and the tests add. */
@@ -137,6 +140,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			readOnly: opts.readOnly ?? false,
 			note: opts.note ?? '',
 			allNamespaces,
+			...(opts.commandScope ? { commandScope: opts.commandScope } : {}),
 		},
 		pool: opts.pool ? poolKey(allNamespaces ? namespace : null, opts.pool) : null,
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
@@ -147,7 +151,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		kube,
 		namespace,
 		actor,
-		...(opts.engine ? { engine: opts.engine } : {}),
+		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
 	/** A watch error in the console's event log (never on the terminal under the frame). */

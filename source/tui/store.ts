@@ -15,6 +15,7 @@ import {
 } from '../kube/pool-watch.js';
 import { readBatch } from '../kube/watch-boundary.js';
 import { type AuditEntry, capAudit } from '../pool/audit.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import { findHits } from './find-hits.js';
@@ -198,6 +199,11 @@ export interface ConsoleSession {
 	note: string;
 	/** Every namespace is watched (-A): pools are keyed `namespace/pool` (see pool-key.ts). */
 	allNamespaces: boolean;
+	/**
+	 * What a suggested command needs to run as printed: the namespace a bare ctpool picks
+	 * (-n is written for any other) and the --context given. Absent: -n is always written.
+	 */
+	commandScope?: CommandScope;
 }
 
 /** What the runner must do once the app unmounts. */

@@ -108,10 +108,20 @@ describe('ctpool audit', () => {
 		const apply = list.items.find((i) => i.action === 'create' && i.member === '')!;
 		expect(apply.actor).toBe(mine);
 
-		expect((await auditJson(['--identity', 'root@admin'])).items.map((i) => i.action)).toEqual([
+		expect((await auditJson(['--by', 'root@admin'])).items.map((i) => i.action)).toEqual([
 			'create',
 			'release',
 		]);
+		// the filter's old spelling shared its name with the global --identity (who acts): refused,
+		// in front of the command as after it, with the way to the filter (issue 24, finding 8)
+		for (const argv of [
+			['audit', '--identity', 'root@admin'],
+			['--identity', 'root@admin', 'audit'],
+		]) {
+			const old = await ctpool([...argv, ...kc], { env: ENV });
+			expect(old.code).toBe(2);
+			expect(old.stderr).toContain('audit filters by identity with --by ID');
+		}
 		expect((await auditJson(['--action', 'force-release'])).items).toHaveLength(1);
 		expect((await auditJson(['--action', 'claim', '--since', '1h'])).items).toHaveLength(1);
 

@@ -13,7 +13,13 @@ import {
 } from '../../pool/index.js';
 import { formatAge } from '../../text/age.js';
 import { ageSince, clockTime } from '../age.js';
-import { type HintFacts, type HintPool, hintPool, imageLine, memberHint } from '../member-hint.js';
+import {
+	type HintFacts,
+	type HintPool,
+	imageLine,
+	memberHint,
+	sessionHintPool,
+} from '../member-hint.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
 import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store.js';
@@ -215,6 +221,8 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 		of: useConsole((s) => visibleRows(s).length),
 	};
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const poolKeyNow = useConsole((s) => s.pool);
+	const session = useConsole((s) => s.session);
 	const facts = useConsole((s) =>
 		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
 	);
@@ -233,7 +241,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	}
 	const hint: DetailHint | undefined = pool
 		? {
-				pool: hintPool(pool),
+				pool: sessionHintPool(session, poolKeyNow ?? pool.pool, pool),
 				facts,
 				width: Math.max(20, width - LABEL_WIDTH),
 			}
