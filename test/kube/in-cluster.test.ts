@@ -177,7 +177,9 @@ describe('in-cluster configuration with a service account token', () => {
 			const r = await inPod(argv);
 			expect({ argv, code: r.code }).toEqual({ argv, code: 1 });
 			// refused in the service account's namespace (no -n given): authenticated, not authorised
-			expect(r.stderr).toMatch(/^ctpool: forbidden: cannot \w+ \w+ in namespace team-b/);
+			expect(r.stderr).toMatch(
+				/^ctpool: (\w+ refused before any change: )?forbidden: cannot \w+ \w+ in namespace team-b/,
+			);
 		}
 
 		// `ctpool rbac | kubectl apply -f -`, as the admin

@@ -624,7 +624,10 @@ describeKubectl('least privilege', () => {
 			new RegExp(`^ctpool_pool_claimed\\{namespace="${c.ns}",pool="rcp"\\} 1$`, 'm'),
 		);
 		// Counts only: no holder, no identity, in a label or a value.
-		expect(scraped.metrics).not.toMatch(/alice|example\.com|reconciler|serviceaccount/i);
+		// no identity: a holder, the reconciler's own, a service account's
+		expect(scraped.metrics).not.toMatch(
+			/alice|example\.com|corral-vdi\/reconciler|serviceaccount/i,
+		);
 		for (const line of scraped.metrics.split('\n').filter((l) => l && !l.startsWith('#'))) {
 			const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
 			expect({ line, ok: m !== null }).toEqual({ line, ok: true });
