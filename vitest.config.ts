@@ -89,6 +89,7 @@ export const REAL = [
 	'test/engine/rollout.test.ts',
 	'test/engine/replace-backoff.test.ts',
 	'test/engine/definition-errors.test.ts',
+	'test/engine/corral-interop.test.ts',
 	'test/commands/commands.test.ts',
 	'test/commands/usage-errors.test.ts',
 	'test/commands/status-rollout.test.ts',

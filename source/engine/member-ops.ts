@@ -6,8 +6,9 @@ import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
 import { CT_SPEC_ANNOTATION, pvcName, serviceName } from '../pool/names.js';
 import type { PodObject, PvcObject } from '../pool/objects.js';
-import { isPoolObject } from '../pool/ownership.js';
+import { isCorralStartedPod, isPoolObject } from '../pool/ownership.js';
 import type { SourceFields } from '../pool/spec.js';
+import { adoptCorralPod } from './adopt-pod.js';
 import { clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
@@ -24,7 +25,8 @@ export interface MemberNow {
 }
 
 /**
- * Reads a member's pod and PVC (two GETs, in parallel). An object of that name that is not the
+ * Reads a member's pod and PVC (two GETs, in parallel). The member's pod started by Corral's
+ * own `ct start` is adopted first (adopt-pod.ts). An object of that name that is not the
  * pool's (isPoolObject) is someone else's: a ForeignObjectError, so that it is never touched.
  */
 export async function readMember(
@@ -54,11 +56,19 @@ export async function readMember(
 			},
 		),
 	]);
+	// The member's pod started by Corral (`corral ct start`) is adopted: it is the member's.
+	const adopted =
+		pod &&
+		pvc &&
+		!isPoolObject(pool, member, 'pod', pod) &&
+		isCorralStartedPod(pool, member, pod, pvc)
+			? await adoptCorralPod(ctx, pool, member, pod, pvc)
+			: pod;
 	checkOwned(pool, member, [
-		['pod', pod],
+		['pod', adopted],
 		['PVC', pvc],
 	]);
-	return { pod, pvc };
+	return { pod: adopted, pvc };
 }
 
 /** Creates the member's pod (from source fields, or a pod made already); resolves false when it already existed. */

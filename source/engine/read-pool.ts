@@ -39,7 +39,7 @@ export interface PoolSnapshot {
 export function snapshotOf(
 	pool: string,
 	configMap: ConfigMapObject,
-	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
+	objects: ListedObjects & Pick<PoolObjects, 'foreign' | 'corralPods'>,
 	now: number,
 ): PoolSnapshot {
 	let spec: PoolSpec | null = null;
@@ -76,9 +76,9 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
 	// for them by name where a member lacks its own (usually few members).
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
-	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
-	if (foreign.length === 0) return first;
-	return snapshotOf(pool, configMap, { ...objects, foreign }, ctx.now());
+	const probed = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
+	if (probed.foreign.length === 0 && probed.corralPods.length === 0) return first;
+	return snapshotOf(pool, configMap, { ...objects, ...probed }, ctx.now());
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */

@@ -12,7 +12,12 @@ import {
 	SOURCE_LABEL,
 } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
-import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
+import {
+	foreignMessage,
+	isCorralStartedPod,
+	isPoolObject,
+	type MemberObjectKind,
+} from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
 import { describeDrift, sourceHash } from './source-hash.js';
 import { type SourceFields, sourceFields } from './spec.js';
@@ -339,6 +344,8 @@ export interface PoolObjects {
 	leases: Iterable<LeaseObject>;
 	/** Objects found by name (not by label) that are not the pool's. */
 	foreign?: Iterable<{ kind: MemberObjectKind; member: string }>;
+	/** Pods found by name that Corral's `ct start` made on a member's PVC (isCorralStartedPod). */
+	corralPods?: Iterable<PodObject>;
 }
 
 /**
@@ -365,14 +372,6 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 	};
 	// An object under a member's name that is not the member's own (isPoolObject) is
 	// foreign: it blocks the member, and is never touched.
-	for (const pod of objects.pods) {
-		const name = pod.metadata.name;
-		if (!name || memberIndex(pool, name) === null) continue;
-		if (isPoolObject(pool, name, 'pod', pod)) {
-			const m = slot(name);
-			if (m) m.pod = pod;
-		} else mark(name, 'pod');
-	}
 	for (const pvc of objects.pvcs) {
 		const member = pvc.metadata.name ? memberOfPvc(pvc.metadata.name) : null;
 		if (!member || memberIndex(pool, member) === null) continue;
@@ -380,6 +379,19 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 			const m = slot(member);
 			if (m) m.pvc = pvc;
 		} else mark(member, 'PVC');
+	}
+	// After the PVCs: the member's pod started by Corral (`corral ct start`, only Corral's two
+	// labels) mounts the member's own PVC, and is the member's (reconcile adopts it).
+	for (const pod of [...objects.pods, ...(objects.corralPods ?? [])]) {
+		const name = pod.metadata.name;
+		if (!name || memberIndex(pool, name) === null) continue;
+		if (
+			isPoolObject(pool, name, 'pod', pod) ||
+			isCorralStartedPod(pool, name, pod, byName.get(name)?.pvc)
+		) {
+			const m = slot(name);
+			if (m) m.pod = pod;
+		} else mark(name, 'pod');
 	}
 	for (const lease of objects.leases) {
 		const member = lease.metadata.name ? memberOfLease(lease.metadata.name) : null;

@@ -1,0 +1,215 @@
+/**
+ * Issue 23: Corral's own CT commands on the same members. The requests are Corral's:
+ * `corral ct stop` is `kubectl delete pod <member> -n <ns> --ignore-not-found` (a DELETE with
+ * the pod's default grace period), and `corral ct start` is `kubectl apply -f -` of the pod
+ * Corral's pkg/ct generatePod makes from the CT spec on the member's PVC (only
+ * `corral.dev/ct=true` and `corral.dev/ct-name` as labels). ctpool adopts that pod.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, claim, readPool, reconcile, release } from '../../source/engine/index.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { KubeObject } from '../support/object-api.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
+import { waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+/** A pod's default grace period is 30 s, which the real control plane's nodes honour. */
+const STOP_MS = 90_000;
+
+/** `corral ct stop <member>`: kubectl's DELETE (default grace), then kubectl waits until it is gone. */
+async function corralStop(member: string): Promise<void> {
+	await c.api.delete('pods', member, { propagationPolicy: 'Background' });
+	await waitFor(async () => !(await c.api.get('pods', member)), {
+		what: `pod ${member} gone after corral ct stop`,
+		timeoutMs: STOP_MS,
+	});
+}
+
+interface CtSpec {
+	image: string;
+	cpu: number;
+	mem: string;
+	privileged: boolean;
+	init?: boolean;
+}
+
+/** The pod Corral's pkg/ct generatePod makes for a CT from its spec (no mounts). */
+function corralPod(member: string, spec: CtSpec): KubeObject {
+	const cpu = String(spec.cpu || 1);
+	const mem = spec.mem || '512Mi';
+	const container: Record<string, unknown> = {
+		name: 'ct',
+		image: spec.image,
+		stdin: true,
+		tty: true,
+		resources: { limits: { cpu, memory: mem }, requests: { cpu, memory: mem } },
+		securityContext: { privileged: spec.privileged },
+		volumeMounts: [{ name: 'data', mountPath: spec.privileged ? '/corral-rootfs' : '/data' }],
+	};
+	if (!spec.privileged && !spec.init) container.command = ['sleep', 'infinity'];
+	const pod = {
+		apiVersion: 'v1',
+		kind: 'Pod',
+		metadata: {
+			name: member,
+			namespace: c.ns,
+			labels: { 'corral.dev/ct': 'true', 'corral.dev/ct-name': member },
+		},
+		spec: {
+			restartPolicy: 'Always',
+			containers: [container],
+			volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `${member}-data` } }],
+		},
+	};
+	return pod as unknown as KubeObject;
+}
+
+/**
+ * `corral ct start <member>`: Corral reads the CT spec from the PVC's annotation
+ * (`kubectl get pvc -o jsonpath`), then `kubectl apply -f -` of generatePod's pod: a GET, then a
+ * create carrying kubectl's last-applied annotation. Resolves with the pod's uid.
+ */
+async function corralStart(member: string): Promise<string> {
+	const pvc = await c.api.get('persistentvolumeclaims', `${member}-data`);
+	const spec = JSON.parse(pvc!.metadata.annotations!['corral.ct/spec']!) as CtSpec;
+	const pod = corralPod(member, spec);
+	expect(await c.api.get('pods', member)).toBeUndefined();
+	pod.metadata.annotations = {
+		'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify(pod)}\n`,
+	};
+	const made = await c.api.create('pods', pod);
+	return made.metadata.uid!;
+}
+
+async function labelsOf(name: string): Promise<Record<string, string>> {
+	return (await c.api.get('pods', name))?.metadata.labels ?? {};
+}
+
+async function adoptedEvents(member: string): Promise<KubeObject[]> {
+	const events = await c.api.list('events');
+	return events.filter(
+		(e) =>
+			(e as { reason?: string }).reason === 'Adopted' &&
+			(e as { involvedObject?: { name?: string } }).involvedObject?.name === `${member}-data`,
+	);
+}
+
+describe('corral ct stop + corral ct start on members of a pool', () => {
+	it(
+		'adopts the pod Corral started, claimed or not: no stranger, a clean reconcile, the holder can release',
+		async () => {
+			const ctx = c.context();
+			await apply(ctx, 'ci', poolSpec({ size: 2 }));
+			await waitReady(ctx, 'ci', 2);
+			const claimed = await claim(ctx, 'ci', 'alice@example.com');
+			const held = claimed.member;
+			const free = held === 'ci-1' ? 'ci-2' : 'ci-1';
+
+			// Corral stops and starts both members (one unclaimed, one alice's), as its CLI does.
+			await Promise.all([corralStop(free), corralStop(held)]);
+			const [freeUid, heldUid] = await Promise.all([corralStart(free), corralStart(held)]);
+			expect(await labelsOf(free)).toEqual({ 'corral.dev/ct': 'true', 'corral.dev/ct-name': free });
+
+			// Read only: the members are not a stranger's, and nothing is written.
+			const before = await readPool(ctx, 'ci');
+			for (const m of before.members) {
+				expect(m.foreign).toEqual([]);
+				expect(m.state).not.toBe('Stopped');
+			}
+			expect(await labelsOf(free)).toEqual({ 'corral.dev/ct': 'true', 'corral.dev/ct-name': free });
+
+			const r = await reconcile(ctx, 'ci');
+			expect(r.errors).toEqual([]);
+			for (const [member, uid] of [
+				[free, freeUid],
+				[held, heldUid],
+			] as const) {
+				const pod = await c.api.get('pods', member);
+				// the very pod Corral made, not a replacement
+				expect(pod?.metadata.uid).toBe(uid);
+				expect(pod?.metadata.labels).toMatchObject({
+					'corral.dev/vdi-ct-pool': 'ci',
+					'corral.dev/vdi-ct-member': member,
+					'corral.dev/ct': 'true',
+					'corral.dev/ct-name': member,
+				});
+				const pvc = await c.api.get('persistentvolumeclaims', `${member}-data`);
+				expect(pod?.metadata.labels?.['corral.dev/vdi-ct-source']).toBe(
+					pvc?.metadata.labels?.['corral.dev/vdi-ct-source'],
+				);
+				await waitFor(async () => (await adoptedEvents(member)).length > 0, {
+					what: `an Adopted Event on ${member}-data`,
+				});
+			}
+			// Counted for drift like any member: the pod matches its source, so nothing drifted.
+			await waitReady(ctx, 'ci', 2);
+			const after = await readPool(ctx, 'ci');
+			expect(after.members.map((m) => [m.name, m.drifted, m.foreign.length])).toEqual([
+				['ci-1', false, 0],
+				['ci-2', false, 0],
+			]);
+			expect(after.members.find((m) => m.name === free)?.free).toBe(true);
+			expect((await reconcile(ctx, 'ci')).errors).toEqual([]);
+
+			// The holder's own release works and makes the member again.
+			const done = await release(ctx, 'ci', held, 'alice@example.com');
+			expect(done.released).toBe(true);
+			expect(done.recreated).toBe(true);
+			expect((await c.api.get('pods', held))?.metadata.uid).not.toBe(heldUid);
+		},
+		STOP_MS * 2,
+	);
+
+	it(
+		'a claim takes a member Corral started before any reconcile adopted it',
+		async () => {
+			const ctx = c.context();
+			await apply(ctx, 'cj', poolSpec({ size: 1 }));
+			await waitReady(ctx, 'cj', 1);
+			await corralStop('cj-1');
+			const uid = await corralStart('cj-1');
+			const got = await claim(ctx, 'cj', 'bob@example.com');
+			expect(got.member).toBe('cj-1');
+			expect(got.started).toBe(false);
+			const pod = await c.api.get('pods', 'cj-1');
+			expect(pod?.metadata.uid).toBe(uid);
+			expect(pod?.metadata.labels?.['corral.dev/vdi-ct-pool']).toBe('cj');
+			expect((await release(ctx, 'cj', 'cj-1', 'bob@example.com')).released).toBe(true);
+		},
+		STOP_MS * 2,
+	);
+
+	it(
+		'leaves an unlabelled pod that mounts another PVC a stranger: not adopted, not free',
+		async () => {
+			const ctx = c.context();
+			await apply(ctx, 'ck', poolSpec({ size: 1 }));
+			await waitReady(ctx, 'ck', 1);
+			await corralStop('ck-1');
+			const pvc = await c.api.get('persistentvolumeclaims', 'ck-1-data');
+			const spec = JSON.parse(pvc!.metadata.annotations!['corral.ct/spec']!) as CtSpec;
+			const other = corralPod('ck-1', spec);
+			(other as unknown as { spec: { volumes: unknown[] } }).spec.volumes = [
+				{ name: 'data', persistentVolumeClaim: { claimName: 'payroll-data' } },
+			];
+			await c.api.create('pods', other);
+			const r = await reconcile(ctx, 'ck');
+			expect(r.errors.join('\n')).toContain("ck-1: a pod of that name is not this pool's");
+			expect(await labelsOf('ck-1')).toEqual({
+				'corral.dev/ct': 'true',
+				'corral.dev/ct-name': 'ck-1',
+			});
+			const snap = await readPool(ctx, 'ck');
+			expect(snap.members[0]?.free).toBe(false);
+			expect(await adoptedEvents('ck-1')).toEqual([]);
+		},
+		STOP_MS * 2,
+	);
+});
