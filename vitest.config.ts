@@ -96,6 +96,7 @@ export const REAL = [
 	'test/commands/audit.test.ts',
 	'test/commands/huge-fields.test.ts',
 	'test/commands/rbac.test.ts',
+	'test/commands/corral-contexts.test.ts',
 	'test/commands/across-namespaces.test.ts',
 	'test/safety/least-privilege.test.ts',
 	'test/safety/foreign-objects.test.ts',
