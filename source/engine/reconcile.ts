@@ -15,8 +15,14 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
-import type { MemberObjectKind } from '../pool/ownership.js';
+import {
+	configMapName,
+	pvcName,
+	REPLACED_ANNOTATION,
+	SERVICE_UNVERIFIED_ANNOTATION,
+	STATUS_KEY,
+} from '../pool/names.js';
+import { isPoolObject, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -37,16 +43,19 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
-import { ForeignObjectError } from './foreign-objects.js';
+import { ForeignObjectError, readService } from './foreign-objects.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
+	annotateOwnedPvc,
 	createMember,
 	createMissingMember,
+	destroyConsoleService,
 	destroyMember,
 	readMember,
 	startMember,
+	unverifiedServiceMark,
 } from './member-ops.js';
 import {
 	claimedByUser,
@@ -211,8 +220,10 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
-	const views = groupMembers(pool, spec.size, { ...objects, foreign }).map((m) =>
-		memberView(m, facts, endNow),
+	const views = await settleUnverifiedServices(
+		ctx,
+		pool,
+		groupMembers(pool, spec.size, { ...objects, foreign }).map((m) => memberView(m, facts, endNow)),
 	);
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
@@ -325,6 +336,44 @@ async function settleReplaceRecords(
 			});
 		}
 	});
+}
+
+/**
+ * The members whose old console Service was left in place unread (serviceUnverified), looked
+ * at again: when Services can be read now, and it is gone or not the member's, the mark on
+ * the PVC is removed; when it is the member's and nobody holds the member, it is deleted
+ * (read, checked, deleted with preconditions) and the mark removed. Resolves with the views,
+ * those settled without their mark. A failure only leaves the mark (and its status error).
+ */
+async function settleUnverifiedServices(
+	ctx: EngineContext,
+	pool: string,
+	views: MemberView[],
+): Promise<MemberView[]> {
+	const marked = views.filter((v) => v.serviceUnverified);
+	if (marked.length === 0) return views;
+	const settled = new Set<string>();
+	await mapLimit(marked, ctx.concurrency, async (v) => {
+		try {
+			const service = await readService(ctx, v.name);
+			if (service === 'unreadable') return;
+			if (service && isPoolObject(pool, v.name, 'Service', service)) {
+				if (v.hasLease) return;
+				if ((await destroyConsoleService(ctx, pool, v.name)) !== 'deleted') return;
+			}
+			await annotateOwnedPvc(ctx, pool, v.name, { [SERVICE_UNVERIFIED_ANNOTATION]: null });
+			settled.add(v.name);
+		} catch (err) {
+			emitEvent(ctx, {
+				pool,
+				member: v.name,
+				action: 'delete',
+				outcome: 'info',
+				message: `${v.name}: its console Service was not settled: ${failureText(err)}`,
+			});
+		}
+	});
+	return views.map((v) => (settled.has(v.name) ? { ...v, serviceUnverified: '' } : v));
 }
 
 function indexOf(plans: Plan[], member: string): number {
@@ -610,9 +659,12 @@ async function decideAndAct(
 				const opts: Parameters<typeof destroyMember>[3] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
-				await destroyMember(ctx, pool, member, opts);
+				const service = await destroyMember(ctx, pool, member, opts);
 				if (step === 'replace')
-					await createMember(ctx, pool, member, src, replaceRecord(ctx, fresh));
+					await createMember(ctx, pool, member, src, {
+						...replaceRecord(ctx, fresh),
+						...unverifiedServiceMark(member, service),
+					});
 			}
 			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')

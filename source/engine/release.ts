@@ -20,10 +20,18 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { readDefinition } from './definition.js';
-import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
+import { checkOwned, ForeignObjectError } from './foreign-objects.js';
 import { flushKubeEvents, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, replaceLease } from './member-lease.js';
-import { annotateOwnedPvc, createMember, destroyMember, readMember } from './member-ops.js';
+import {
+	annotateOwnedPvc,
+	createMember,
+	destroyMember,
+	readMember,
+	type ServiceOutcome,
+	serviceWarning,
+	unverifiedServiceMark,
+} from './member-ops.js';
 
 /** What a release did. */
 export interface ReleaseResult {
@@ -32,6 +40,8 @@ export interface ReleaseResult {
 	/** The member was created again (its index is within the pool size). */
 	recreated: boolean;
 	message: string;
+	/** What the release left in place that may matter (a console Service it could not remove). */
+	warnings?: string[];
 }
 
 /** Options of a release. */
@@ -116,11 +126,9 @@ async function releaseMember(
 				: `${member} has a Lease with no holder; an administrator can release it with --force`,
 		);
 	}
-	const [objects, service] = await Promise.all([
-		readMember(ctx, pool, member),
-		readService(ctx, member),
-	]);
-	checkOwned(pool, member, [['Service', service === 'unreadable' ? null : service]]);
+	// The console Service is judged in the destroy: one not the member's, or one that cannot
+	// be read, is left in place with a warning and never stops the release.
+	const objects = await readMember(ctx, pool, member);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -150,13 +158,14 @@ async function releaseMember(
 	let destroyError = '';
 	let recreateError = '';
 	let recreated = false;
+	let service: ServiceOutcome = 'absent';
 	try {
 		const destroyOpts: Parameters<typeof destroyMember>[3] = {};
 		if (opts.onProgress) destroyOpts.onProgress = opts.onProgress;
 		// Only the objects checked above: one swapped in meanwhile is left alone.
 		if (objects.pod?.metadata.uid) destroyOpts.podUid = objects.pod.metadata.uid;
 		if (objects.pvc?.metadata.uid) destroyOpts.pvcUid = objects.pvc.metadata.uid;
-		await destroyMember(ctx, pool, member, destroyOpts);
+		service = await destroyMember(ctx, pool, member, destroyOpts);
 	} catch (err) {
 		destroyError = failureText(err);
 	}
@@ -181,7 +190,13 @@ async function releaseMember(
 	} else if (index <= spec.size) {
 		opts.onProgress?.(`creating ${member} again from ${spec.image}`);
 		try {
-			await createMember(ctx, pool, member, sourceFields(spec));
+			await createMember(
+				ctx,
+				pool,
+				member,
+				sourceFields(spec),
+				unverifiedServiceMark(member, service),
+			);
 			recreated = true;
 		} catch (err) {
 			recreateError = failureText(err);
@@ -230,7 +245,8 @@ async function releaseMember(
 		? `released ${member} (claimed by ${shown}); it was destroyed and created again from ${spec.image}`
 		: `released ${member} (claimed by ${shown}); it was destroyed and not created again (index ${index} is above the pool size ${spec.size})`;
 	emitEvent(ctx, { pool, member, action: 'release', outcome: 'ok', message });
-	return { released: true, recreated, message };
+	const warning = serviceWarning(member, service);
+	return { released: true, recreated, message, ...(warning ? { warnings: [warning] } : {}) };
 }
 
 /**

@@ -9,7 +9,9 @@ import {
 	memberOfLease,
 	memberOfPvc,
 	pvcName,
+	SERVICE_UNVERIFIED_ANNOTATION,
 	SOURCE_LABEL,
+	serviceName,
 } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import {
@@ -125,6 +127,11 @@ export interface MemberView {
 	replaces: number;
 	/** When the last of those replaces happened (ms), or null. */
 	replacedAt: number | null;
+	/**
+	 * The console Service left in place at the member's last release or replace because it
+	 * could not be read (its PVC's SERVICE_UNVERIFIED_ANNOTATION), else ''.
+	 */
+	serviceUnverified: string;
 	free: boolean;
 }
 
@@ -262,6 +269,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		leaseProblem: lease ? (leaseTimeProblem(lease, now) ?? '') : '',
 		replaces: replaced?.count ?? 0,
 		replacedAt: replaced?.at ?? null,
+		serviceUnverified: annotations[SERVICE_UNVERIFIED_ANNOTATION] ? serviceName(m.name) : '',
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;
@@ -334,7 +342,14 @@ export function memberProblems(v: MemberView): string[] {
 	const out: string[] = [];
 	if (v.foreign.length > 0) out.push(foreignMessage(v.name, v.foreign));
 	if (v.leaseProblem) out.push(`${v.name}: ${v.leaseProblem}; ${strandedWayOut(v)}`);
+	if (v.serviceUnverified) out.push(unverifiedServiceText(v.name));
 	return out;
+}
+
+/** The status error of a member whose old console Service could not be read and was left in place. */
+export function unverifiedServiceText(member: string): string {
+	const svc = serviceName(member);
+	return `${member}: Service ${svc} could not be read when ${member} was last released or replaced (no get on services), so it was left in place and may still route to ${member}; grant get on services (ctpool rbac prints it) so that ctpool can prove it is ${member}'s and remove it, or check it yourself (kubectl get service ${svc}) and then clear this with kubectl annotate pvc ${pvcName(member)} ${SERVICE_UNVERIFIED_ANNOTATION}-`;
 }
 
 /** Objects of one kind, as listed or watched. */

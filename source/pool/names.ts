@@ -22,6 +22,13 @@ export const MAINTENANCE_ANNOTATION = 'corral.dev/vdi-maintenance';
  * removed once the member is Ready; it paces the next replace (see replace-backoff.ts).
  */
 export const REPLACED_ANNOTATION = 'corral.dev/vdi-replaced';
+/**
+ * Annotation on the PVC (an extension of the contract): the member's console Service
+ * `<member>-svc` could not be read at its last release or replace (no get on services), so it
+ * was left in place and may still route to the member. Its value is the Service's name. A
+ * reconcile that can read Services removes the mark when the Service is gone.
+ */
+export const SERVICE_UNVERIFIED_ANNOTATION = 'corral.dev/vdi-service-unverified';
 /** Key of the pool definition in the ConfigMap. */
 export const SPEC_KEY = 'spec';
 /** Key of the pool status in the ConfigMap. */

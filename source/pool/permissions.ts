@@ -148,7 +148,7 @@ export function roleRules(opts: RoleOptions = {}): PurposeRules[] {
 	if (opts.services !== false)
 		out.push({
 			purpose: 'services',
-			why: "optional: read a console Service before deleting it, to see it is the member's; without it the Service is left alone",
+			why: "beyond the seed's list: read a console Service before deleting it, to see it is the member's; without it the Service is left in place, may still route to the member's next user, and the release and the status errors say so",
 			rules: copy(SERVICE_READ_RULES),
 		});
 	return out;

@@ -8,6 +8,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, readPool, reconcile, release } from '../../source/engine/index.js';
+import { roleRules } from '../../source/pool/permissions.js';
+import { ctpool, defaultEnv } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
@@ -212,4 +214,79 @@ describe('corral ct stop + corral ct start on members of a pool', () => {
 		},
 		STOP_MS * 2,
 	);
+});
+
+/** Corral's console Service of a CT (pkg/ct generateService): no labels, selects its ct-name. */
+function corralService(member: string): KubeObject {
+	return {
+		apiVersion: 'v1',
+		kind: 'Service',
+		metadata: {
+			name: `${member}-svc`,
+			annotations: { 'tailscale.com/expose': 'true', 'tailscale.com/hostname': `${member}-ct` },
+		},
+		spec: {
+			type: 'ClusterIP',
+			selector: { 'corral.dev/ct-name': member },
+			ports: [{ port: 22, targetPort: 22, name: 'port-22', protocol: 'TCP' }],
+		},
+	} as unknown as KubeObject;
+}
+
+async function statusErrors(pool: string): Promise<string[]> {
+	const cm = await c.api.get('configmaps', `corral-vdi-ctpool-${pool}`);
+	const data = (cm as { data?: { status?: string } } | undefined)?.data;
+	return (JSON.parse(data?.status ?? '{}') as { errors?: string[] }).errors ?? [];
+}
+
+describe("Corral's console Service under exactly the seed's permissions (services delete only)", () => {
+	it('the release completes and says, on stderr and in the status errors, that it may still route to the member', async () => {
+		const ctx = c.context();
+		await apply(ctx, 'cs', poolSpec({ size: 1 }));
+		await waitReady(ctx, 'cs', 1);
+		await claim(ctx, 'cs', 'dana@example.com');
+		const svc = await c.api.create('services', corralService('cs-1'));
+		const seed = await c.grant(
+			'seed',
+			roleRules({ services: false }).flatMap((g) => g.rules),
+		);
+		const env = defaultEnv();
+		const r = await ctpool(['release', 'cs', 'cs-1', 'dana@example.com', '--kubeconfig', seed], {
+			env,
+		});
+		expect(r.code).toBe(0);
+		expect(r.stdout).toContain('released cs-1');
+		expect(r.stderr).toContain('Service cs-1-svc could not be read (no get on services)');
+		expect(r.stderr).toContain('it may still route to cs-1');
+		expect(r.stderr).toContain('Grant get on services (ctpool rbac prints it)');
+		expect((await c.api.get('services', 'cs-1-svc'))?.metadata.uid).toBe(svc.metadata.uid);
+
+		const again = await ctpool(['reconcile', 'cs', '--kubeconfig', seed], { env });
+		expect(again.code).toBe(1);
+		const errors = await statusErrors('cs');
+		expect(errors.join('\n')).toContain(
+			'cs-1: Service cs-1-svc could not be read when cs-1 was last released or replaced (no get on services), so it was left in place and may still route to cs-1',
+		);
+
+		// With get on services (ctpool rbac's Role), ctpool proves it is cs-1's and removes it.
+		const full = await c.grant(
+			'full',
+			roleRules({}).flatMap((g) => g.rules),
+		);
+		const fixed = await ctpool(['reconcile', 'cs', '--kubeconfig', full], { env });
+		expect(fixed.stderr).toBe('');
+		expect(fixed.code).toBe(0);
+		expect(await c.api.get('services', 'cs-1-svc')).toBeUndefined();
+		expect(await statusErrors('cs')).toEqual([]);
+		const pvc = await c.api.get('persistentvolumeclaims', 'cs-1-data');
+		expect(pvc?.metadata.annotations?.['corral.dev/vdi-service-unverified']).toBeUndefined();
+	});
+
+	it('ctpool rbac explains the choice', async () => {
+		const r = await ctpool(['rbac', '--help']);
+		expect(r.stdout).toContain("get on Services is beyond the seed's list");
+		expect(r.stdout).toContain('may\nstill route to the member');
+		const yaml = await ctpool(['rbac']);
+		expect(yaml.stdout).toContain('may still route to the member');
+	});
 });

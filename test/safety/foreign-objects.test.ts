@@ -160,7 +160,7 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 		expect((await c.ctpoolMutations(mark)).filter((m) => m.resource !== 'events')).toEqual([]);
 	});
 
-	it('leaves a console Service alone unless it selects exactly the member', async () => {
+	it('leaves a console Service alone unless it selects exactly the member; it never blocks a release', async () => {
 		const ctx = c.context();
 		await waitReady(ctx, 'desk', 3);
 		const { member } = await claim(ctx, 'desk', 'kim@example.com');
@@ -170,10 +170,23 @@ describe('finding 1: release desk desk-7 admin --force on a pool of size 3', () 
 			metadata: { name: `${member}-svc` },
 			spec: { selector: { app: 'billing' }, ports: [{ port: 80 }] },
 		});
-		const err = await poolError(release(ctx, 'desk', member, 'kim@example.com'));
-		expect(err.message).toContain(`${member}: a Service of that name is not this pool's`);
+		// Issue 23: the release goes through, the stranger's Service stays, and the answer warns.
+		const done = await release(ctx, 'desk', member, 'kim@example.com');
+		expect(done.released).toBe(true);
+		expect(done.warnings?.join('\n')).toContain(
+			`Service ${member}-svc does not select ${member} alone`,
+		);
+		expect(ctx.events.some((e) => e.partial && e.message.includes(`${member}-svc`))).toBe(true);
 		expect((await stored('services', `${member}-svc`))?.metadata.uid).toBe(svc.metadata.uid);
-		expect(await stored('leases', leaseName(member))).toBeDefined();
+		expect(await stored('leases', leaseName(member))).toBeUndefined();
+		// Forced, too.
+		const { member: again } = await claim(ctx, 'desk', 'kim@example.com');
+		expect(again).toBe(member);
+		expect((await release(ctx, 'desk', member, 'ops@example.com', { force: true })).released).toBe(
+			true,
+		);
+		expect((await stored('services', `${member}-svc`))?.metadata.uid).toBe(svc.metadata.uid);
+		await claim(ctx, 'desk', 'kim@example.com');
 		// Corral's own Service of the member (no labels, selects its ct-name) goes with it.
 		await c.api.delete('services', `${member}-svc`);
 		await plant('services', {
