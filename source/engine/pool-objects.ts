@@ -1,6 +1,6 @@
 /** Listing a pool's pods, PVCs and Leases: three label-selector lists, no per-member reads. */
 
-import { memberIndex, memberOfLease, POOL_LABEL } from '../pool/names.js';
+import { memberIndex, memberOfLease, memberOfOlderLease, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
@@ -10,6 +10,8 @@ export interface ListedObjects {
 	pods: PodObject[];
 	pvcs: PvcObject[];
 	leases: LeaseObject[];
+	/** Claim Leases of an older Corral broker (`corral-vdi-<member>`) on the pool's members. */
+	olderLeases: LeaseObject[];
 }
 
 /** The label selector of one pool, or of every pool when pool is omitted. */
@@ -50,11 +52,15 @@ export async function listPoolObjects(ctx: EngineContext, pool?: string): Promis
 		list<PvcObject>('/api/v1', 'persistentvolumeclaims', 'persistentvolumeclaims'),
 		list<LeaseObject>('/apis/coordination.k8s.io/v1', 'leases', 'leases.coordination.k8s.io', null),
 	]);
+	const olderLeases = allLeases.filter((l) => {
+		const member = memberOfOlderLease(l);
+		return member !== null && (pool === undefined || memberIndex(pool, member) !== null);
+	});
 	const leases = allLeases.filter((l) => {
 		const labelled = l.metadata.labels?.[POOL_LABEL];
 		if (labelled !== undefined && (pool === undefined || labelled === pool)) return true;
 		const member = memberOfLease(l.metadata.name ?? '');
 		return member !== null && (pool === undefined || memberIndex(pool, member) !== null);
 	});
-	return { pods, pvcs, leases };
+	return { pods, pvcs, leases, olderLeases };
 }

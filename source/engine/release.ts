@@ -11,8 +11,17 @@ import {
 	leaseTimeProblem,
 	RECONCILER_SECONDS,
 } from '../pool/lease.js';
-import { strandedWayOut } from '../pool/member-state.js';
-import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
+import { memberView, olderClaimText, strandedWayOut } from '../pool/member-state.js';
+import {
+	MAINTENANCE_ANNOTATION,
+	memberIndex,
+	memberName,
+	memberOfOlderLease,
+	OLDER_ASSIGNED_LABEL,
+	olderLeaseName,
+	pvcName,
+} from '../pool/names.js';
+import type { PvcObject } from '../pool/objects.js';
 import { sourceFields } from '../pool/spec.js';
 import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
@@ -129,6 +138,7 @@ async function releaseMember(
 	// The console Service is judged in the destroy: one not the member's, or one that cannot
 	// be read, is left in place with a warning and never stops the release.
 	const objects = await readMember(ctx, pool, member);
+	await refuseOlderClaim(ctx, member, objects.pvc);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -247,6 +257,31 @@ async function releaseMember(
 	emitEvent(ctx, { pool, member, action: 'release', outcome: 'ok', message });
 	const warning = serviceWarning(member, service);
 	return { released: true, recreated, message, ...(warning ? { warnings: [warning] } : {}) };
+}
+
+/**
+ * Throws when an older Corral broker still claims the member (its Lease `corral-vdi-<member>`
+ * or the label corral.dev/vdi-assigned-to on its PVC): a release would destroy a desktop
+ * Corral has given to someone, and the PVC that carries the claim. ctpool never changes it.
+ */
+async function refuseOlderClaim(
+	ctx: EngineContext,
+	member: string,
+	pvc: PvcObject | null,
+): Promise<void> {
+	const lease = await readLease(ctx, member, olderLeaseName(member));
+	const older = lease && memberOfOlderLease(lease) === member ? lease : null;
+	const m = { name: member, index: 0, pvc, olderLease: older };
+	const view = memberView(m, { size: 0, sourceHash: null }, ctx.now());
+	if (!view.corralClaim) return;
+	throw new PoolError(
+		'busy',
+		`${olderClaimText(view)}; once Corral has released it (or you removed that claim: ${
+			older
+				? `kubectl delete lease ${olderLeaseName(member)}`
+				: `kubectl label pvc ${pvcName(member)} ${OLDER_ASSIGNED_LABEL}-`
+		}), run release again`,
+	);
 }
 
 /**

@@ -7,7 +7,10 @@ import {
 	MAINTENANCE_ANNOTATION,
 	memberIndex,
 	memberOfLease,
+	memberOfOlderLease,
 	memberOfPvc,
+	OLDER_ASSIGNED_LABEL,
+	olderLeaseName,
 	pvcName,
 	SERVICE_UNVERIFIED_ANNOTATION,
 	SOURCE_LABEL,
@@ -64,6 +67,8 @@ export interface MemberObjects {
 	lease?: LeaseObject | null;
 	/** Objects under the member's name that are not the pool's (left alone). */
 	foreign?: MemberObjectKind[];
+	/** An older Corral broker's claim Lease `corral-vdi-<member>` (never written by ctpool). */
+	olderLease?: LeaseObject | null;
 }
 
 /** What the member rules need to know of the pool. */
@@ -132,6 +137,14 @@ export interface MemberView {
 	 * could not be read (its PVC's SERVICE_UNVERIFIED_ANNOTATION), else ''.
 	 */
 	serviceUnverified: string;
+	/**
+	 * The holder of an older Corral broker's claim on the member (its Lease
+	 * `corral-vdi-<member>`, or the label corral.dev/vdi-assigned-to on its PVC), else ''.
+	 * ctpool never hands such a member out, replaces it, or changes that claim.
+	 */
+	corralHolder: string;
+	/** The object that holds that older claim (`Lease corral-vdi-desk-1`), else ''. */
+	corralClaim: string;
 	free: boolean;
 }
 
@@ -270,10 +283,39 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		replaces: replaced?.count ?? 0,
 		replacedAt: replaced?.at ?? null,
 		serviceUnverified: annotations[SERVICE_UNVERIFIED_ANNOTATION] ? serviceName(m.name) : '',
+		...olderClaim(m),
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;
 	return view;
+}
+
+/** An older Corral broker's claim on the member: its Lease first, else its PVC's label. */
+function olderClaim(m: MemberObjects): { corralHolder: string; corralClaim: string } {
+	if (m.olderLease)
+		return {
+			corralHolder: leaseHolder(m.olderLease) || '(no holder)',
+			corralClaim: `Lease ${olderLeaseName(m.name)}`,
+		};
+	const label = m.pvc?.metadata.labels?.[OLDER_ASSIGNED_LABEL];
+	if (label !== undefined)
+		return {
+			corralHolder: label || '(no holder)',
+			corralClaim: `label ${OLDER_ASSIGNED_LABEL} on PVC ${pvcName(m.name)}`,
+		};
+	return { corralHolder: '', corralClaim: '' };
+}
+
+/** The holder to show: ctpool's claim's, else an older Corral claim's marked `(Corral)`. */
+export function shownHolder(v: Pick<MemberView, 'holder' | 'corralHolder'>): string {
+	return v.holder || (v.corralHolder ? `${v.corralHolder} (Corral)` : '');
+}
+
+/** Why a member held by an older Corral claim is left alone, naming that claim. */
+export function olderClaimText(
+	v: Pick<MemberView, 'name' | 'corralHolder' | 'corralClaim'>,
+): string {
+	return `${v.name}: claimed by ${v.corralHolder} through an older Corral broker's claim (${v.corralClaim}); ctpool does not hand it out, replace it or change that claim: release it with the Corral tools that made it`;
 }
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
@@ -312,6 +354,7 @@ const driftByPod = new WeakMap<
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
+	if (v.corralClaim) return olderClaimText(v);
 	if (v.leaseProblem) return `${v.leaseProblem}; ${strandedWayOut(v)}`;
 	if (v.reconciling) return 'the reconciler is working on it';
 	if (v.hasLease) {
@@ -342,6 +385,7 @@ export function memberProblems(v: MemberView): string[] {
 	const out: string[] = [];
 	if (v.foreign.length > 0) out.push(foreignMessage(v.name, v.foreign));
 	if (v.leaseProblem) out.push(`${v.name}: ${v.leaseProblem}; ${strandedWayOut(v)}`);
+	if (v.corralClaim) out.push(olderClaimText(v));
 	if (v.serviceUnverified) out.push(unverifiedServiceText(v.name));
 	return out;
 }
@@ -361,6 +405,8 @@ export interface PoolObjects {
 	foreign?: Iterable<{ kind: MemberObjectKind; member: string }>;
 	/** Pods found by name that Corral's `ct start` made on a member's PVC (isCorralStartedPod). */
 	corralPods?: Iterable<PodObject>;
+	/** Claim Leases of an older Corral broker (memberOfOlderLease). */
+	olderLeases?: Iterable<LeaseObject>;
 }
 
 /**
@@ -415,6 +461,11 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 			const m = slot(member);
 			if (m) m.lease = lease;
 		} else mark(member, 'Lease');
+	}
+	for (const lease of objects.olderLeases ?? []) {
+		const member = memberOfOlderLease(lease);
+		const m = member ? slot(member) : null;
+		if (m) m.olderLease = lease;
 	}
 	for (const f of objects.foreign ?? [])
 		if (memberIndex(pool, f.member) !== null) mark(f.member, f.kind);

@@ -70,7 +70,7 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 		if (v.free && v.state === 'Ready') claimableNow++;
 		if (v.state !== 'Missing') observed++;
 		if (v.state === 'Ready') ready++;
-		if (v.holder) claimed++;
+		if (v.holder || v.corralHolder) claimed++;
 		if (v.free) free++;
 		if (v.state === 'Unschedulable') unschedulable++;
 		if (v.drifted) drifted++;
@@ -114,7 +114,7 @@ export function buildStatus(
 				name: v.name,
 				index: v.index,
 				state: v.state,
-				holder: v.holder,
+				holder: v.holder || v.corralHolder,
 				claimExpired: v.claimExpired,
 				maintenance: v.maintenance,
 				drifted: v.drifted,
@@ -313,7 +313,7 @@ export function shortfall(size: number, views: readonly MemberView[]): Shortfall
 	};
 	for (const v of views) {
 		if (v.index > size) continue;
-		if (v.holder) s.claimed++;
+		if (v.holder || v.corralHolder) s.claimed++;
 		else if (v.reconciling || v.state === 'Missing' || v.state === 'Terminating') s.rebuilding++;
 		else if (v.maintenance) s.maintenance++;
 		else if (v.state === 'Failed') s.failed++;

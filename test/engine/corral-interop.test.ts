@@ -8,13 +8,14 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, readPool, reconcile, release } from '../../source/engine/index.js';
+import { formatMicroTime } from '../../source/pool/index.js';
 import { roleRules } from '../../source/pool/permissions.js';
 import { ctpool, defaultEnv } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import type { KubeObject } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
-import { waitReady } from './fixtures.js';
+import { poolError, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -288,5 +289,92 @@ describe("Corral's console Service under exactly the seed's permissions (service
 		expect(r.stdout).toContain('may\nstill route to the member');
 		const yaml = await ctpool(['rbac']);
 		expect(yaml.stdout).toContain('may still route to the member');
+	});
+});
+
+describe("an older Corral broker's claim (Lease corral-vdi-<member>, or the label on the PVC)", () => {
+	it("makes the member not free, shows the holder as Corral's, is named in the status errors, and is never written", async () => {
+		const ctx = c.context();
+		await apply(ctx, 'co', poolSpec({ size: 3 }));
+		await waitReady(ctx, 'co', 3);
+		const now = formatMicroTime(Date.now());
+		const older = await c.api.create('leases', {
+			apiVersion: 'coordination.k8s.io/v1',
+			kind: 'Lease',
+			metadata: {
+				name: 'corral-vdi-co-1',
+				labels: { 'corral.dev/vdi-pool': 'co', 'corral.dev/vdi-member': 'co-1' },
+			},
+			spec: {
+				holderIdentity: 'carol@example.com',
+				acquireTime: now,
+				renewTime: now,
+				leaseDurationSeconds: 3600,
+			},
+		} as unknown as KubeObject);
+		const labelled = await c.api.patch('persistentvolumeclaims', 'co-2-data', {
+			metadata: { labels: { 'corral.dev/vdi-assigned-to': 'dave' } },
+		});
+		const pvc1 = await c.api.get('persistentvolumeclaims', 'co-1-data');
+
+		const snap = await readPool(ctx, 'co');
+		const [m1, m2] = snap.members;
+		expect([m1?.free, m1?.corralHolder, m1?.corralClaim]).toEqual([
+			false,
+			'carol@example.com',
+			'Lease corral-vdi-co-1',
+		]);
+		expect([m2?.free, m2?.corralHolder, m2?.corralClaim]).toEqual([
+			false,
+			'dave',
+			'label corral.dev/vdi-assigned-to on PVC co-2-data',
+		]);
+		expect(snap.counts.claimed).toBe(2);
+
+		// The claim path never hands them out.
+		expect((await claim(ctx, 'co', 'erin@example.com')).member).toBe('co-3');
+		const none = await poolError(claim(ctx, 'co', 'frank@example.com'));
+		expect(none.kind).toBe('no-free');
+		expect(none.message).toContain('claimed 3');
+
+		// A new image: reconcile replaces neither (nor the claimed co-3), and says why.
+		await apply(ctx, 'co', poolSpec({ size: 3, image: 'ghcr.io/example/desktop:2' }));
+		const r = await reconcile(ctx, 'co');
+		const text = r.errors.join('\n');
+		expect(text).toContain(
+			"co-1: claimed by carol@example.com through an older Corral broker's claim (Lease corral-vdi-co-1); ctpool does not hand it out, replace it or change that claim",
+		);
+		expect(text).toContain("co-2: claimed by dave through an older Corral broker's claim");
+		expect((await c.api.get('persistentvolumeclaims', 'co-1-data'))?.metadata.uid).toBe(
+			pvc1?.metadata.uid,
+		);
+		const lease = await c.api.get('leases', 'corral-vdi-co-1');
+		expect(lease?.metadata.resourceVersion).toBe(older.metadata.resourceVersion);
+		const pvc2 = await c.api.get('persistentvolumeclaims', 'co-2-data');
+		expect(pvc2?.metadata.uid).toBe(labelled.metadata.uid);
+		expect(pvc2?.metadata.labels?.['corral.dev/vdi-assigned-to']).toBe('dave');
+
+		// Shown as Corral's: status and find.
+		const status = await ctpool(['status', 'co', ...c.kc]);
+		expect(status.stdout).toContain('carol@example.com (Corral)');
+		expect(status.stdout).toContain('corral-claim');
+		const found = await ctpool(['find', 'carol', '-o', 'json', ...c.kc]);
+		expect(JSON.parse(found.stdout).items).toMatchObject([
+			{ pool: 'co', member: 'co-1', holder: 'carol@example.com (Corral)' },
+		]);
+
+		// A ctpool claim on it as well (from before this fix): release refuses, changing nothing.
+		await putLease(c, 'co', 'co-1', 'gina@example.com', Date.now(), 3600);
+		const refused = await poolError(release(ctx, 'co', 'co-1', 'gina@example.com'));
+		expect(refused.message).toContain(
+			"through an older Corral broker's claim (Lease corral-vdi-co-1)",
+		);
+		expect(refused.message).toContain('kubectl delete lease corral-vdi-co-1');
+		expect((await c.api.get('persistentvolumeclaims', 'co-1-data'))?.metadata.uid).toBe(
+			pvc1?.metadata.uid,
+		);
+		expect((await c.api.get('leases', 'corral-vdi-co-1'))?.metadata.resourceVersion).toBe(
+			older.metadata.resourceVersion,
+		);
 	});
 });
