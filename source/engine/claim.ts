@@ -168,19 +168,30 @@ async function claimIn(
 			});
 			throw new ClaimAgain();
 		}
-		const won = await settle(ctx, pool, spec, identity, view, lease);
+		const won = await settle(ctx, pool, spec, identity, view, lease, snapshot);
 		if (won) {
 			snapshot.winners.add(identity);
 			return won;
 		}
 	}
-	// None free: the counts as they are now (the Leases listed again when races were lost).
+	// None free: the counts as they are now (the Leases listed again when races were lost),
+	// with the strangers' objects the tries ran into (the list does not show them).
 	const finalObjects: ListedObjects =
 		tried > 0 ? { ...objects, leases: await listLeases(ctx, pool) } : objects;
-	const views = groupMembers(pool, spec.size, finalObjects).map((m) =>
+	const foreign = [...snapshot.strangers].flatMap(([member, kinds]) =>
+		kinds.map((kind) => ({ kind, member })),
+	);
+	const views = groupMembers(pool, spec.size, { ...finalObjects, foreign }).map((m) =>
 		memberView(m, facts, ctx.now()),
 	);
-	throw new PoolError('no-free', noFreeMessage(shortfall(spec.size, views)));
+	const blocked = views.filter((v) => v.index <= spec.size && v.foreign.length > 0 && !v.holder);
+	throw new PoolError(
+		'no-free',
+		noFreeMessage(
+			shortfall(spec.size, views),
+			blocked.map((v) => `${v.name}: ${v.foreign.join(', ')}`),
+		),
+	);
 }
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
@@ -372,6 +383,7 @@ async function settle(
 	identity: string,
 	view: MemberView,
 	lease: LeaseObject,
+	snapshot: ClaimSnapshot,
 ): Promise<ClaimResult | null> {
 	const member = view.name;
 	let pvc: PvcObject | null | undefined;
@@ -381,6 +393,7 @@ async function settle(
 		if (view.state === 'Stopped') await readMember(ctx, pool, member);
 	} catch (err) {
 		if (err instanceof ForeignObjectError) {
+			snapshot.strangers.set(member, err.kinds);
 			await deleteLease(ctx, lease).catch(() => false);
 			emitEvent(ctx, { pool, member, action: 'claim', outcome: 'error', message: err.message });
 			return null;
