@@ -74,15 +74,28 @@ function corralPod(member: string, spec: CtSpec): KubeObject {
 	return pod as unknown as KubeObject;
 }
 
+/** The CT spec on the member's PVC, as Corral reads it (`kubectl get pvc -o jsonpath`). */
+async function recordedSpec(member: string): Promise<CtSpec> {
+	const pvc = await c.api.get('persistentvolumeclaims', `${member}-data`);
+	return JSON.parse(pvc!.metadata.annotations!['corral.ct/spec']!) as CtSpec;
+}
+
+/** A pool of one Ready member, then `corral ct stop` on it. */
+async function stoppedMember(pool: string): Promise<ReturnType<TestCluster['context']>> {
+	const ctx = c.context();
+	await apply(ctx, pool, poolSpec({ size: 1 }));
+	await waitReady(ctx, pool, 1);
+	await corralStop(`${pool}-1`);
+	return ctx;
+}
+
 /**
  * `corral ct start <member>`: Corral reads the CT spec from the PVC's annotation
  * (`kubectl get pvc -o jsonpath`), then `kubectl apply -f -` of generatePod's pod: a GET, then a
  * create carrying kubectl's last-applied annotation. Resolves with the pod's uid.
  */
 async function corralStart(member: string): Promise<string> {
-	const pvc = await c.api.get('persistentvolumeclaims', `${member}-data`);
-	const spec = JSON.parse(pvc!.metadata.annotations!['corral.ct/spec']!) as CtSpec;
-	const pod = corralPod(member, spec);
+	const pod = corralPod(member, await recordedSpec(member));
 	expect(await c.api.get('pods', member)).toBeUndefined();
 	pod.metadata.annotations = {
 		'kubectl.kubernetes.io/last-applied-configuration': `${JSON.stringify(pod)}\n`,
@@ -173,10 +186,7 @@ describe('corral ct stop + corral ct start on members of a pool', () => {
 	it(
 		'a claim takes a member Corral started before any reconcile adopted it',
 		async () => {
-			const ctx = c.context();
-			await apply(ctx, 'cj', poolSpec({ size: 1 }));
-			await waitReady(ctx, 'cj', 1);
-			await corralStop('cj-1');
+			const ctx = await stoppedMember('cj');
 			const uid = await corralStart('cj-1');
 			const got = await claim(ctx, 'cj', 'bob@example.com');
 			expect(got.member).toBe('cj-1');
@@ -192,13 +202,8 @@ describe('corral ct stop + corral ct start on members of a pool', () => {
 	it(
 		'leaves an unlabelled pod that mounts another PVC a stranger: not adopted, not free',
 		async () => {
-			const ctx = c.context();
-			await apply(ctx, 'ck', poolSpec({ size: 1 }));
-			await waitReady(ctx, 'ck', 1);
-			await corralStop('ck-1');
-			const pvc = await c.api.get('persistentvolumeclaims', 'ck-1-data');
-			const spec = JSON.parse(pvc!.metadata.annotations!['corral.ct/spec']!) as CtSpec;
-			const other = corralPod('ck-1', spec);
+			const ctx = await stoppedMember('ck');
+			const other = corralPod('ck-1', await recordedSpec('ck-1'));
 			(other as unknown as { spec: { volumes: unknown[] } }).spec.volumes = [
 				{ name: 'data', persistentVolumeClaim: { claimName: 'payroll-data' } },
 			];
