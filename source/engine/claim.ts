@@ -10,9 +10,10 @@ import {
 	type MemberObjects,
 	type MemberView,
 	memberView,
+	notFreeReason,
 } from '../pool/member-state.js';
 import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
-import type { LeaseObject, PvcObject } from '../pool/objects.js';
+import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
@@ -24,7 +25,7 @@ import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
-import { type ListedObjects, poolSelector } from './pool-objects.js';
+import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -174,10 +175,10 @@ async function claimIn(
 			return won;
 		}
 	}
-	// None free: the counts as they are now (the Leases listed again when races were lost),
-	// with the strangers' objects the tries ran into (the list does not show them).
-	const finalObjects: ListedObjects =
-		tried > 0 ? { ...objects, leases: await listLeases(ctx, pool) } : objects;
+	// None free: the counts as they are now (listed again after tries: Leases won by others,
+	// pods Corral started and a try adopted), with the strangers' objects the tries ran into
+	// (the list does not show them).
+	const finalObjects: ListedObjects = tried > 0 ? await listPoolObjects(ctx, pool) : objects;
 	const foreign = [...snapshot.strangers].flatMap(([member, kinds]) =>
 		kinds.map((kind) => ({ kind, member })),
 	);
@@ -387,10 +388,12 @@ async function settle(
 ): Promise<ClaimResult | null> {
 	const member = view.name;
 	let pvc: PvcObject | null | undefined;
+	let corralPod: PodObject | null = null;
 	try {
 		pvc = await annotateHolder(ctx, pool, member, identity);
-		// A pod under its name that is not the pool's (a Stopped member's) is never handed out.
-		if (view.state === 'Stopped') await readMember(ctx, pool, member);
+		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
+		// one Corral's `ct start` made is adopted, and judged as the member is now.
+		if (view.state === 'Stopped') corralPod = (await readMember(ctx, pool, member)).pod;
 	} catch (err) {
 		if (err instanceof ForeignObjectError) {
 			snapshot.strangers.set(member, err.kinds);
@@ -408,6 +411,31 @@ async function settle(
 			partial: true,
 		});
 		pvc = undefined;
+	}
+	const fresh = corralPod
+		? memberView(
+				{
+					name: member,
+					index: view.index,
+					pod: corralPod,
+					pvc: pvc ?? snapshot.members.find((m) => m.name === member)?.pvc ?? null,
+				},
+				snapshot.facts,
+				ctx.now(),
+			)
+		: null;
+	if (fresh && !fresh.free) {
+		// Started by Corral from another spec (drifted) or not running: not free after all.
+		await annotateHolder(ctx, pool, member, null).catch(() => null);
+		await deleteLease(ctx, lease).catch(() => false);
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'info',
+			message: `${member} was started by Corral and is not free (${notFreeReason(fresh) ?? fresh.state}); trying the next free member`,
+		});
+		return null;
 	}
 	if (pvc === null || pvc?.metadata.deletionTimestamp) {
 		// Its PVC vanished or is being deleted since the list: give it back, try the next one.

@@ -200,6 +200,51 @@ describe('corral ct stop + corral ct start on members of a pool', () => {
 	);
 
 	it(
+		'judges an adopted pod for drift like any member: a claim passes it by, reconcile replaces it',
+		async () => {
+			const ctx = c.context();
+			await apply(ctx, 'cd', poolSpec({ size: 2 }));
+			await waitReady(ctx, 'cd', 2);
+			expect((await claim(ctx, 'cd', 'hal@example.com')).member).toBe('cd-1');
+			await corralStop('cd-2');
+			// `corral ct scale cd-2 --mem 128Mi` on the stopped CT: a JSON patch of the annotation.
+			const spec = await recordedSpec('cd-2');
+			await c.api.patch(
+				'persistentvolumeclaims',
+				'cd-2-data',
+				[
+					{
+						op: 'replace',
+						path: '/metadata/annotations/corral.ct~1spec',
+						value: JSON.stringify({ ...spec, mem: '128Mi' }),
+					},
+				],
+				{ type: 'application/json-patch+json' },
+			);
+			const uid = await corralStart('cd-2');
+			// The claim tries cd-2 (the list shows it Stopped), adopts it, sees it drifted: not free.
+			const none = await poolError(claim(ctx, 'cd', 'ivy@example.com'));
+			expect(none.kind).toBe('no-free');
+			expect(none.message).toContain('drifted 1');
+			const pod = await c.api.get('pods', 'cd-2');
+			expect(pod?.metadata.uid).toBe(uid);
+			expect(pod?.metadata.labels?.['corral.dev/vdi-ct-pool']).toBe('cd');
+			expect(await c.api.get('leases', 'corral-vdi-ct-cd-2')).toBeUndefined();
+			const pvc = await c.api.get('persistentvolumeclaims', 'cd-2-data');
+			expect(pvc?.metadata.annotations?.['corral.dev/vdi-assigned-to']).toBeUndefined();
+			const before = (await readPool(ctx, 'cd')).members.find((m) => m.name === 'cd-2');
+			expect(before?.drifted).toBe(true);
+			expect(before?.drift.join('; ')).toContain('memory');
+			const r = await reconcile(ctx, 'cd');
+			expect(r.actions).toContainEqual(
+				expect.objectContaining({ member: 'cd-2', step: 'replace', ok: true }),
+			);
+			expect((await c.api.get('pods', 'cd-2'))?.metadata.uid).not.toBe(uid);
+		},
+		STOP_MS * 2,
+	);
+
+	it(
 		'leaves an unlabelled pod that mounts another PVC a stranger: not adopted, not free',
 		async () => {
 			const ctx = await stoppedMember('ck');
