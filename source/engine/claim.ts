@@ -427,32 +427,39 @@ async function settle(
 	if (fresh && !fresh.free) {
 		// Started by Corral from another spec (drifted) or not running: not free after all.
 		await annotateHolder(ctx, pool, member, null).catch(() => null);
-		await deleteLease(ctx, lease).catch(() => false);
-		emitEvent(ctx, {
+		return giveBack(
+			ctx,
 			pool,
-			member,
-			action: 'claim',
-			outcome: 'info',
-			message: `${member} was started by Corral and is not free (${notFreeReason(fresh) ?? fresh.state}); trying the next free member`,
-		});
-		return null;
+			lease,
+			`${member} was started by Corral and is not free (${notFreeReason(fresh) ?? fresh.state})`,
+		);
 	}
-	if (pvc === null || pvc?.metadata.deletionTimestamp) {
-		// Its PVC vanished or is being deleted since the list: give it back, try the next one.
-		await deleteLease(ctx, lease).catch(() => false);
-		emitEvent(ctx, {
-			pool,
-			member,
-			action: 'claim',
-			outcome: 'info',
-			message: `${member} was removed meanwhile; trying the next free member`,
-		});
-		return null;
-	}
+	// Its PVC vanished or is being deleted since the list: give it back, try the next one.
+	if (pvc === null || pvc?.metadata.deletionTimestamp)
+		return giveBack(ctx, pool, lease, `${member} was removed meanwhile`);
 	const started =
 		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc, identity) : false;
 	recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
 	return { member, renewed: false, existing: false, started };
+}
+
+/** Gives a member just won back (its Lease deleted), saying why: the claim tries the next one. */
+async function giveBack(
+	ctx: EngineContext,
+	pool: string,
+	lease: LeaseObject,
+	why: string,
+): Promise<null> {
+	await deleteLease(ctx, lease).catch(() => false);
+	const member = lease.metadata.labels?.[MEMBER_LABEL];
+	emitEvent(ctx, {
+		pool,
+		...(member ? { member } : {}),
+		action: 'claim',
+		outcome: 'info',
+		message: `${why}; trying the next free member`,
+	});
+	return null;
 }
 
 /** The identity already holds a member: renew an expired claim, start it when it has no pod. */
