@@ -39,7 +39,7 @@ export function runRelease(argv: readonly string[], io: CommandIo): Promise<numb
 		checkPoolArg('release', pool);
 		checkMemberArg('release', pool, member);
 		checkIdentityArg('release', identity);
-		const { engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io, { check: 'release' });
 		const progress = progressReporter(io);
 		try {
 			const result = await engine.release(pool, member, identity, {

@@ -13,6 +13,7 @@ import type { Kube, KubeOptions } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
 import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
+import type { CheckedCommand } from './access-check.js';
 import { type CommandIo, println } from './io.js';
 
 /** A command's connection: the cluster, its one engine, and that engine's context. */
@@ -74,7 +75,11 @@ export function kubeOptions(
 export async function connect(
 	flags: ConnectionFlags,
 	io: CommandIo,
-	opts: { withSignal?: boolean } = {},
+	opts: {
+		withSignal?: boolean;
+		/** Refuse up front when the identity lacks a right this command surely needs. */
+		check?: CheckedCommand;
+	} = {},
 ): Promise<Session> {
 	const [{ loadKube }, { createEngine }, { EVENTS_DENIED_ACTION }] = await Promise.all([
 		import('../kube/config.js'),
@@ -95,5 +100,9 @@ export async function connect(
 	};
 	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;
 	const engine = createEngine(kube, ctxOpts);
+	if (opts.check) {
+		const { refuseUnlessAllowed } = await import('./access-check.js');
+		await refuseUnlessAllowed(kube, engine.ctx.namespace, opts.check);
+	}
 	return { kube, ctx: engine.ctx, engine };
 }

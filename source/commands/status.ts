@@ -70,7 +70,13 @@ export function memberFlags(v: MemberView): string {
  * Lease whose times make no sense), one line each with its way out.
  */
 export function liveProblems(snap: PoolSnapshot): string[] {
-	return snap.members.flatMap(memberProblems);
+	// a member of an unreadable object: its object's problem says it (not a stranger's)
+	const unreadable = snap.unreadable ?? [];
+	const named = new Set(unreadable.map((u) => u.member));
+	return [
+		...unreadable.map((u) => u.problem),
+		...snap.members.filter((v) => !named.has(v.name)).flatMap(memberProblems),
+	];
 }
 
 /**
@@ -87,7 +93,9 @@ export function liveStatus(snap: PoolSnapshot, now: number) {
 
 /** The rollout under way as the members show it now (null when none runs). */
 function liveRollout(snap: PoolSnapshot) {
-	return snap.spec ? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec))) : null;
+	return snap.spec
+		? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec)), snap.spec.image)
+		: null;
 }
 
 function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {

@@ -4,7 +4,7 @@
  */
 
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
-import { CLAIM_SECONDS } from '../pool/lease.js';
+import { CLAIM_SECONDS, leaseHolder } from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -251,7 +251,7 @@ async function earlierClaimOf(
 	}
 	const leases = await shared.leases;
 	for (const l of leases) {
-		if (l.metadata.name === mine.metadata.name || l.spec?.holderIdentity !== identity) continue;
+		if (l.metadata.name === mine.metadata.name || leaseHolder(l) !== identity) continue;
 		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
 	}
 	return null;
@@ -476,7 +476,7 @@ async function keepOwn(
 	// The read may be a moment old (shared by concurrent claims): the Lease itself decides.
 	// One released meanwhile means the identity holds nothing here any more: start again.
 	const current = await readLease(ctx, member);
-	if (current?.spec?.holderIdentity !== identity) throw new ClaimAgain();
+	if (leaseHolder(current) !== identity) throw new ClaimAgain();
 	let renewed = false;
 	if (view.claimExpired && current) {
 		const lease = await replaceLease(ctx, current, {

@@ -6,6 +6,8 @@
 import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
 import type { ClaimReads } from './claim-snapshot.js';
+import type { FailureTally } from './failure-events.js';
+import type { KnownStrangers } from './known-strangers.js';
 import type { RefusalTally } from './kube-event.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
@@ -66,6 +68,10 @@ export interface EngineCaches {
 	eventsDeniedReported: boolean;
 	/** Refused claims being tallied, by namespace, pool and identity (see recordRefusal). */
 	refusals: Map<string, RefusalTally>;
+	/** Objects under members' names that are not the pool's, met by reconciles (known-strangers.ts). */
+	strangers: KnownStrangers;
+	/** The last failure written of each member's steps (failure-events.ts). */
+	failures: Map<string, FailureTally>;
 }
 
 /** New, empty engine caches. */
@@ -76,6 +82,8 @@ export function createEngineCaches(): EngineCaches {
 		pendingEvents: new WeakMap(),
 		eventsDeniedReported: false,
 		refusals: new Map(),
+		strangers: new Map(),
+		failures: new Map(),
 	};
 }
 

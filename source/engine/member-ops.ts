@@ -3,6 +3,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
+import { readCtSpec } from '../pool/ct-spec.js';
 import { PoolError } from '../pool/errors.js';
 import {
 	CT_SPEC_ANNOTATION,
@@ -192,11 +193,14 @@ export async function startMember(
 	pvc: PvcObject,
 ): Promise<boolean> {
 	const pod = podFromPvc(pool, member, ctx.namespace, pvc);
-	if (!pod)
+	if (!pod) {
+		const read = readCtSpec(pvc.metadata.annotations?.[CT_SPEC_ANNOTATION]);
+		const why = read && !read.ok ? ` (${read.problem})` : '';
 		throw new PoolError(
 			'failed',
-			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
+			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation${why}, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
 		);
+	}
 	if (await createPod(ctx, pool, member, pod)) return true;
 	await readMember(ctx, pool, member); // throws when the pod there is not the pool's
 	return false;

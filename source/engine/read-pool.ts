@@ -10,7 +10,7 @@ import {
 	type PoolObjects,
 	poolFacts,
 } from '../pool/member-state.js';
-import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
+import { memberIndex, POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, readStatus } from '../pool/status.js';
@@ -33,6 +33,11 @@ export interface PoolSnapshot {
 	recorded: PoolStatus | null;
 	/** Why the recorded status is unreadable (`status: errors is not a list`), or null. */
 	statusProblem?: string | null;
+	/**
+	 * The pool's objects under a member's name that do not read (pool/object-shape.ts): each
+	 * member (left alone: see ListedObjects) and what is wrong.
+	 */
+	unreadable?: Array<{ member: string; problem: string }>;
 }
 
 /** The snapshot of one pool from its ConfigMap and its objects (pure). */
@@ -52,6 +57,8 @@ export function snapshotOf(
 	const { status: recorded, problem: statusProblem } = readStatus(configMap.data?.[STATUS_KEY]);
 	const size = spec?.size ?? recorded?.desired ?? 0;
 	const facts: PoolFacts = poolFacts(size, spec);
+	// of every pool's listed objects (listPools), this pool's
+	const unreadable = (objects.unreadable ?? []).filter((u) => memberIndex(pool, u.member) !== null);
 	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
 	return {
 		pool,
@@ -61,6 +68,7 @@ export function snapshotOf(
 		counts: countMembers(size, members),
 		recorded,
 		statusProblem,
+		...(unreadable.length > 0 ? { unreadable } : {}),
 	};
 }
 
@@ -78,7 +86,13 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
 	const probed = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
 	if (probed.foreign.length === 0 && probed.corralPods.length === 0) return first;
-	return snapshotOf(pool, configMap, { ...objects, ...probed }, ctx.now());
+	const all = [...(objects.foreign ?? []), ...probed.foreign];
+	return snapshotOf(
+		pool,
+		configMap,
+		{ ...objects, foreign: all, corralPods: probed.corralPods },
+		ctx.now(),
+	);
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */

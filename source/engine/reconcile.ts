@@ -5,6 +5,7 @@
  */
 
 import { isNotFound } from '../kube/errors.js';
+import { describeDrift } from '../pool/drift.js';
 import { heldByReconciler, leaseHolder } from '../pool/lease.js';
 import {
 	groupMembers,
@@ -20,9 +21,10 @@ import {
 	pvcName,
 	REPLACED_ANNOTATION,
 	SERVICE_UNVERIFIED_ANNOTATION,
+	SOURCE_LABEL,
 	STATUS_KEY,
 } from '../pool/names.js';
-import { isPoolObject, type MemberObjectKind } from '../pool/ownership.js';
+import { foreignMessage, isPoolObject, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -33,7 +35,6 @@ import {
 	stormText,
 } from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
-import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -43,7 +44,9 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
+import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError, readService } from './foreign-objects.js';
+import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
@@ -87,6 +90,11 @@ export interface ReconcileResult {
 	errors: string[];
 	/** Whether the status was written to the ConfigMap. */
 	statusWritten: boolean;
+	/**
+	 * Drifted members this reconcile left for a later wave of a rollout (maxUnavailable):
+	 * another reconcile, once the wave replaced now is Ready, goes on (see carryRollout).
+	 */
+	heldBack: number;
 }
 
 const STEP_ORDER: Record<ReconcileStep, number> = {
@@ -176,10 +184,15 @@ async function reconcileSteps(
 		message: `reconciling pool ${pool} (size ${spec.size})`,
 	});
 	let objects = await listPoolObjects(ctx, pool);
+	// strangers met before: their members are left alone (no Lease taken, nothing made)
+	const known = await recheckStrangers(ctx, pool);
 	const startNow = ctx.now();
 	const planned: Plan[] = [];
 	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, objects)) {
+	for (const m of groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known],
+	})) {
 		const view = memberView(m, facts, startNow);
 		startViews.push(view);
 		const step = planStep(view, startNow);
@@ -192,15 +205,17 @@ async function reconcileSteps(
 		spec.size,
 	);
 	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
-	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
+	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
+	// allows (without it, every one now, as the seed says)
 	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } = limitRollout(unstormed, startViews, limit);
+	const { plans, heldBack } =
+		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
 	if (heldBack > 0)
 		emitEvent(ctx, {
 			pool,
 			action: 'rollout',
 			outcome: 'info',
-			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} (at most ${limit} unavailable at once)`,
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
 		});
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
 	const bulk: BulkEvents = { create: [], start: [] };
@@ -212,7 +227,7 @@ async function reconcileSteps(
 	const errors = actions
 		.filter((a) => !a.ok)
 		.sort((a, b) => indexOf(plans, a.member) - indexOf(plans, b.member))
-		.map((a) => `${a.step} ${a.member}: ${a.error ?? 'failed'}`);
+		.map(stepError);
 
 	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
 	const endNow = ctx.now();
@@ -220,15 +235,23 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
+	rememberStrangers(ctx, pool, known, foreign);
 	const views = await settleUnverifiedServices(
 		ctx,
 		pool,
-		groupMembers(pool, spec.size, { ...objects, foreign }).map((m) => memberView(m, facts, endNow)),
+		groupMembers(pool, spec.size, {
+			...objects,
+			foreign: [...(objects.foreign ?? []), ...known, ...foreign],
+		}).map((m) => memberView(m, facts, endNow)),
 	);
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
-	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
+	// objects that do not read (a forged answer): named once, their members left alone
+	const unreadable = new Set((objects.unreadable ?? []).map((u) => u.member));
+	for (const v of views)
+		if (!failedMembers.has(v.name) && !unreadable.has(v.name)) errors.push(...memberProblems(v));
+	errors.push(...(objects.problems ?? []).map((p) => bounded(p, 600)));
 	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	// the storm first: the pools screen shows the first error of a pool
 	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);
@@ -237,7 +260,7 @@ async function reconcileSteps(
 	errors.push(...held);
 	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
-	const rollout = rolloutProgress(views, facts.sourceHash);
+	const rollout = rolloutProgress(views, facts.sourceHash, spec.image);
 	if (rollout) status.rollout = rollout;
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
@@ -252,7 +275,16 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
-	return { pool, status, actions, errors, statusWritten };
+	return { pool, status, actions, errors, statusWritten, heldBack };
+}
+
+/**
+ * The status line of a failed step: `create desk-3: <reason>`; for a stranger met, the line
+ * every later pass (which leaves the member alone) gives too, so that the status stays put.
+ */
+function stepError(a: ReconcileAction): string {
+	if (a.foreign?.length) return foreignMessage(a.member, a.foreign);
+	return `${a.step} ${a.member}: ${a.error ?? 'failed'}`;
 }
 
 /** True when a planned step is a replace the storm stops: a Failed member with the current source. */
@@ -519,7 +551,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
+	recordStepFailure(ctx, pool, member, `${step}: ${error}`);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -685,6 +717,7 @@ function succeeded(
 	member: string,
 	step: ReconcileStep,
 ): ReconcileAction {
+	forgetStepFailure(ctx, pool, member);
 	emitEvent(ctx, { pool, member, action: step, outcome: 'ok', message: doneText(step, member) });
 	return { member, step, ok: true };
 }
@@ -700,10 +733,16 @@ function doneText(step: ReconcileStep, member: string): string {
 /** For a replace, what drifted (`image a -> b`), from the source recorded on the old PVC. */
 function driftNote(
 	step: ReconcileStep,
-	pvc: { metadata: { annotations?: Record<string, string> } } | null,
+	pvc: {
+		metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
+	} | null,
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
-	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
+	const changes = describeDrift(
+		pvcSource(pvc),
+		sourceFields(spec),
+		pvc.metadata.labels?.[SOURCE_LABEL],
+	);
+	return changes.length > 0 ? ` (${changes.join('; ')})` : '';
 }

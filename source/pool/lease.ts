@@ -8,9 +8,63 @@ export const CLAIM_SECONDS = 3600;
 /** How long the reconciler's Lease lasts before another reconciler may take it over. */
 export const RECONCILER_SECONDS = 600;
 
+/** The most characters of a Lease holder kept (an identity has at most 253; longer ones are cut). */
+export const HOLDER_MAX = 1024;
+/** The longest Lease duration read (s): the API's own bound (int32); a larger one is unreadable. */
+export const LEASE_DURATION_MAX = 2 ** 31 - 1;
+
+/**
+ * A Lease's spec as the pool model reads it: the holder ('' when none), the times (ms; with
+ * `now`, a time beyond the clock-skew allowance is clamped to now + allowance), the duration
+ * (a whole number of seconds 1..LEASE_DURATION_MAX, else null) and its transitions.
+ */
+export interface LeaseFields {
+	holder: string;
+	acquireTime: number | null;
+	renewTime: number | null;
+	durationSeconds: number | null;
+	transitions: number;
+}
+
+const EMPTY_LEASE: LeaseFields = {
+	holder: '',
+	acquireTime: null,
+	renewTime: null,
+	durationSeconds: null,
+	transitions: 0,
+};
+
+function leaseTime(v: unknown, now: number | undefined): number | null {
+	const t = typeof v === 'string' || v instanceof Date ? toMillis(v) : null;
+	if (t === null || now === undefined) return t;
+	return Math.min(t, now + CLOCK_SKEW_ALLOWANCE_MS);
+}
+
+function wholeIn(v: unknown, min: number, max: number): number | null {
+	return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : null;
+}
+
+/**
+ * Reads the fields of a Lease (see LeaseFields). Never throws: a field of another type reads
+ * as absent, a holder longer than HOLDER_MAX is cut.
+ */
+export function readLease(lease: LeaseObject | null | undefined, now?: number): LeaseFields {
+	const spec: unknown = lease && typeof lease === 'object' ? lease.spec : undefined;
+	if (!spec || typeof spec !== 'object') return EMPTY_LEASE;
+	const s = spec as Record<string, unknown>;
+	const holder = typeof s.holderIdentity === 'string' ? s.holderIdentity : '';
+	return {
+		holder: holder.length > HOLDER_MAX ? `${holder.slice(0, HOLDER_MAX)}…` : holder,
+		acquireTime: leaseTime(s.acquireTime, now),
+		renewTime: leaseTime(s.renewTime, now),
+		durationSeconds: wholeIn(s.leaseDurationSeconds, 1, LEASE_DURATION_MAX),
+		transitions: wholeIn(s.leaseTransitions, 0, LEASE_DURATION_MAX) ?? 0,
+	};
+}
+
 /** The holder of a Lease ('' when it has none). */
 export function leaseHolder(lease: LeaseObject | null | undefined): string {
-	return lease?.spec?.holderIdentity ?? '';
+	return readLease(lease).holder;
 }
 
 /** True when the reconciler holds the Lease. */
@@ -18,12 +72,15 @@ export function heldByReconciler(lease: LeaseObject | null | undefined): boolean
 	return leaseHolder(lease) === RECONCILER_IDENTITY;
 }
 
-/** When the Lease expires (ms): (renewTime or acquireTime) + leaseDurationSeconds. */
-export function leaseExpiry(lease: LeaseObject): number | null {
-	const from = toMillis(lease.spec?.renewTime) ?? toMillis(lease.spec?.acquireTime);
-	const duration = lease.spec?.leaseDurationSeconds;
-	if (from === null || typeof duration !== 'number') return null;
-	return from + duration * 1000;
+/**
+ * When the Lease expires (ms): (renewTime or acquireTime) + leaseDurationSeconds; null when
+ * it has no readable time or duration. With `now`, times are clamped as readLease says.
+ */
+export function leaseExpiry(lease: LeaseObject, now?: number): number | null {
+	const l = readLease(lease, now);
+	const from = l.renewTime ?? l.acquireTime;
+	if (from === null || l.durationSeconds === null) return null;
+	return from + l.durationSeconds * 1000;
 }
 
 /**
@@ -32,7 +89,7 @@ export function leaseExpiry(lease: LeaseObject): number | null {
  * An expired claim still protects the member; only the reconciler's Lease is taken over.
  */
 export function leaseExpired(lease: LeaseObject, now: number): boolean {
-	const expiry = leaseExpiry(lease);
+	const expiry = leaseExpiry(lease, now);
 	return expiry === null || now >= expiry;
 }
 
@@ -55,19 +112,16 @@ export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
  * Lease whose duration is not 1..600 s.
  */
 export function leaseTimeProblem(lease: LeaseObject, now: number): string | null {
-	const spec = lease.spec ?? {};
-	for (const [field, value] of [
-		['renewTime', spec.renewTime],
-		['acquireTime', spec.acquireTime],
-	] as const) {
-		const t = toMillis(value);
+	const raw = readLease(lease);
+	for (const field of ['renewTime', 'acquireTime'] as const) {
+		const t = raw[field];
 		if (t !== null && t > now + CLOCK_SKEW_ALLOWANCE_MS)
 			return `its Lease's ${field} ${new Date(t).toISOString()} is in the future (more than ${CLOCK_SKEW_ALLOWANCE_MS / 60_000} minutes ahead of this clock): the clock of whoever wrote it is wrong`;
 	}
-	if (heldByReconciler(lease)) {
-		const d = spec.leaseDurationSeconds;
-		if (typeof d !== 'number' || !(d >= 1 && d <= RECONCILER_SECONDS))
-			return `its reconciler Lease lasts ${typeof d === 'number' ? `${d} s` : 'no time'}, not the 1..${RECONCILER_SECONDS} s a reconciler takes`;
+	if (raw.holder === RECONCILER_IDENTITY) {
+		const d = raw.durationSeconds;
+		if (d === null || d > RECONCILER_SECONDS)
+			return `its reconciler Lease lasts ${d !== null ? `${d} s` : 'no time'}, not the 1..${RECONCILER_SECONDS} s a reconciler takes`;
 	}
 	return null;
 }

@@ -1,10 +1,11 @@
 /** Member state, flags and "free", from a member's pod, PVC and Lease. */
 
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
+import { describeDrift } from './drift.js';
 import { RECONCILER_IDENTITY } from './errors.js';
-import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem } from './lease.js';
+import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem, readLease } from './lease.js';
+import { readMaintenance } from './maintenance.js';
 import {
-	MAINTENANCE_ANNOTATION,
 	memberIndex,
 	memberOfLease,
 	memberOfOlderLease,
@@ -24,8 +25,9 @@ import {
 	type MemberObjectKind,
 } from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
-import { describeDrift, sourceHash } from './source-hash.js';
-import { type SourceFields, sourceFields } from './spec.js';
+import { oldSourceNote } from './rollout.js';
+import { sourceHash } from './source-hash.js';
+import { type PoolSpec, type SourceFields, sourceFields } from './spec.js';
 
 /** The states of a member, in the contract's order of precedence. */
 export type MemberState =
@@ -82,13 +84,21 @@ export interface PoolFacts {
 	 * and the drift is described. Absent: only the source label counts.
 	 */
 	source?: SourceFields | null;
+	/**
+	 * The definition sets maxUnavailable: a rollout goes in waves, and a member built from an
+	 * older definition stays claimable (with the old image) until its wave.
+	 */
+	waves?: boolean;
 }
 
 /** The pool facts of a definition (null: unreadable, so no drift and nothing above size but by size). */
-export function poolFacts(size: number, spec: SourceFields | null): PoolFacts {
+export function poolFacts(
+	size: number,
+	spec: (SourceFields & Pick<PoolSpec, 'maxUnavailable'>) | null,
+): PoolFacts {
 	if (!spec) return { size, sourceHash: null, source: null };
 	const source = sourceFields(spec);
-	return { size, sourceHash: sourceHash(source), source };
+	return { size, sourceHash: sourceHash(source), source, waves: spec.maxUnavailable !== undefined };
 }
 
 /** One member as the status, the CLI and the TUI show it. */
@@ -115,6 +125,11 @@ export interface MemberView {
 	 */
 	drift: string[];
 	aboveSize: boolean;
+	/**
+	 * Built from an older definition while a rollout goes in waves (maxUnavailable): it stays
+	 * claimable with the old image until its wave, or its release once claimed.
+	 */
+	waitsForWave: boolean;
 	/** The reconciler holds the Lease. */
 	reconciling: boolean;
 	node: string;
@@ -239,11 +254,12 @@ function joinMessage(reason: string, message: string | undefined): string {
 export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
 	const { state, message } = memberState(m.pod, m.pvc, now);
 	const lease = m.lease ?? null;
-	const holderAll = leaseHolder(lease);
+	const leased = readLease(lease, now);
+	const holderAll = leased.holder;
 	const reconciling = lease !== null && holderAll === RECONCILER_IDENTITY;
 	const userClaim = lease !== null && !reconciling;
 	const annotations = m.pvc?.metadata.annotations ?? {};
-	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
+	const { on: maintenance, reason: maintenanceReason } = readMaintenance(annotations);
 	const replaced = parseReplaceRecord(annotations, now);
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
@@ -252,6 +268,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const drift = labelDrift ? sourceDrift(m, memberHash, pool) : podDrift(m.pod, pool);
 	const drifted = labelDrift || drift.length > 0;
 	const aboveSize = m.index > pool.size;
+	const waitsForWave = labelDrift && !aboveSize && pool.waves === true;
 	const created = [
 		toMillis(m.pvc?.metadata.creationTimestamp),
 		toMillis(m.pod?.metadata.creationTimestamp),
@@ -265,17 +282,21 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		hasLease: lease !== null,
 		claimExpired: userClaim && leaseExpired(lease, now),
 		claimedAt: userClaim
-			? (toMillis(lease.spec?.acquireTime) ?? toMillis(lease.metadata.creationTimestamp))
+			? (leased.acquireTime ?? toMillis(lease.metadata.creationTimestamp))
 			: null,
-		leaseExpiresAt: lease ? leaseExpiry(lease) : null,
+		leaseExpiresAt: lease ? leaseExpiry(lease, now) : null,
 		maintenance,
-		maintenanceReason: maintenance ? (annotations[MAINTENANCE_ANNOTATION] ?? '') : '',
+		maintenanceReason,
 		drifted,
 		drift,
 		aboveSize,
+		waitsForWave,
 		reconciling,
 		node: m.pod?.spec?.nodeName ?? '',
-		message,
+		message:
+			message || !labelDrift || aboveSize
+				? message
+				: oldSourceNote(drift, pool.waves === true, userClaim),
 		sourceHash: memberHash,
 		createdAt: created.length > 0 ? Math.min(...created) : null,
 		foreign: [...(m.foreign ?? [])],
@@ -320,9 +341,36 @@ export function olderClaimText(
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
 function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
-	const changes = pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source) : [];
-	return changes.length > 0
-		? changes
+	// kept per PVC object, member hash and pool source: every list derives every member again
+	const kept = m.pvc ? driftByPvc.get(m.pvc) : undefined;
+	if (
+		kept &&
+		kept.memberHash === memberHash &&
+		(kept.source === pool.source || (kept.hash !== null && kept.hash === pool.sourceHash))
+	)
+		return kept.drift;
+	const drift = describeSourceDrift(m, memberHash, pool);
+	if (m.pvc)
+		driftByPvc.set(m.pvc, {
+			source: pool.source ?? null,
+			hash: pool.sourceHash,
+			memberHash,
+			drift,
+		});
+	return drift;
+}
+const driftByPvc = new WeakMap<
+	object,
+	{ source: SourceFields | null; hash: string | null; memberHash: string; drift: string[] }
+>();
+
+function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+	const changes =
+		pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source, memberHash) : [];
+	if (changes.length > 0) return changes;
+	// a record that names every field, none different: the definition was written anew
+	return pool.source && m.pvc && pvcSource(m.pvc)
+		? [`the same values written anew (source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'})`]
 		: [`source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'}`];
 }
 
@@ -350,7 +398,8 @@ const driftByPod = new WeakMap<
 
 /**
  * Why a member is not free, or null when it is: free means no Lease at all, index within
- * size, no drift, no maintenance, and state Ready, Starting or Stopped.
+ * size, no drift (or, in a rollout in waves, drift while it waits for its wave), no
+ * maintenance, and state Ready, Starting or Stopped.
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
@@ -366,7 +415,8 @@ export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.aboveSize) return 'its index is above the pool size; the next reconcile deletes it';
 	if (v.maintenance)
 		return v.maintenanceReason ? `in maintenance: ${v.maintenanceReason}` : 'in maintenance';
-	if (v.drifted) return 'it has drifted from the pool definition; the next reconcile replaces it';
+	if (v.drifted && !v.waitsForWave)
+		return 'it has drifted from the pool definition; the next reconcile replaces it';
 	if (v.state !== 'Ready' && v.state !== 'Starting' && v.state !== 'Stopped')
 		return `its state is ${v.state}`;
 	return null;

@@ -45,6 +45,17 @@ export const SOURCE_FIELDS = [
 	'storageClass',
 ] as const satisfies ReadonlyArray<keyof SourceFields>;
 
+/** The source field names by weight: the image, the resources, the rest (drift names them so). */
+export const SOURCE_FIELDS_BY_WEIGHT = [
+	'image',
+	'cpu',
+	'memory',
+	'disk',
+	'storageClass',
+	'privileged',
+	'init',
+] as const satisfies ReadonlyArray<keyof SourceFields>;
+
 /** Defaults of the optional fields. */
 export const SPEC_DEFAULTS = {
 	cpu: '1',
@@ -59,18 +70,7 @@ export const SPEC_DEFAULTS = {
 /** Largest pool size. */
 export const MAX_SIZE = 1000;
 
-const KNOWN_KEYS = new Set<string>([
-	'image',
-	'cpu',
-	'memory',
-	'disk',
-	'storageClass',
-	'privileged',
-	'init',
-	'mode',
-	'size',
-	'maxUnavailable',
-]);
+const KNOWN_KEYS = new Set<string>([...SOURCE_FIELDS_BY_WEIGHT, 'mode', 'size', 'maxUnavailable']);
 
 /** Options for validation. */
 export interface ValidateOptions {

@@ -205,7 +205,9 @@ export function memberHint(
 			? `it is replaced once ${row.holder} releases it (x force-releases it now)`
 			: row.maintenance
 				? 'it is replaced once its maintenance ends'
-				: 'the next reconcile replaces it (a rollout replaces a few at a time)';
+				: row.waitsForWave
+					? 'it stays claimable with the old image until its wave of the rollout replaces it'
+					: 'the next reconcile replaces it';
 		lines.push({
 			label: lines.length === 0 ? 'Do' : '',
 			text: `differs from the pool: ${what}; ${then}`,

@@ -10,7 +10,7 @@ import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { setHandlerErrorSink } from '../kube/handler-errors.js';
 import { sanitize } from '../text/sanitize.js';
-import { deniedCommands } from './access.js';
+import { type AccessRecheck, startAccessRecheck } from './access-recheck.js';
 import { startAuditFeed } from './audit-feed.js';
 import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
 import { type ConsoleWatch, startConsoleWatch } from './console-watch.js';
@@ -177,20 +177,24 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	// What the first frame does not need waits until the pool objects are listed (or
 	// SECONDARY_START_MS at most), so that it never slows their lists: who did what (the audit
 	// screen) and refused claims (the headers), and what the identity may not do.
-	const secondary: { auditFeed: ReturnType<typeof startAuditFeed> | null; started: boolean } = {
-		auditFeed: null,
-		started: false,
-	};
+	const secondary: {
+		auditFeed: ReturnType<typeof startAuditFeed> | null;
+		access: AccessRecheck | null;
+		started: boolean;
+	} = { auditFeed: null, access: null, started: false };
 	const startSecondary = () => {
 		if (secondary.started) return;
 		secondary.started = true;
 		secondary.auditFeed = startAuditFeed(kube, namespace, store);
-		// across namespaces the rights differ per namespace: the cluster's answer to each act says
-		if (!opts.readOnly && !allNamespaces)
-			void deniedCommands(kube, namespace).then(
-				(denied) => store.getState().setDenied(denied),
-				() => {},
-			);
+		// across namespaces the rights differ per namespace: the cluster's answer to each act
+		// says; a refusal shown is asked again until the right is back
+		secondary.access = startAccessRecheck({
+			store,
+			kube,
+			namespace,
+			keys: !opts.readOnly && !allNamespaces,
+		});
+		if (!opts.readOnly && !allNamespaces) void secondary.access.check();
 	};
 	let secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
 	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
@@ -296,6 +300,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		}
 		watch.stop();
 		secondary.auditFeed?.stop();
+		secondary.access?.stop();
 		try {
 			await stopExtra?.();
 		} catch {

@@ -13,6 +13,7 @@ import {
 	type WatchChange,
 	type WatchKind,
 } from '../kube/pool-watch.js';
+import { readBatch } from '../kube/watch-boundary.js';
 import { type AuditEntry, newestFirst } from '../pool/audit.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
@@ -23,6 +24,7 @@ import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
+import { ObjectProblems, problemLine } from './object-problems.js';
 import { OnScreen } from './on-screen.js';
 import type { PoolColumn } from './pool-columns.js';
 import {
@@ -225,6 +227,8 @@ export interface ConsoleState {
 	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
+	/** The watched objects that do not read, one line each (left out of every pool; see object-problems.ts). */
+	unreadable: readonly string[];
 	/** The pools by key (the name, or `namespace/name` across namespaces), sorted. */
 	poolNames: readonly string[];
 	pools: Readonly<Record<string, PoolDerivation>>;
@@ -390,6 +394,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		...opts.session,
 	};
 	const index = new PoolIndex(session.allNamespaces);
+	const objectProblems = new ObjectProblems();
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
 		onScreen: opts.onScreen ?? new OnScreen(),
@@ -399,6 +404,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		connectionByKind: {},
 		listed: {},
 		revision: 0,
+		unreadable: [],
 		poolNames: [],
 		pools: {},
 		history: {},
@@ -437,8 +443,20 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
 
-		applyBatch(changes) {
-			if (changes.length === 0) return;
+		applyBatch(batch) {
+			if (batch.length === 0) return;
+			// the boundary: an object that does not read is left out and named, the rest goes on
+			const { changes, problems } = readBatch(batch);
+			const fresh = objectProblems.apply(changes, problems);
+			for (const p of fresh)
+				get().logEvent({
+					time: get().now,
+					actor: 'ctpool',
+					pool: p.pool,
+					action: 'watch',
+					outcome: 'error',
+					message: problemLine(p),
+				});
 			const dirty = index.apply(changes);
 			const state = get();
 			const pools: Record<string, PoolDerivation> = { ...state.pools };
@@ -471,7 +489,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				const kept = [...marks].filter((m) => p?.positions.has(m));
 				if (kept.length !== marks.size) marks = new Set(kept);
 			}
-			set({ pools, poolNames, history, marks, revision: state.revision + 1 });
+			const unreadable =
+				objectProblems.size > 0 || state.unreadable.length > 0
+					? objectProblems.lines()
+					: state.unreadable;
+			set({ pools, poolNames, history, marks, unreadable, revision: state.revision + 1 });
 		},
 
 		setAuthProblem(problem) {

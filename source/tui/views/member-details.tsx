@@ -7,6 +7,7 @@ import {
 	leaseName,
 	notFreeReason,
 	pvcName,
+	readLease,
 	SOURCE_LABEL,
 	toMillis,
 } from '../../pool/index.js';
@@ -30,7 +31,7 @@ export interface DetailLine {
 }
 
 function when(t: unknown, now: number): string {
-	const ms = toMillis(t as string | undefined);
+	const ms = typeof t === 'number' ? t : toMillis(t as string | undefined);
 	return ms === null ? '-' : `${clockTime(ms)} (${ageSince(ms, now)} ago)`;
 }
 
@@ -124,7 +125,7 @@ export function detailLines(
 	} else lines.push({ label: 'PVC', text: 'none', tone: 'muted' });
 	const lease = objects.lease;
 	if (lease) {
-		const spec = lease.spec ?? {};
+		const spec = readLease(lease);
 		const expiry =
 			row.leaseExpiresAt === null
 				? 'no readable expiry (counts as expired)'
@@ -133,7 +134,7 @@ export function detailLines(
 					: `expires in ${formatAge(row.leaseExpiresAt - now)}`;
 		lines.push({
 			label: 'Lease',
-			text: `${lease.metadata.name ?? leaseName(row.name)} · holder ${spec.holderIdentity || '-'} · acquired ${when(spec.acquireTime, now)} · renewed ${when(spec.renewTime, now)} · ${spec.leaseDurationSeconds ?? '?'}s · ${expiry}`,
+			text: `${lease.metadata.name ?? leaseName(row.name)} · holder ${spec.holder || '-'} · acquired ${when(spec.acquireTime, now)} · renewed ${when(spec.renewTime, now)} · ${spec.durationSeconds ?? '?'}s · ${expiry}`,
 			tone: row.claimExpired ? 'error' : undefined,
 		});
 	} else lines.push({ label: 'Lease', text: 'none (no claim)', tone: 'muted' });
