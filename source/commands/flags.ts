@@ -32,7 +32,9 @@ export const GLOBAL_FLAGS = {
 export const GLOBAL_HELP = `Global flags
   -n, --namespace NS    namespace of the pool (default: $CORRAL_NAMESPACE, else
                         corral-vms, Corral's namespace)
-  --context NAME        kubeconfig context (default: the current context)
+  --context NAME        Corral context (a kubevirt one of ~/.config/corral/config.yaml),
+                        else a kubeconfig context (default: $CORRAL_KUBE_CONTEXT,
+                        else Corral's kubevirt.context, else the current context)
   --kubeconfig FILE     kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
   --identity ID         who is acting, for events (default: $CTPOOL_IDENTITY, else
                         <user>@<host>)

@@ -55,10 +55,12 @@ naming the right and the tier that has it. Every command works with the seed's l
   coordination.k8s.io Leases get, list, create, update, delete.
 The live console and reconcile --watch also need watch on ConfigMaps, Pods, PVCs and
 Leases. Events create is optional: without it ctpool says once that it records no
-Events, and goes on. get on Services is optional too: a release deletes a member's
-console Service only after reading it and seeing it is the member's (never on its name
-alone); without it the Service is left in place and ctpool says so. Nothing is sent to
-the cluster.
+Events, and goes on. get on Services is beyond the seed's list, and granted here: a release
+deletes a member's console Service (Corral's <member>-svc) only after reading it and seeing
+it is the member's (never on its name alone). Without it the Service is left in place and may
+still route to the member made again for the next user: the release says so on stderr and
+the pool's status errors name it until ctpool can read it (--no-services leaves it out).
+Nothing is sent to the cluster.
 
 Flags
   --tier T                viewer, operator (the default) or reconciler

@@ -53,7 +53,8 @@ export function kubeOptions(
 	flags: ConnectionFlags,
 	env: CommandIo['env'] = process.env,
 ): KubeOptions {
-	const opts: KubeOptions = {};
+	// --context is a Corral context first, as in Corral and the seed (kube/corral-context.ts).
+	const opts: KubeOptions = { corralContexts: true, corralEnv: env };
 	if (typeof flags.kubeconfig === 'string') opts.kubeconfig = flags.kubeconfig;
 	if (typeof flags.context === 'string') opts.context = flags.context;
 	const fromEnv = env[NAMESPACE_ENV];

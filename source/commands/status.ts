@@ -1,7 +1,12 @@
 /** ctpool status: the live state of a pool's members. Changes nothing. */
 
 import type { PlacedSnapshot, PoolSnapshot } from '../engine/read-pool.js';
-import { type MemberView, memberProblems, notFreeReason } from '../pool/member-state.js';
+import {
+	type MemberView,
+	memberProblems,
+	notFreeReason,
+	shownHolder,
+} from '../pool/member-state.js';
 import { rolloutProgress, rolloutText } from '../pool/rollout.js';
 import { sourceHash } from '../pool/source-hash.js';
 import { sourceFields } from '../pool/spec.js';
@@ -56,6 +61,7 @@ export function memberFlags(v: MemberView): string {
 	if (v.aboveSize) flags.push('above-size');
 	if (v.foreign.length > 0) flags.push('foreign');
 	if (v.leaseProblem) flags.push('stranded');
+	if (v.corralClaim) flags.push('corral-claim');
 	if (v.free) flags.push('free');
 	return flags.join(',');
 }
@@ -110,11 +116,11 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	const rows = snap.members.map((v) => [
 		v.name,
 		{ text: v.state, color: stateColor(v.state) },
-		v.holder,
+		shownHolder(v),
 		memberFlags(v),
 		v.node,
 		v.createdAt === null ? '-' : formatAge(now - v.createdAt),
-		v.foreign.length > 0 || v.leaseProblem
+		v.foreign.length > 0 || v.leaseProblem || v.corralClaim
 			? (notFreeReason(v) ?? '')
 			: [v.message, v.drifted && v.drift.length > 0 ? `drift: ${v.drift.join('; ')}` : '']
 					.filter(Boolean)

@@ -15,6 +15,7 @@ import {
 	poolFacts,
 } from '../pool/member-state.js';
 import type { LeaseObject } from '../pool/objects.js';
+import type { MemberObjectKind } from '../pool/ownership.js';
 import type { PoolSpec } from '../pool/spec.js';
 import type { EngineContext } from './context.js';
 import { readDefinition } from './definition.js';
@@ -51,6 +52,8 @@ export interface ClaimSnapshot {
 	taken: Set<string>;
 	/** Identities that won a member through this read (their next claim reads again). */
 	winners: Set<string>;
+	/** Members a claim found a stranger's object under (by name), with its kinds. */
+	strangers: Map<string, MemberObjectKind[]>;
 	/** A list of the Leases under way, shared by the claims that lost races. */
 	leaseRefresh?: Promise<void>;
 	/** A list of the Leases to be sent after won claims, shared by those that won before it. */
@@ -99,6 +102,7 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 		candidates,
 		taken: new Set(),
 		winners: new Set(),
+		strangers: new Map(),
 	};
 }
 

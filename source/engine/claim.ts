@@ -11,9 +11,10 @@ import {
 	type MemberObjects,
 	type MemberView,
 	memberView,
+	notFreeReason,
 } from '../pool/member-state.js';
 import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
-import type { LeaseObject, PvcObject } from '../pool/objects.js';
+import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
@@ -25,7 +26,7 @@ import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
-import { type ListedObjects, poolSelector } from './pool-objects.js';
+import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -173,19 +174,30 @@ async function claimIn(
 			});
 			throw new ClaimAgain();
 		}
-		const won = await settle(ctx, pool, spec, identity, view, lease);
+		const won = await settle(ctx, pool, spec, identity, view, lease, snapshot);
 		if (won) {
 			snapshot.winners.add(identity);
 			return won;
 		}
 	}
-	// None free: the counts as they are now (the Leases listed again when races were lost).
-	const finalObjects: ListedObjects =
-		tried > 0 ? { ...objects, leases: await listLeases(ctx, pool) } : objects;
-	const views = groupMembers(pool, spec.size, finalObjects).map((m) =>
+	// None free: the counts as they are now (listed again after tries: Leases won by others,
+	// pods Corral started and a try adopted), with the strangers' objects the tries ran into
+	// (the list does not show them).
+	const finalObjects: ListedObjects = tried > 0 ? await listPoolObjects(ctx, pool) : objects;
+	const foreign = [...snapshot.strangers].flatMap(([member, kinds]) =>
+		kinds.map((kind) => ({ kind, member })),
+	);
+	const views = groupMembers(pool, spec.size, { ...finalObjects, foreign }).map((m) =>
 		memberView(m, facts, ctx.now()),
 	);
-	throw new PoolError('no-free', noFreeMessage(shortfall(spec.size, views)));
+	const blocked = views.filter((v) => v.index <= spec.size && v.foreign.length > 0 && !v.holder);
+	throw new PoolError(
+		'no-free',
+		noFreeMessage(
+			shortfall(spec.size, views),
+			blocked.map((v) => `${v.name}: ${v.foreign.join(', ')}`),
+		),
+	);
 }
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
@@ -377,15 +389,19 @@ async function settle(
 	identity: string,
 	view: MemberView,
 	lease: LeaseObject,
+	snapshot: ClaimSnapshot,
 ): Promise<ClaimResult | null> {
 	const member = view.name;
 	let pvc: PvcObject | null | undefined;
+	let corralPod: PodObject | null = null;
 	try {
 		pvc = await annotateHolder(ctx, pool, member, identity);
-		// A pod under its name that is not the pool's (a Stopped member's) is never handed out.
-		if (view.state === 'Stopped') await readMember(ctx, pool, member);
+		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
+		// one Corral's `ct start` made is adopted, and judged as the member is now.
+		if (view.state === 'Stopped') corralPod = (await readMember(ctx, pool, member)).pod;
 	} catch (err) {
 		if (err instanceof ForeignObjectError) {
+			snapshot.strangers.set(member, err.kinds);
 			await deleteLease(ctx, lease).catch(() => false);
 			emitEvent(ctx, { pool, member, action: 'claim', outcome: 'error', message: err.message });
 			return null;
@@ -401,22 +417,54 @@ async function settle(
 		});
 		pvc = undefined;
 	}
-	if (pvc === null || pvc?.metadata.deletionTimestamp) {
-		// Its PVC vanished or is being deleted since the list: give it back, try the next one.
-		await deleteLease(ctx, lease).catch(() => false);
-		emitEvent(ctx, {
+	const fresh = corralPod
+		? memberView(
+				{
+					name: member,
+					index: view.index,
+					pod: corralPod,
+					pvc: pvc ?? snapshot.members.find((m) => m.name === member)?.pvc ?? null,
+				},
+				snapshot.facts,
+				ctx.now(),
+			)
+		: null;
+	if (fresh && !fresh.free) {
+		// Started by Corral from another spec (drifted) or not running: not free after all.
+		await annotateHolder(ctx, pool, member, null).catch(() => null);
+		return giveBack(
+			ctx,
 			pool,
-			member,
-			action: 'claim',
-			outcome: 'info',
-			message: `${member} was removed meanwhile; trying the next free member`,
-		});
-		return null;
+			lease,
+			`${member} was started by Corral and is not free (${notFreeReason(fresh) ?? fresh.state})`,
+		);
 	}
+	// Its PVC vanished or is being deleted since the list: give it back, try the next one.
+	if (pvc === null || pvc?.metadata.deletionTimestamp)
+		return giveBack(ctx, pool, lease, `${member} was removed meanwhile`);
 	const started =
 		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc, identity) : false;
 	recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
 	return { member, renewed: false, existing: false, started };
+}
+
+/** Gives a member just won back (its Lease deleted), saying why: the claim tries the next one. */
+async function giveBack(
+	ctx: EngineContext,
+	pool: string,
+	lease: LeaseObject,
+	why: string,
+): Promise<null> {
+	await deleteLease(ctx, lease).catch(() => false);
+	const member = lease.metadata.labels?.[MEMBER_LABEL];
+	emitEvent(ctx, {
+		pool,
+		...(member ? { member } : {}),
+		action: 'claim',
+		outcome: 'info',
+		message: `${why}; trying the next free member`,
+	});
+	return null;
 }
 
 /** The identity already holds a member: renew an expired claim, start it when it has no pod. */

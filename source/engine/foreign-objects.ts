@@ -8,8 +8,10 @@ import { plainObject } from '../kube/objects.js';
 import { PoolError } from '../pool/errors.js';
 import type { MemberObjects } from '../pool/member-state.js';
 import { pvcName, serviceName } from '../pool/names.js';
+import type { PodObject } from '../pool/objects.js';
 import {
 	foreignMessage,
+	isCorralStartedPod,
 	isPoolObject,
 	type MemberObjectKind,
 	type OwnedCandidate,
@@ -62,35 +64,48 @@ export async function readService(
 	}
 }
 
+/** What a look by name found: strangers' objects, and members' pods Corral started. */
+export interface Probed {
+	foreign: Array<{ kind: MemberObjectKind; member: string }>;
+	/** Pods under a member's name that Corral's `ct start` made on its PVC (not adopted yet). */
+	corralPods: PodObject[];
+}
+
 /**
  * Looks by name for the pods and PVCs that the pool's label-selected list did not show, for
  * the members that lack theirs (Missing and Stopped ones, usually few): what it finds is not
- * the pool's. One GET per absent object.
+ * the pool's, except a member's pod started by Corral (`corral ct start`), which is the
+ * member's (reconcile adopts it). One GET per absent object.
  */
 export async function probeForeign(
 	ctx: EngineContext,
 	pool: string,
 	members: readonly MemberObjects[],
-): Promise<Array<{ kind: MemberObjectKind; member: string }>> {
-	const probes: Array<{ kind: 'pod' | 'PVC'; member: string }> = [];
+): Promise<Probed> {
+	const probes: Array<{ kind: 'pod' | 'PVC'; member: MemberObjects }> = [];
 	for (const m of members) {
 		if (m.foreign?.length) continue;
-		if (!m.pod) probes.push({ kind: 'pod', member: m.name });
-		if (!m.pvc) probes.push({ kind: 'PVC', member: m.name });
+		if (!m.pod) probes.push({ kind: 'pod', member: m });
+		if (!m.pvc) probes.push({ kind: 'PVC', member: m });
 	}
 	const namespace = ctx.namespace;
-	const found = await mapLimit(probes, ctx.concurrency, async (p) => {
-		const name = p.kind === 'pod' ? p.member : pvcName(p.member);
+	const out: Probed = { foreign: [], corralPods: [] };
+	await mapLimit(probes, ctx.concurrency, async (p) => {
+		const member = p.member.name;
+		const name = p.kind === 'pod' ? member : pvcName(member);
 		try {
-			const o: OwnedCandidate = plainObject(
+			const o = plainObject<PodObject>(
 				p.kind === 'pod'
 					? await ctx.kube.core.readNamespacedPod({ name, namespace })
 					: await ctx.kube.core.readNamespacedPersistentVolumeClaim({ name, namespace }),
 			);
 			// One of the pool's made since the list is no stranger.
-			return isPoolObject(pool, p.member, p.kind, o) ? null : p;
+			if (isPoolObject(pool, member, p.kind, o)) return;
+			if (p.kind === 'pod' && isCorralStartedPod(pool, member, o, p.member.pvc))
+				out.corralPods.push(o);
+			else out.foreign.push({ kind: p.kind, member });
 		} catch (err) {
-			if (isNotFound(err)) return null;
+			if (isNotFound(err)) return;
 			throw clusterError(err, {
 				verb: 'get',
 				resource: p.kind === 'pod' ? 'pods' : 'persistentvolumeclaims',
@@ -99,5 +114,5 @@ export async function probeForeign(
 			});
 		}
 	});
-	return found.filter((f): f is NonNullable<typeof f> => f !== null);
+	return out;
 }

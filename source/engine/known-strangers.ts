@@ -9,8 +9,14 @@
 
 import { isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
-import { pvcName } from '../pool/names.js';
-import { isPoolObject, type MemberObjectKind, type OwnedCandidate } from '../pool/ownership.js';
+import { CT_NAME_LABEL, pvcName } from '../pool/names.js';
+import type { PodObject, PvcObject } from '../pool/objects.js';
+import {
+	isCorralStartedPod,
+	isPoolObject,
+	type MemberObjectKind,
+	type OwnedCandidate,
+} from '../pool/ownership.js';
 import { mapLimit } from './bounded-map.js';
 import type { EngineContext } from './context.js';
 import { readService } from './foreign-objects.js';
@@ -88,7 +94,13 @@ export async function recheckStrangers(ctx: EngineContext, pool: string): Promis
 	if (!known) return [];
 	const still = await mapLimit(known, ctx.concurrency, async (s) => {
 		const o = await readByName(ctx, s);
-		return o && !isPoolObject(pool, s.member, s.kind, o) ? s : null;
+		if (!o || isPoolObject(pool, s.member, s.kind, o)) return null;
+		// A pod Corral's `ct start` made on the member's PVC is no stranger: a step adopts it.
+		if (s.kind === 'pod' && o.metadata.labels?.[CT_NAME_LABEL] === s.member) {
+			const pvc = await readByName(ctx, { kind: 'PVC', member: s.member });
+			if (isCorralStartedPod(pool, s.member, o as PodObject, pvc as PvcObject | null)) return null;
+		}
+		return s;
 	});
 	const left = still.filter((s): s is Stranger => s !== null);
 	rememberStrangers(ctx, pool, left, []);

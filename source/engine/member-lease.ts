@@ -181,8 +181,11 @@ export async function deleteLease(ctx: EngineContext, lease: LeaseObject): Promi
 }
 
 /** Reads a member's Lease; null when it has none. */
-export async function readLease(ctx: EngineContext, member: string): Promise<LeaseObject | null> {
-	const name = leaseName(member);
+export async function readLease(
+	ctx: EngineContext,
+	member: string,
+	name = leaseName(member),
+): Promise<LeaseObject | null> {
 	try {
 		const lease = await ctx.kube.coordination.readNamespacedLease({
 			name,

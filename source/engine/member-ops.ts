@@ -5,10 +5,16 @@ import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { readCtSpec } from '../pool/ct-spec.js';
 import { PoolError } from '../pool/errors.js';
-import { CT_SPEC_ANNOTATION, pvcName, serviceName } from '../pool/names.js';
+import {
+	CT_SPEC_ANNOTATION,
+	pvcName,
+	SERVICE_UNVERIFIED_ANNOTATION,
+	serviceName,
+} from '../pool/names.js';
 import type { PodObject, PvcObject } from '../pool/objects.js';
-import { isPoolObject } from '../pool/ownership.js';
+import { isCorralStartedPod, isPoolObject } from '../pool/ownership.js';
 import type { SourceFields } from '../pool/spec.js';
+import { adoptCorralPod } from './adopt-pod.js';
 import { clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent, suggestKubectl } from './context.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
@@ -25,7 +31,8 @@ export interface MemberNow {
 }
 
 /**
- * Reads a member's pod and PVC (two GETs, in parallel). An object of that name that is not the
+ * Reads a member's pod and PVC (two GETs, in parallel). The member's pod started by Corral's
+ * own `ct start` is adopted first (adopt-pod.ts). An object of that name that is not the
  * pool's (isPoolObject) is someone else's: a ForeignObjectError, so that it is never touched.
  */
 export async function readMember(
@@ -55,11 +62,19 @@ export async function readMember(
 			},
 		),
 	]);
+	// The member's pod started by Corral (`corral ct start`) is adopted: it is the member's.
+	const adopted =
+		pod &&
+		pvc &&
+		!isPoolObject(pool, member, 'pod', pod) &&
+		isCorralStartedPod(pool, member, pod, pvc)
+			? await adoptCorralPod(ctx, pool, member, pod, pvc)
+			: pod;
 	checkOwned(pool, member, [
-		['pod', pod],
+		['pod', adopted],
 		['PVC', pvc],
 	]);
-	return { pod, pvc };
+	return { pod: adopted, pvc };
 }
 
 /** Creates the member's pod (from source fields, or a pod made already); resolves false when it already existed. */
@@ -250,8 +265,8 @@ async function readObject(
  * Deletes one of the member's objects, only when it is the pool's (isPoolObject) and, when
  * uid is given, that very object: read, check, delete with uid and resourceVersion
  * preconditions, so that an object swapped or relabelled between the read and the delete is
- * never destroyed. Resolves with the uid deleted (undefined when there was nothing to delete
- * or a Service could not be read: it is then left alone).
+ * never destroyed. Resolves with the uid deleted (undefined when there was nothing to delete;
+ * 'unreadable' when a Service could not be read: it is then left alone).
  */
 async function deleteOwned(
 	ctx: EngineContext,
@@ -260,21 +275,12 @@ async function deleteOwned(
 	resource: Deletable,
 	name: string,
 	uid: string | undefined,
-): Promise<string | undefined> {
+): Promise<string | undefined | 'unreadable'> {
 	const namespace = ctx.namespace;
 	for (let attempt = 1; ; attempt++) {
 		const o = await readObject(ctx, resource, member, name);
 		if (o === null) return undefined;
-		if (o === 'unreadable') {
-			emitEvent(ctx, {
-				pool,
-				member,
-				action: 'delete',
-				outcome: 'info',
-				message: `Service ${name} could not be read (no get permission on services), so it cannot be shown to be ${member}'s: left alone`,
-			});
-			return undefined;
-		}
+		if (o === 'unreadable') return o;
 		if (!isPoolObject(pool, member, KIND[resource], o))
 			throw new ForeignObjectError(member, [KIND[resource]]);
 		if (uid !== undefined && o.metadata.uid !== uid)
@@ -332,14 +338,16 @@ async function exists(
  * Destroys a member: deletes its pod, console Service and data PVC (a missing one is fine),
  * each only when it is the pool's (a ForeignObjectError otherwise, before anything of the
  * member is deleted when the pod is the stranger), and waits until each is gone, at most
- * ctx.deleteTimeoutMs each.
+ * ctx.deleteTimeoutMs each. A console Service that cannot be read or is not the member's is
+ * left in place and never stops the destroy: resolves with what became of it (warned).
  */
 export async function destroyMember(
 	ctx: EngineContext,
 	pool: string,
 	member: string,
 	opts: DestroyOptions = {},
-): Promise<void> {
+): Promise<ServiceOutcome> {
+	let service: ServiceOutcome = 'absent';
 	const steps: Array<[Deletable, string, string | undefined, string, string]> = [
 		[
 			'pods',
@@ -357,14 +365,19 @@ export async function destroyMember(
 			`check its finalizers: ${suggestKubectl(ctx, `describe pvc ${pvcName(member)}`)}`,
 		],
 	];
-	const deleted = new Map<Deletable, string | undefined>();
-	for (const [resource, name, uid] of steps)
+	const deleted = new Map<Deletable, string | undefined | 'unreadable'>();
+	for (const [resource, name, uid] of steps) {
+		if (resource === 'services') {
+			service = await removeConsoleService(ctx, pool, member);
+			continue;
+		}
 		deleted.set(resource, await deleteOwned(ctx, pool, member, resource, name, uid));
+	}
 	for (const [resource, name, , what, hint] of steps) {
 		// A Service has no finalizers of ours: its delete is the end of it.
 		if (resource === 'services') continue;
 		const uid = deleted.get(resource);
-		if (uid === undefined) continue;
+		if (uid === undefined || uid === 'unreadable') continue;
 		opts.onProgress?.(`deleting ${what}`);
 		const waitOpts: Parameters<typeof waitGone>[1] = {
 			what,
@@ -376,6 +389,67 @@ export async function destroyMember(
 		const kind = resource;
 		await waitGone(() => exists(ctx, kind, name, uid), waitOpts);
 	}
+	return service;
+}
+
+/**
+ * What became of the member's console Service `<member>-svc` in a destroy: deleted (it was
+ * the member's), absent, unreadable (no get on services: left in place, and it may still
+ * route to the member) or foreign (not the member's: left alone). Neither of the last two
+ * stops a release or replace; each is said as a warning (stderr on the command line).
+ */
+export type ServiceOutcome = 'deleted' | 'absent' | 'unreadable' | 'foreign';
+
+/** The warning of a console Service left in place, or null for none. */
+export function serviceWarning(member: string, outcome: ServiceOutcome): string | null {
+	const name = serviceName(member);
+	if (outcome === 'unreadable')
+		return `Service ${name} could not be read (no get on services), so ctpool cannot prove it is ${member}'s and left it in place: it may still route to ${member}, which is made again for the next user. Grant get on services (ctpool rbac prints it) so that ctpool can prove and remove it, or check it yourself: kubectl get service ${name}`;
+	if (outcome === 'foreign')
+		return `Service ${name} does not select ${member} alone (corral.dev/ct-name: ${member}), so it is not ${member}'s console Service: left alone`;
+	return null;
+}
+
+/** The PVC annotation a member made again carries when its old console Service could not be read. */
+export function unverifiedServiceMark(
+	member: string,
+	outcome: ServiceOutcome,
+): Record<string, string> {
+	return outcome === 'unreadable' ? { [SERVICE_UNVERIFIED_ANNOTATION]: serviceName(member) } : {};
+}
+
+/** Deletes the member's console Service when it is the member's (read, checked, preconditions). */
+export async function destroyConsoleService(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+): Promise<ServiceOutcome> {
+	try {
+		const done = await deleteOwned(ctx, pool, member, 'services', serviceName(member), undefined);
+		return done === 'unreadable' ? done : done ? 'deleted' : 'absent';
+	} catch (err) {
+		if (err instanceof ForeignObjectError) return 'foreign';
+		throw err;
+	}
+}
+
+async function removeConsoleService(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+): Promise<ServiceOutcome> {
+	const outcome = await destroyConsoleService(ctx, pool, member);
+	const warning = serviceWarning(member, outcome);
+	if (warning)
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'delete',
+			outcome: 'info',
+			message: warning,
+			partial: true,
+		});
+	return outcome;
 }
 
 /**

@@ -32,6 +32,8 @@ export function planStep(view: MemberView, now: number): ReconcileStep | null {
 	// Objects not the pool's under its name, or a Lease whose times make no sense: no step
 	// resolves that (reconcile reports it with the way out).
 	if (view.foreign.length > 0 || view.leaseProblem) return null;
+	// An older Corral broker's claim: ctpool never replaces, deletes or changes such a member.
+	if (view.corralClaim) return null;
 	if (view.reconciling) return reconcilerLeaseExpired(view, now) ? takeoverStep(view) : null;
 	const claimed = claimedByUser(view);
 	if (view.state === 'Missing') return claimed || view.aboveSize ? null : 'create';

@@ -1,6 +1,12 @@
 /** Listing a pool's pods, PVCs and Leases: three label-selector lists, no per-member reads. */
 
-import { memberIndex, memberOfLease, memberOfPvc, POOL_LABEL } from '../pool/names.js';
+import {
+	memberIndex,
+	memberOfLease,
+	memberOfOlderLease,
+	memberOfPvc,
+	POOL_LABEL,
+} from '../pool/names.js';
 import { type ObjectOfKind, readObject, readObjects } from '../pool/object-shape.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
@@ -12,6 +18,8 @@ export interface ListedObjects {
 	pods: PodObject[];
 	pvcs: PvcObject[];
 	leases: LeaseObject[];
+	/** Claim Leases of an older Corral broker (`corral-vdi-<member>`) on the pool's members. */
+	olderLeases?: LeaseObject[];
 	/**
 	 * Objects under a member's name that do not read (pool/object-shape.ts): the member is
 	 * left alone, as with a stranger's object, and each is named in problems.
@@ -123,7 +131,23 @@ export function readListedObjects(
 		return member !== null && (pool === undefined || memberIndex(pool, member) !== null);
 	};
 	const leases = readListed('leases', arrayOf(raw.leases).filter(ours), unread);
-	return { pods, pvcs, leases, ...(unread.problems.length > 0 ? unread : {}) };
+	const older = (l: unknown) => {
+		const meta = (l as { metadata?: { labels?: unknown; name?: unknown } } | null)?.metadata;
+		if (!meta || typeof meta.name !== 'string') return false;
+		const labels = meta.labels && typeof meta.labels === 'object' ? meta.labels : {};
+		const member = memberOfOlderLease({
+			metadata: { name: meta.name, labels: labels as Record<string, string> },
+		});
+		return member !== null && (pool === undefined || memberIndex(pool, member) !== null);
+	};
+	const olderLeases = readListed('leases', arrayOf(raw.leases).filter(older), unread);
+	return {
+		pods,
+		pvcs,
+		leases,
+		...(olderLeases.length > 0 ? { olderLeases } : {}),
+		...(unread.problems.length > 0 ? unread : {}),
+	};
 }
 
 /** A list's items: a list, or nothing (a forged answer's items may be anything). */

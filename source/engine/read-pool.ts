@@ -44,7 +44,7 @@ export interface PoolSnapshot {
 export function snapshotOf(
 	pool: string,
 	configMap: ConfigMapObject,
-	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
+	objects: ListedObjects & Pick<PoolObjects, 'foreign' | 'corralPods'>,
 	now: number,
 	where?: Pick<EngineContext, 'namespace' | 'commandScope'>,
 ): PoolSnapshot {
@@ -88,10 +88,16 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
 	// for them by name where a member lacks its own (usually few members).
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
-	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
-	if (foreign.length === 0) return first;
-	const all = [...(objects.foreign ?? []), ...foreign];
-	return snapshotOf(pool, configMap, { ...objects, foreign: all }, ctx.now(), ctx);
+	const probed = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
+	if (probed.foreign.length === 0 && probed.corralPods.length === 0) return first;
+	const all = [...(objects.foreign ?? []), ...probed.foreign];
+	return snapshotOf(
+		pool,
+		configMap,
+		{ ...objects, foreign: all, corralPods: probed.corralPods },
+		ctx.now(),
+		ctx,
+	);
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */

@@ -20,10 +20,11 @@ import {
 	configMapName,
 	pvcName,
 	REPLACED_ANNOTATION,
+	SERVICE_UNVERIFIED_ANNOTATION,
 	SOURCE_LABEL,
 	STATUS_KEY,
 } from '../pool/names.js';
-import { foreignMessage, type MemberObjectKind } from '../pool/ownership.js';
+import { foreignMessage, isPoolObject, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -44,18 +45,21 @@ import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
 import { forgetStepFailure, recordStepFailure } from './failure-events.js';
-import { ForeignObjectError } from './foreign-objects.js';
+import { ForeignObjectError, readService } from './foreign-objects.js';
 import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { keepLease } from './lease-keeper.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
+	annotateOwnedPvc,
 	createMember,
 	createMissingMember,
+	destroyConsoleService,
 	destroyMember,
 	readMember,
 	startMember,
+	unverifiedServiceMark,
 } from './member-ops.js';
 import {
 	claimedByUser,
@@ -238,10 +242,14 @@ async function reconcileSteps(
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
 	rememberStrangers(ctx, pool, known, foreign);
-	const views = groupMembers(pool, spec.size, {
-		...objects,
-		foreign: [...(objects.foreign ?? []), ...known, ...foreign],
-	}).map((m) => memberView(m, facts, endNow));
+	const views = await settleUnverifiedServices(
+		ctx,
+		pool,
+		groupMembers(pool, spec.size, {
+			...objects,
+			foreign: [...(objects.foreign ?? []), ...known, ...foreign],
+		}).map((m) => memberView(m, facts, endNow)),
+	);
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
@@ -384,6 +392,44 @@ async function settleReplaceRecords(
 			});
 		}
 	});
+}
+
+/**
+ * The members whose old console Service was left in place unread (serviceUnverified), looked
+ * at again: when Services can be read now, and it is gone or not the member's, the mark on
+ * the PVC is removed; when it is the member's and nobody holds the member, it is deleted
+ * (read, checked, deleted with preconditions) and the mark removed. Resolves with the views,
+ * those settled without their mark. A failure only leaves the mark (and its status error).
+ */
+async function settleUnverifiedServices(
+	ctx: EngineContext,
+	pool: string,
+	views: MemberView[],
+): Promise<MemberView[]> {
+	const marked = views.filter((v) => v.serviceUnverified);
+	if (marked.length === 0) return views;
+	const settled = new Set<string>();
+	await mapLimit(marked, ctx.concurrency, async (v) => {
+		try {
+			const service = await readService(ctx, v.name);
+			if (service === 'unreadable') return;
+			if (service && isPoolObject(pool, v.name, 'Service', service)) {
+				if (v.hasLease) return;
+				if ((await destroyConsoleService(ctx, pool, v.name)) !== 'deleted') return;
+			}
+			await annotateOwnedPvc(ctx, pool, v.name, { [SERVICE_UNVERIFIED_ANNOTATION]: null });
+			settled.add(v.name);
+		} catch (err) {
+			emitEvent(ctx, {
+				pool,
+				member: v.name,
+				action: 'delete',
+				outcome: 'info',
+				message: `${v.name}: its console Service was not settled: ${failureText(err)}`,
+			});
+		}
+	});
+	return views.map((v) => (settled.has(v.name) ? { ...v, serviceUnverified: '' } : v));
 }
 
 function indexOf(plans: Plan[], member: string): number {
@@ -672,9 +718,12 @@ async function decideAndAct(
 				const opts: Parameters<typeof destroyMember>[3] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
-				await destroyMember(ctx, pool, member, opts);
+				const service = await destroyMember(ctx, pool, member, opts);
 				if (step === 'replace')
-					await createMember(ctx, pool, member, src, replaceRecord(ctx, fresh));
+					await createMember(ctx, pool, member, src, {
+						...replaceRecord(ctx, fresh),
+						...unverifiedServiceMark(member, service),
+					});
 			}
 			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')

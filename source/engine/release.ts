@@ -19,9 +19,17 @@ import {
 	RECONCILER_RENEW_MS,
 	renewedLease,
 } from '../pool/lease.js';
-import { strandedWayOut } from '../pool/member-state.js';
-import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
-import type { LeaseObject } from '../pool/objects.js';
+import { memberView, olderClaimText, strandedWayOut } from '../pool/member-state.js';
+import {
+	MAINTENANCE_ANNOTATION,
+	memberIndex,
+	memberName,
+	memberOfOlderLease,
+	OLDER_ASSIGNED_LABEL,
+	olderLeaseName,
+	pvcName,
+} from '../pool/names.js';
+import type { LeaseObject, PvcObject } from '../pool/objects.js';
 import { sourceFields } from '../pool/spec.js';
 import { formatAge } from '../text/age.js';
 import { bounded, sanitize } from '../text/sanitize.js';
@@ -30,11 +38,19 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent, suggest, suggestKubectl } from './context.js';
 import { readDefinition } from './definition.js';
-import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
+import { checkOwned, ForeignObjectError } from './foreign-objects.js';
 import { flushKubeEvents, recordAudit } from './kube-event.js';
 import { keepLease } from './lease-keeper.js';
 import { deleteLease, readLease, replaceLease, stepAnnotations } from './member-lease.js';
-import { annotateOwnedPvc, createMember, destroyMember, readMember } from './member-ops.js';
+import {
+	annotateOwnedPvc,
+	createMember,
+	destroyMember,
+	readMember,
+	type ServiceOutcome,
+	serviceWarning,
+	unverifiedServiceMark,
+} from './member-ops.js';
 
 /** What a release did. */
 export interface ReleaseResult {
@@ -43,6 +59,8 @@ export interface ReleaseResult {
 	/** The member was created again (its index is within the pool size). */
 	recreated: boolean;
 	message: string;
+	/** What the release left in place that may matter (a console Service it could not remove). */
+	warnings?: string[];
 }
 
 /** Options of a release. */
@@ -174,17 +192,18 @@ async function releaseMember(
 		);
 	}
 	const shown = holder ? bounded(holder) : '(no holder)';
-	const [objects, service, releaser] = await Promise.all([
+	// The console Service is judged in the destroy: one not the member's, or one that cannot
+	// be read, is left in place with a warning and never stops the release.
+	const [objects, releaser] = await Promise.all([
 		readMember(ctx, pool, member),
-		readService(ctx, member),
 		authenticatedUser(ctx.kube),
 	]);
+	await refuseOlderClaim(ctx, member, objects.pvc);
 	// Forced whenever the one releasing is not the one who claimed: another identity, or the
 	// holder's identity named by another user than the cluster authenticated at the claim.
 	const claimer = claimUser(lease);
 	const otherUser = claimer !== '' && releaser !== null && releaser !== claimer;
 	const forced = holder !== identity || otherUser;
-	checkOwned(pool, member, [['Service', service === 'unreadable' ? null : service]]);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -220,13 +239,14 @@ async function releaseMember(
 	let destroyError = '';
 	let recreateError = '';
 	let recreated = false;
+	let service: ServiceOutcome = 'absent';
 	try {
 		const destroyOpts: Parameters<typeof destroyMember>[3] = {};
 		if (opts.onProgress) destroyOpts.onProgress = opts.onProgress;
 		// Only the objects checked above: one swapped in meanwhile is left alone.
 		if (objects.pod?.metadata.uid) destroyOpts.podUid = objects.pod.metadata.uid;
 		if (objects.pvc?.metadata.uid) destroyOpts.pvcUid = objects.pvc.metadata.uid;
-		await destroyMember(ctx, pool, member, destroyOpts);
+		service = await destroyMember(ctx, pool, member, destroyOpts);
 	} catch (err) {
 		destroyError = failureText(err);
 	}
@@ -251,7 +271,13 @@ async function releaseMember(
 	} else if (index <= spec.size && !kept.lost()) {
 		opts.onProgress?.(`creating ${member} again from ${spec.image}`);
 		try {
-			await createMember(ctx, pool, member, sourceFields(spec));
+			await createMember(
+				ctx,
+				pool,
+				member,
+				sourceFields(spec),
+				unverifiedServiceMark(member, service),
+			);
 			recreated = true;
 		} catch (err) {
 			recreateError = failureText(err);
@@ -304,7 +330,33 @@ async function releaseMember(
 		? `released ${member} (claimed by ${shown}); it was destroyed and created again from ${spec.image}`
 		: `released ${member} (claimed by ${shown}); it was destroyed and not created again (index ${index} is above the pool size ${spec.size})`;
 	emitEvent(ctx, { pool, member, action: 'release', outcome: 'ok', message });
-	return { released: true, recreated, message };
+	const warning = serviceWarning(member, service);
+	return { released: true, recreated, message, ...(warning ? { warnings: [warning] } : {}) };
+}
+
+/**
+ * Throws when an older Corral broker still claims the member (its Lease `corral-vdi-<member>`
+ * or the label corral.dev/vdi-assigned-to on its PVC): a release would destroy a desktop
+ * Corral has given to someone, and the PVC that carries the claim. ctpool never changes it.
+ */
+async function refuseOlderClaim(
+	ctx: EngineContext,
+	member: string,
+	pvc: PvcObject | null,
+): Promise<void> {
+	const lease = await readLease(ctx, member, olderLeaseName(member));
+	const older = lease && memberOfOlderLease(lease) === member ? lease : null;
+	const m = { name: member, index: 0, pvc, olderLease: older };
+	const view = memberView(m, { size: 0, sourceHash: null }, ctx.now());
+	if (!view.corralClaim) return;
+	throw new PoolError(
+		'busy',
+		`${olderClaimText(view)}; once Corral has released it (or you removed that claim: ${
+			older
+				? `kubectl delete lease ${olderLeaseName(member)}`
+				: `kubectl label pvc ${pvcName(member)} ${OLDER_ASSIGNED_LABEL}-`
+		}), run release again`,
+	);
 }
 
 /**

@@ -26,6 +26,7 @@ import { ctpoolVersion } from '../build-info.js';
 import { PoolError } from '../pool/errors.js';
 import { defaultNamespace } from '../pool/names.js';
 import { getJson, type Query } from './api-request.js';
+import { resolveContext } from './corral-context.js';
 import { redact, registerSecret } from './errors.js';
 import { type ExecConfig, execCredential, tokenFromFile } from './exec-credential.js';
 import { type InClusterConfig, inClusterEnv, loadInClusterConfig } from './in-cluster.js';
@@ -45,6 +46,14 @@ export interface KubeOptions {
 	env?: Record<string, string | undefined>;
 	/** Where the in-cluster service account files are (default the pod's mount). */
 	serviceAccountDir?: string;
+	/**
+	 * Read `context` as Corral does (corral-context.ts): a Corral kubevirt context, else a
+	 * kubeconfig context; without it $CORRAL_KUBE_CONTEXT, else Corral's kubevirt.context.
+	 * The CLI's global flags set it; ctpool's own kubeconfigs (demo, sim) do not.
+	 */
+	corralContexts?: boolean;
+	/** The environment Corral's context rules read (HOME, CORRAL_KUBE_CONTEXT); default env. */
+	corralEnv?: Record<string, string | undefined>;
 }
 
 /**
@@ -437,14 +446,23 @@ function inClusterFallback(opts: KubeOptions): InClusterConfig | null {
 /**
  * Loads the cluster connection like kubectl: --kubeconfig FILE, else the KUBECONFIG list
  * (merged, first wins), else ~/.kube/config, else in a pod the service account (in-cluster);
- * --context, else current-context; namespace -n, else (in-cluster) the service account's,
+ * --context (with corralContexts: a Corral context first, see corral-context.ts), else
+ * current-context; namespace -n, else (in-cluster) the service account's,
  * else $CORRAL_NAMESPACE, else corral-vms, as in Corral (a kubeconfig context's namespace is
  * not used). Throws PoolError('usage') naming the problem and the fix.
  */
 export async function loadKube(opts: KubeOptions = {}): Promise<PoolClient> {
 	const inCluster = inClusterFallback(opts);
 	const kc = inCluster?.config ?? loadKubeConfig(opts);
-	const ctx = selectContext(kc, opts.context);
+	const wanted =
+		opts.corralContexts && !inCluster
+			? resolveContext(
+					opts.context,
+					kc.getContexts().map((c) => c.name),
+					opts.corralEnv ?? opts.env ?? process.env,
+				).name
+			: opts.context;
+	const ctx = selectContext(kc, wanted);
 	const cluster = kc.getCurrentCluster();
 	if (!cluster?.server)
 		throw new PoolError(

@@ -24,7 +24,8 @@ export type AuditAction =
 	| 'delete'
 	| 'takeover'
 	| 'reconcile-failed'
-	| 'replace-stopped';
+	| 'replace-stopped'
+	| 'adopt';
 
 /** Every audit action, in the order help lists them. */
 export const AUDIT_ACTIONS: readonly AuditAction[] = [
@@ -42,6 +43,7 @@ export const AUDIT_ACTIONS: readonly AuditAction[] = [
 	'takeover',
 	'reconcile-failed',
 	'replace-stopped',
+	'adopt',
 ];
 
 /** A filter word that is not an action of its own: a release done with --force. */
@@ -63,6 +65,7 @@ export const AUDIT_REASON: Readonly<Record<AuditAction, string>> = {
 	takeover: 'TakenOver',
 	'reconcile-failed': 'ReconcileFailed',
 	'replace-stopped': 'ReplaceStopped',
+	adopt: 'Adopted',
 };
 
 /** The actions whose Events are Warnings. */
@@ -130,6 +133,7 @@ const VERB: Readonly<Record<AuditAction, string>> = {
 	takeover: 'took over',
 	'reconcile-failed': 'failed to reconcile',
 	'replace-stopped': 'stopped replacing the failed members of pool',
+	adopt: 'adopted the pod of',
 };
 
 /** Whether the holder is the one the act is for (claim) or from (release). */

@@ -49,20 +49,30 @@ export const PERSISTENT_MESSAGE =
 /**
  * The text for a claim that finds no free member: the contract's three counts always, then
  * every other reason a desired member is not free, when it applies, so that the parts add up
- * to desired.
+ * to desired; `blocked` names the members a stranger's objects block.
  */
-export function noFreeMessage(s: Shortfall): string {
+export function noFreeMessage(s: Shortfall, blocked: readonly string[] = []): string {
 	const parts = [
 		`desired ${s.desired}`,
 		`claimed ${s.claimed}`,
 		`unschedulable ${s.unschedulable}`,
 	];
+	if (s.foreign > 0)
+		parts.push(
+			`blocked by objects not the pool's ${s.foreign}${blocked.length > 0 ? ` (${strangers(blocked)})` : ''}`,
+		);
 	if (s.rebuilding > 0) parts.push(`being rebuilt ${s.rebuilding}`);
 	if (s.failed > 0) parts.push(`failed ${s.failed}`);
 	if (s.maintenance > 0) parts.push(`in maintenance ${s.maintenance}`);
 	if (s.drifted > 0) parts.push(`drifted ${s.drifted}`);
 	if (s.free > 0) parts.push(`free but taken by claims at the same time ${s.free}`);
 	return `pool has no free members (${parts.join(', ')})`;
+}
+
+/** The members a stranger's objects block, named (the first few). */
+function strangers(blocked: readonly string[]): string {
+	const names = blocked.slice(0, 5).join(', ');
+	return blocked.length > 5 ? `${names}, ...` : names;
 }
 
 /** The text for a claim as the reserved identity. */

@@ -5,7 +5,7 @@
  */
 
 import { sanitize } from '../text/sanitize.js';
-import type { MemberState, MemberView } from './member-state.js';
+import { type MemberState, type MemberView, shownHolder } from './member-state.js';
 
 /** What a hit matched. */
 export type FindField = 'pool' | 'member' | 'holder';
@@ -16,7 +16,8 @@ export interface FindPool {
 	key: string;
 	namespace: string;
 	pool: string;
-	members: readonly Pick<MemberView, 'name' | 'state' | 'holder' | 'claimedAt'>[];
+	members: readonly (Pick<MemberView, 'name' | 'state' | 'holder' | 'claimedAt'> &
+		Partial<Pick<MemberView, 'corralHolder'>>)[];
 }
 
 /** One member found (member '' for a pool without members whose name matched). */
@@ -66,13 +67,15 @@ export function findMembers(text: string, pools: Iterable<FindPool>): FindHit[] 
 			const matched: FindField[] = [];
 			if (poolHit) matched.push('pool');
 			if (has(m.name, query)) matched.push('member');
-			if (has(m.holder, query)) matched.push('holder');
+			// an older Corral claim's holder counts too, shown as Corral's
+			const holder = shownHolder({ holder: m.holder, corralHolder: m.corralHolder ?? '' });
+			if (has(m.holder || (m.corralHolder ?? ''), query)) matched.push('holder');
 			if (matched.length === 0) continue;
 			hits.push({
 				...where,
 				member: m.name,
 				state: m.state,
-				holder: m.holder,
+				holder,
 				claimedAt: m.holder ? m.claimedAt : null,
 				matched,
 			});

@@ -3,11 +3,27 @@
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
 import { describeDrift } from './drift.js';
 import { RECONCILER_IDENTITY } from './errors.js';
-import { leaseExpired, leaseExpiry, leaseTimeProblem, readLease } from './lease.js';
+import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem, readLease } from './lease.js';
 import { readMaintenance } from './maintenance.js';
-import { memberIndex, memberOfLease, memberOfPvc, pvcName, SOURCE_LABEL } from './names.js';
+import {
+	memberIndex,
+	memberOfLease,
+	memberOfOlderLease,
+	memberOfPvc,
+	OLDER_ASSIGNED_LABEL,
+	olderLeaseName,
+	pvcName,
+	SERVICE_UNVERIFIED_ANNOTATION,
+	SOURCE_LABEL,
+	serviceName,
+} from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
-import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
+import {
+	foreignMessage,
+	isCorralStartedPod,
+	isPoolObject,
+	type MemberObjectKind,
+} from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
 import { oldSourceNote } from './rollout.js';
 import { sourceHash } from './source-hash.js';
@@ -53,6 +69,8 @@ export interface MemberObjects {
 	lease?: LeaseObject | null;
 	/** Objects under the member's name that are not the pool's (left alone). */
 	foreign?: MemberObjectKind[];
+	/** An older Corral broker's claim Lease `corral-vdi-<member>` (never written by ctpool). */
+	olderLease?: LeaseObject | null;
 }
 
 /** What the member rules need to know of the pool. */
@@ -129,6 +147,19 @@ export interface MemberView {
 	replaces: number;
 	/** When the last of those replaces happened (ms), or null. */
 	replacedAt: number | null;
+	/**
+	 * The console Service left in place at the member's last release or replace because it
+	 * could not be read (its PVC's SERVICE_UNVERIFIED_ANNOTATION), else ''.
+	 */
+	serviceUnverified: string;
+	/**
+	 * The holder of an older Corral broker's claim on the member (its Lease
+	 * `corral-vdi-<member>`, or the label corral.dev/vdi-assigned-to on its PVC), else ''.
+	 * ctpool never hands such a member out, replaces it, or changes that claim.
+	 */
+	corralHolder: string;
+	/** The object that holds that older claim (`Lease corral-vdi-desk-1`), else ''. */
+	corralClaim: string;
 	free: boolean;
 }
 
@@ -285,10 +316,40 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		leaseProblem: lease ? (leaseTimeProblem(lease, now) ?? '') : '',
 		replaces: replaced?.count ?? 0,
 		replacedAt: replaced?.at ?? null,
+		serviceUnverified: annotations[SERVICE_UNVERIFIED_ANNOTATION] ? serviceName(m.name) : '',
+		...olderClaim(m),
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;
 	return view;
+}
+
+/** An older Corral broker's claim on the member: its Lease first, else its PVC's label. */
+function olderClaim(m: MemberObjects): { corralHolder: string; corralClaim: string } {
+	if (m.olderLease)
+		return {
+			corralHolder: leaseHolder(m.olderLease) || '(no holder)',
+			corralClaim: `Lease ${olderLeaseName(m.name)}`,
+		};
+	const label = m.pvc?.metadata.labels?.[OLDER_ASSIGNED_LABEL];
+	if (label !== undefined)
+		return {
+			corralHolder: label || '(no holder)',
+			corralClaim: `label ${OLDER_ASSIGNED_LABEL} on PVC ${pvcName(m.name)}`,
+		};
+	return { corralHolder: '', corralClaim: '' };
+}
+
+/** The holder to show: ctpool's claim's, else an older Corral claim's marked `(Corral)`. */
+export function shownHolder(v: Pick<MemberView, 'holder' | 'corralHolder'>): string {
+	return v.holder || (v.corralHolder ? `${v.corralHolder} (Corral)` : '');
+}
+
+/** Why a member held by an older Corral claim is left alone, naming that claim. */
+export function olderClaimText(
+	v: Pick<MemberView, 'name' | 'corralHolder' | 'corralClaim'>,
+): string {
+	return `${v.name}: claimed by ${v.corralHolder} through an older Corral broker's claim (${v.corralClaim}); ctpool does not hand it out, replace it or change that claim: release it with the Corral tools that made it`;
 }
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
@@ -355,6 +416,7 @@ const driftByPod = new WeakMap<
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
+	if (v.corralClaim) return olderClaimText(v);
 	if (v.leaseProblem) return `${v.leaseProblem}; ${strandedWayOut(v)}`;
 	if (v.reconciling) return 'the reconciler is working on it';
 	if (v.hasLease) {
@@ -386,7 +448,15 @@ export function memberProblems(v: MemberView): string[] {
 	const out: string[] = [];
 	if (v.foreign.length > 0) out.push(foreignMessage(v.name, v.foreign));
 	if (v.leaseProblem) out.push(`${v.name}: ${v.leaseProblem}; ${strandedWayOut(v)}`);
+	if (v.corralClaim) out.push(olderClaimText(v));
+	if (v.serviceUnverified) out.push(unverifiedServiceText(v.name));
 	return out;
+}
+
+/** The status error of a member whose old console Service could not be read and was left in place. */
+export function unverifiedServiceText(member: string): string {
+	const svc = serviceName(member);
+	return `${member}: Service ${svc} could not be read when ${member} was last released or replaced (no get on services), so it was left in place and may still route to ${member}; grant get on services (ctpool rbac prints it) so that ctpool can prove it is ${member}'s and remove it, or check it yourself (kubectl get service ${svc}) and then clear this with kubectl annotate pvc ${pvcName(member)} ${SERVICE_UNVERIFIED_ANNOTATION}-`;
 }
 
 /** Objects of one kind, as listed or watched. */
@@ -396,6 +466,10 @@ export interface PoolObjects {
 	leases: Iterable<LeaseObject>;
 	/** Objects found by name (not by label) that are not the pool's. */
 	foreign?: Iterable<{ kind: MemberObjectKind; member: string }>;
+	/** Pods found by name that Corral's `ct start` made on a member's PVC (isCorralStartedPod). */
+	corralPods?: Iterable<PodObject>;
+	/** Claim Leases of an older Corral broker (memberOfOlderLease). */
+	olderLeases?: Iterable<LeaseObject>;
 }
 
 /**
@@ -422,14 +496,6 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 	};
 	// An object under a member's name that is not the member's own (isPoolObject) is
 	// foreign: it blocks the member, and is never touched.
-	for (const pod of objects.pods) {
-		const name = pod.metadata.name;
-		if (!name || memberIndex(pool, name) === null) continue;
-		if (isPoolObject(pool, name, 'pod', pod)) {
-			const m = slot(name);
-			if (m) m.pod = pod;
-		} else mark(name, 'pod');
-	}
 	for (const pvc of objects.pvcs) {
 		const member = pvc.metadata.name ? memberOfPvc(pvc.metadata.name) : null;
 		if (!member || memberIndex(pool, member) === null) continue;
@@ -438,6 +504,19 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 			if (m) m.pvc = pvc;
 		} else mark(member, 'PVC');
 	}
+	// After the PVCs: the member's pod started by Corral (`corral ct start`, only Corral's two
+	// labels) mounts the member's own PVC, and is the member's (reconcile adopts it).
+	for (const pod of [...objects.pods, ...(objects.corralPods ?? [])]) {
+		const name = pod.metadata.name;
+		if (!name || memberIndex(pool, name) === null) continue;
+		if (
+			isPoolObject(pool, name, 'pod', pod) ||
+			isCorralStartedPod(pool, name, pod, byName.get(name)?.pvc)
+		) {
+			const m = slot(name);
+			if (m) m.pod = pod;
+		} else mark(name, 'pod');
+	}
 	for (const lease of objects.leases) {
 		const member = lease.metadata.name ? memberOfLease(lease.metadata.name) : null;
 		if (!member || memberIndex(pool, member) === null) continue;
@@ -445,6 +524,11 @@ export function groupMembers(pool: string, size: number, objects: PoolObjects): 
 			const m = slot(member);
 			if (m) m.lease = lease;
 		} else mark(member, 'Lease');
+	}
+	for (const lease of objects.olderLeases ?? []) {
+		const member = memberOfOlderLease(lease);
+		const m = member ? slot(member) : null;
+		if (m) m.olderLease = lease;
 	}
 	for (const f of objects.foreign ?? [])
 		if (memberIndex(pool, f.member) !== null) mark(f.member, f.kind);

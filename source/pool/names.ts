@@ -22,6 +22,41 @@ export const MAINTENANCE_ANNOTATION = 'corral.dev/vdi-maintenance';
  * removed once the member is Ready; it paces the next replace (see replace-backoff.ts).
  */
 export const REPLACED_ANNOTATION = 'corral.dev/vdi-replaced';
+/**
+ * Annotation on the PVC (an extension of the contract): the member's console Service
+ * `<member>-svc` could not be read at its last release or replace (no get on services), so it
+ * was left in place and may still route to the member. Its value is the Service's name. A
+ * reconcile that can read Services removes the mark when the Service is gone.
+ */
+export const SERVICE_UNVERIFIED_ANNOTATION = 'corral.dev/vdi-service-unverified';
+/** Label of an older Corral broker's claim Lease `corral-vdi-<member>`: the member it claims. */
+export const OLDER_MEMBER_LABEL = 'corral.dev/vdi-member';
+/** Label of an older Corral broker's claim Lease: the pool. */
+export const OLDER_POOL_LABEL = 'corral.dev/vdi-pool';
+/**
+ * The *label* (not the annotation ctpool writes) an older Corral broker put on a claimed
+ * member's PVC: its value is the holder.
+ */
+export const OLDER_ASSIGNED_LABEL = 'corral.dev/vdi-assigned-to';
+
+/** Name of an older Corral broker's claim Lease of a member (before this contract). */
+export function olderLeaseName(member: string): string {
+	return `corral-vdi-${member}`;
+}
+
+/**
+ * The member an older Corral broker's claim Lease claims: named `corral-vdi-<member>`,
+ * labelled `corral.dev/vdi-member=<member>`, and without ctpool's pool label; else null.
+ */
+export function memberOfOlderLease(lease: {
+	metadata: { name?: string; labels?: Record<string, string> };
+}): string | null {
+	const labels = lease.metadata.labels ?? {};
+	const member = labels[OLDER_MEMBER_LABEL];
+	if (!member || Object.hasOwn(labels, POOL_LABEL)) return null;
+	return lease.metadata.name === olderLeaseName(member) ? member : null;
+}
+
 /** Key of the pool definition in the ConfigMap. */
 export const SPEC_KEY = 'spec';
 /** Key of the pool status in the ConfigMap. */

@@ -55,7 +55,17 @@ export interface ContainerSpec {
 /** A pod, as far as member state and drift go. */
 export interface PodObject {
 	metadata: Meta;
-	spec?: { nodeName?: string; containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
+	spec?: {
+		nodeName?: string;
+		containers?: ContainerSpec[];
+		initContainers?: ContainerSpec[];
+		/** The pod's volumes, as far as adoption looks at them (which PVC, any host path). */
+		volumes?: Array<{
+			name?: string;
+			persistentVolumeClaim?: { claimName?: string };
+			hostPath?: unknown;
+		}>;
+	};
 	status?: {
 		phase?: string;
 		reason?: string;

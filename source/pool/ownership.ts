@@ -3,7 +3,8 @@
  * nothing is ours on a name alone.
  */
 
-import { CT_NAME_LABEL, MEMBER_LABEL, POOL_LABEL } from './names.js';
+import { CT_LABEL, CT_NAME_LABEL, MEMBER_LABEL, POOL_LABEL, pvcName } from './names.js';
+import type { PodObject, PvcObject } from './objects.js';
 
 /** The kinds of object a member is made of. */
 export type MemberObjectKind = 'pod' | 'PVC' | 'Lease' | 'Service';
@@ -43,4 +44,42 @@ export function foreignMessage(member: string, kinds: readonly MemberObjectKind[
 			? (what[0] ?? 'an object')
 			: `${what.slice(0, -1).join(', ')} and ${what.at(-1)}`;
 	return `${member}: ${list} of that name ${kinds.length > 1 ? 'are' : 'is'} not this pool's; ctpool will not touch ${kinds.length > 1 ? 'them' : 'it'} (rename or remove ${kinds.length > 1 ? 'them' : 'it'}, or use another pool name)`;
+}
+
+/**
+ * True when a pod under a member's name is that member's pod started by Corral's own
+ * `corral ct start` (or Corral's claim starting a stopped member): Corral's generatePod
+ * labels it only `corral.dev/ct=true` and `corral.dev/ct-name=<member>`. It is the member's
+ * when it carries those two labels and none of the pool's, and mounts that member's own data
+ * PVC, the pool's (pool and member labels), and no other PVC nor a host path. ctpool adopts
+ * such a pod (adds the pool's labels); any other unlabelled pod stays a stranger's.
+ */
+export function isCorralStartedPod(
+	pool: string,
+	member: string,
+	pod: Pick<PodObject, 'metadata' | 'spec'>,
+	pvc: Pick<PvcObject, 'metadata'> | null | undefined,
+): boolean {
+	if (pod.metadata.name !== member || !pvc) return false;
+	if (pvc.metadata.name !== pvcName(member) || !isPoolObject(pool, member, 'PVC', pvc))
+		return false;
+	const labels = pod.metadata.labels ?? {};
+	if (labels[CT_LABEL] !== 'true' || labels[CT_NAME_LABEL] !== member) return false;
+	if (Object.hasOwn(labels, POOL_LABEL) || Object.hasOwn(labels, MEMBER_LABEL)) return false;
+	const volumes = Array.isArray(pod.spec?.volumes) ? pod.spec.volumes : [];
+	let mountsData = false;
+	for (const v of volumes) {
+		if (!v || typeof v !== 'object') return false;
+		if (v.hostPath !== undefined) return false;
+		const claim = v.persistentVolumeClaim;
+		if (claim === undefined) continue;
+		if (claim?.claimName !== pvcName(member)) return false;
+		mountsData = true;
+	}
+	return mountsData;
+}
+
+/** What the Event and the answers say of a pod adopted from Corral's `ct start`. */
+export function adoptedText(member: string): string {
+	return `pod ${member} was started by Corral (corral ct start) on ${member}'s own PVC; it now carries the pool's labels`;
 }

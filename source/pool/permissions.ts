@@ -172,7 +172,7 @@ const EVENTS_PART: TierPart = {
 };
 const SERVICES_PART: TierPart = {
 	purpose: 'services',
-	why: "optional: read a console Service before deleting it, to see it is the member's; without it the Service is left alone",
+	why: "beyond the seed's list: read a console Service before deleting it, to see it is the member's; without it the Service is left in place, may still route to the member's next user, and the release and the status errors say so",
 	rules: SERVICE_READ_RULES,
 };
 const LOGS_PART: TierPart = {

@@ -70,7 +70,7 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 		if (v.free && v.state === 'Ready') claimableNow++;
 		if (v.state !== 'Missing') observed++;
 		if (v.state === 'Ready') ready++;
-		if (v.holder) claimed++;
+		if (v.holder || v.corralHolder) claimed++;
 		if (v.free) free++;
 		if (v.state === 'Unschedulable') unschedulable++;
 		if (v.drifted) drifted++;
@@ -114,7 +114,7 @@ export function buildStatus(
 				name: v.name,
 				index: v.index,
 				state: v.state,
-				holder: v.holder,
+				holder: v.holder || v.corralHolder,
 				claimExpired: v.claimExpired,
 				maintenance: v.maintenance,
 				drifted: v.drifted,
@@ -286,13 +286,15 @@ export function parseStatus(text: unknown): PoolStatus | null {
 
 /**
  * Why a pool's desired members are not free, each member counted once, in this order:
- * claimed, being rebuilt (missing, terminating, or the reconciler holds its Lease), in
+ * claimed, blocked by a stranger's object under its name, being rebuilt (missing, terminating, or the reconciler holds its Lease), in
  * maintenance, failed, unschedulable, drifted; free is what is left. The parts add up to
  * desired.
  */
 export interface Shortfall {
 	desired: number;
 	claimed: number;
+	/** Blocked by an object under the member's name that is not the pool's (a stranger's). */
+	foreign: number;
 	rebuilding: number;
 	maintenance: number;
 	failed: number;
@@ -306,6 +308,7 @@ export function shortfall(size: number, views: readonly MemberView[]): Shortfall
 	const s: Shortfall = {
 		desired: size,
 		claimed: 0,
+		foreign: 0,
 		rebuilding: 0,
 		maintenance: 0,
 		failed: 0,
@@ -315,7 +318,8 @@ export function shortfall(size: number, views: readonly MemberView[]): Shortfall
 	};
 	for (const v of views) {
 		if (v.index > size) continue;
-		if (v.holder) s.claimed++;
+		if (v.holder || v.corralHolder) s.claimed++;
+		else if (v.foreign.length > 0) s.foreign++;
 		else if (v.reconciling || v.state === 'Missing' || v.state === 'Terminating') s.rebuilding++;
 		else if (v.maintenance) s.maintenance++;
 		else if (v.state === 'Failed') s.failed++;

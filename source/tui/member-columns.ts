@@ -1,5 +1,6 @@
 /** The columns of the members table and what each shows of a member. */
 
+import { shownHolder } from '../pool/member-state.js';
 import { isOldSourceNote } from '../pool/rollout.js';
 import { formatAge } from '../text/age.js';
 import { ageSince } from './age.js';
@@ -52,9 +53,10 @@ export function columnFacts(rows: readonly MemberRow[], width: (s: string) => nu
 	};
 	for (const r of rows) {
 		if (r.name.length > f.nameWidth) f.nameWidth = r.name.length;
-		if (r.holder) {
+		const shown = shownHolder(r);
+		if (shown) {
 			f.anyClaim = true;
-			const w = width(r.holder);
+			const w = width(shown);
 			if (w > f.holderWidth) f.holderWidth = w;
 		}
 		if (r.reconciling) f.anyClaim = true;
@@ -124,9 +126,10 @@ export function memberCell(column: MemberColumn, row: MemberRow, now: number): C
 		case 'state':
 			return { text: row.state, tone: 'state' };
 		case 'holder':
-			return row.holder
-				? { text: row.holder, tone: row.claimExpired ? 'error' : undefined }
-				: { text: row.reconciling ? '(reconciler)' : '-', tone: 'muted' };
+			if (row.holder) return { text: row.holder, tone: row.claimExpired ? 'error' : undefined };
+			// an older Corral broker's claim: shown as Corral's
+			if (row.corralHolder) return { text: shownHolder(row), tone: 'warn' };
+			return { text: row.reconciling ? '(reconciler)' : '-', tone: 'muted' };
 		case 'claim':
 			return claimCell(row, now);
 		case 'drift':

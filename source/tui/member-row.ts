@@ -50,6 +50,23 @@ export function recordedForeign(
 	return null;
 }
 
+/**
+ * The older Corral claim the recorded status names for the member (reconcile reads its Lease,
+ * which the watches do not see): its holder and object; null when there is none.
+ */
+export function recordedOlderClaim(
+	errors: readonly string[] | undefined,
+	member: string,
+): { corralHolder: string; corralClaim: string } | null {
+	const head = `${member}: claimed by `;
+	for (const e of errors ?? []) {
+		if (!e.startsWith(head)) continue;
+		const m = /^(.*) through an older Corral broker's claim \((.*?)\);/.exec(e.slice(head.length));
+		if (m) return { corralHolder: m[1]!, corralClaim: m[2]! };
+	}
+	return null;
+}
+
 /** Derives the row of one member (the rules are the pool model's; this only adds detail). */
 export function memberRow(objects: MemberObjects, pool: RowPool, now: number): MemberRow {
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
@@ -61,9 +78,14 @@ export function memberRow(objects: MemberObjects, pool: RowPool, now: number): M
 		const seen = recordedForeign(pool.recorded?.errors, view.name);
 		if (seen) view = { ...view, foreign: seen.kinds, free: false };
 	}
+	// An older Corral claim's Lease is not watched (no pool label): the status names it.
+	if (!view.corralClaim) {
+		const older = recordedOlderClaim(pool.recorded?.errors, view.name);
+		if (older) view = { ...view, ...older, free: false };
+	}
 	// What keeps the member from being used, said in its row: "desk-7: a pod of that name is
 	// not this pool's; ctpool will not touch it", or a Lease whose times make no sense.
-	if (view.foreign.length > 0 || view.leaseProblem)
+	if (view.foreign.length > 0 || view.leaseProblem || view.corralClaim)
 		view = { ...view, message: notFreeReason(view) ?? '' };
 	// The console of a member follows its own CT spec, as Corral's `ct console` does.
 	const own = objects.pvc ? ownPrivileged(objects.pvc) : undefined;

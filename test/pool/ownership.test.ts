@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
 	CLOCK_SKEW_ALLOWANCE_MS,
 	groupMembers,
+	isCorralStartedPod,
 	isPoolObject,
 	leaseTimeProblem,
+	type PodObject,
 	RECONCILER_IDENTITY,
 } from '../../source/pool/index.js';
 import { NOW } from './fixtures.js';
@@ -78,5 +80,73 @@ describe("groupMembers and objects not the pool's", () => {
 			['desk-2', ['pod'], null],
 			['desk-3', ['Lease'], null],
 		]);
+	});
+});
+
+describe("isCorralStartedPod: the member's pod started by `corral ct start`", () => {
+	const pvc = { metadata: { name: 'desk-7-data', labels: ours } };
+	const corralLabels = { 'corral.dev/ct': 'true', 'corral.dev/ct-name': 'desk-7' };
+	const data = { name: 'data', persistentVolumeClaim: { claimName: 'desk-7-data' } };
+	const token = { name: 'kube-api-access-x', projected: {} };
+	const pod = (labels: Record<string, string>, volumes: unknown[], name = 'desk-7') => ({
+		metadata: { name, labels },
+		spec: { volumes: volumes as NonNullable<PodObject['spec']>['volumes'] },
+	});
+	it.each([
+		["Corral's pod on the member's PVC", pod(corralLabels, [data]), pvc, true],
+		['with the token volume the server adds', pod(corralLabels, [data, token]), pvc, true],
+		[
+			'another PVC',
+			pod(corralLabels, [{ name: 'data', persistentVolumeClaim: { claimName: 'x' } }]),
+			pvc,
+			false,
+		],
+		[
+			'a second PVC beside it',
+			pod(corralLabels, [data, { name: 'b', persistentVolumeClaim: { claimName: 'x' } }]),
+			pvc,
+			false,
+		],
+		[
+			'a host path beside it',
+			pod(corralLabels, [data, { name: 'h', hostPath: { path: '/' } }]),
+			pvc,
+			false,
+		],
+		['no volume', pod(corralLabels, []), pvc, false],
+		['no Corral labels', pod({}, [data]), pvc, false],
+		[
+			'ct-name of another member',
+			pod({ ...corralLabels, 'corral.dev/ct-name': 'desk-8' }, [data]),
+			pvc,
+			false,
+		],
+		[
+			"another pool's label",
+			pod({ ...corralLabels, 'corral.dev/vdi-ct-pool': 'other' }, [data]),
+			pvc,
+			false,
+		],
+		[
+			"a PVC that is not the pool's",
+			pod(corralLabels, [data]),
+			{ metadata: { name: 'desk-7-data', labels: {} } },
+			false,
+		],
+		['no PVC', pod(corralLabels, [data]), null, false],
+		['another name', pod(corralLabels, [data], 'desk-8'), pvc, false],
+	] as const)('%s -> %s', (_what, p, claim, expected) => {
+		expect(isCorralStartedPod('desk', 'desk-7', p, claim)).toBe(expected);
+	});
+
+	it("groupMembers counts it as the member's pod, not a stranger's", () => {
+		const [m] = groupMembers('desk', 7, {
+			pods: [],
+			pvcs: [pvc],
+			leases: [],
+			corralPods: [pod(corralLabels, [data])],
+		}).filter((x) => x.name === 'desk-7');
+		expect(m?.pod?.metadata.name).toBe('desk-7');
+		expect(m?.foreign ?? []).toEqual([]);
 	});
 });

@@ -117,6 +117,7 @@ describe('status', () => {
 		expect(s).toEqual({
 			desired: 4,
 			claimed: 1,
+			foreign: 0,
 			rebuilding: 1,
 			maintenance: 0,
 			failed: 0,
@@ -133,6 +134,7 @@ describe('status', () => {
 			noFreeMessage({
 				desired: 6,
 				claimed: 1,
+				foreign: 0,
 				rebuilding: 1,
 				maintenance: 1,
 				failed: 1,
