@@ -22,7 +22,7 @@ import { sanitize } from '../text/sanitize.js';
 import { boundedString } from './bounded-object.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
-import { poolName, poolNamespace } from './pool-key.js';
+import { poolName, poolNamespace, splitPoolKey } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
 import { type BulkAction, bulkVerb, type ConsoleStore, selectedRow } from './store.js';
@@ -147,11 +147,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		const { ctx, seen } = context(where.pool);
 		running = (async () => {
 			try {
-				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
+				const message = inPool(where.pool, await fn(ctx, (m) => store.getState().setBusyDetail(m)));
 				store.getState().setStatus(message, 'ok');
 				store.getState().setAuthProblem(null);
 			} catch (err) {
-				const message = describeError(err);
+				const message = inPool(where.pool, describeError(err));
 				noteAuth(message);
 				store.getState().setStatus(message, 'error');
 				if (!seen.error)
@@ -429,4 +429,14 @@ async function bulkStep(
 			action === 'maintenance-on',
 			action === 'maintenance-on' ? reason : undefined,
 		);
+}
+
+/**
+ * A message about a pool, led by its key when that names the namespace (-A: `desk` alone may
+ * be two pools) and the message does not name it already.
+ */
+function inPool(key: string, message: string): string {
+	return splitPoolKey(key).namespace === null || message.includes(key)
+		? message
+		: `${key}: ${message}`;
 }

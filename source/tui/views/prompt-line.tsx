@@ -4,6 +4,7 @@
  */
 
 import { Box, Text } from 'ink';
+import { splitPoolKey } from '../pool-key.js';
 import type { BulkMember, Prompt } from '../store.js';
 import { truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
@@ -16,6 +17,14 @@ function bulkLine(m: BulkMember, nameWidth: number, width: number): string {
 		`  ${m.name.padEnd(nameWidth)}  ${who}${m.skip ? ` · skipped: ${m.skip}` : ''}`,
 		width,
 	);
+}
+
+/**
+ * ` of team-b/desk` after a member's name when the pool key names its namespace (-A, where
+ * two namespaces may each hold a pool of that name), else nothing.
+ */
+export function ofPool(pool: string): string {
+	return splitPoolKey(pool).namespace === null ? '' : ` of ${pool}`;
 }
 
 /** The most lines a prompt may take on a terminal of `rows` rows. */
@@ -54,13 +63,13 @@ export function promptLines(
 			const holder = prompt.holder ? `held by ${truncate(prompt.holder, 80)}` : 'with no holder';
 			const stranded = prompt.stranded ? `; stranded: ${truncate(prompt.stranded, 160)}` : '';
 			return wrapText(
-				`Release ${prompt.member} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
+				`Release ${prompt.member}${ofPool(pool)} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
 				width,
 			);
 		}
 		case 'maintenance':
 			return wrapText(
-				`Maintenance on ${prompt.member}, reason: ${prompt.value}▏ (Enter sets it · Esc cancels)`,
+				`Maintenance on ${prompt.member}${ofPool(pool)}, reason: ${prompt.value}▏ (Enter sets it · Esc cancels)`,
 				width,
 			);
 		case 'bulk': {
