@@ -6,6 +6,7 @@ import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
 import { selectedHit } from './find-hits.js';
 import { bindingOf, Command, commandOf } from './keys.js';
+import { editLine, lineOf } from './line-edit.js';
 import { columnTitle } from './member-columns.js';
 import type { ConsoleOperations } from './operations.js';
 import { poolColumnTitle } from './pool-columns.js';
@@ -106,22 +107,14 @@ function bulkScroll(
 	return null;
 }
 
-function isPrintable(input: string, key: Key): boolean {
-	return (
-		input.length > 0 &&
-		!key.ctrl &&
-		!key.meta &&
-		!key.return &&
-		!key.escape &&
-		!key.tab &&
-		!/[\u0000-\u001f\u007f]/.test(input)
-	);
-}
-
-function editText(value: string, input: string, key: Key): string | null {
-	if (key.backspace || key.delete) return value.slice(0, -1);
-	if (isPrintable(input, key)) return value + sanitize(input);
-	return null;
+/** The prompt's line after a key press (readline keys; see line-edit.ts), or null. */
+function edited<P extends { value: string; cursor?: number }>(
+	prompt: P,
+	input: string,
+	key: Key,
+): P | null {
+	const line = editLine(lineOf(prompt), input, key);
+	return line ? { ...prompt, value: line.value, cursor: line.cursor } : null;
 }
 
 /**
@@ -198,10 +191,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 			} else if (key.return) s.setPrompt(null);
 			else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) {
-					s.setPrompt({ kind: 'filter', value });
-					setFilter(value);
+				const next = edited(prompt, input, key);
+				if (next) {
+					s.setPrompt(next);
+					if (next.value !== prompt.value) setFilter(next.value);
 				}
 			}
 			return;
@@ -219,10 +212,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			else if (key.pageUp) s.move(-Math.max(1, ctx.pageSize()));
 			else if (key.pageDown) s.move(Math.max(1, ctx.pageSize()));
 			else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) {
-					s.setPrompt({ kind: 'find', value });
-					s.setFind(value);
+				const next = edited(prompt, input, key);
+				if (next) {
+					s.setPrompt(next);
+					if (next.value !== prompt.value) s.setFind(next.value);
 				}
 			}
 			return;
@@ -241,8 +234,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 					ctx.ops.claim(pool, identity);
 				}
 			} else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ kind: 'claim', value, error: null });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt({ ...next, error: null });
 			}
 			return;
 		}
@@ -255,8 +248,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 				if (pool) ctx.ops.maintenance(pool, prompt.member, true, prompt.value.trim());
 			} else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ ...prompt, value });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt(next);
 			}
 			return;
 		}
@@ -282,8 +275,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 				s.setStatus(`${bulkVerb(prompt.action)}: cancelled (${acting.length} marked)`);
 			} else if (prompt.action === 'maintenance-on') {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ ...prompt, value });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt(next);
 			}
 			return;
 		}

@@ -352,7 +352,9 @@ export function keyPresses(input: string, key: Key): Array<[string, Key]> {
 		if (c === '\r' || c === '\n') return ['', { ...NO_KEY, return: true }];
 		if (c === '\u007f' || c === '\b') return ['', { ...NO_KEY, backspace: true }];
 		if (c === '\t') return ['', { ...NO_KEY, tab: true }];
-		if (c === '\u0003') return ['c', { ...NO_KEY, ctrl: true }];
+		// a control character in a burst is its Ctrl key (Ctrl-U, Ctrl-W in a prompt)
+		const code = c.charCodeAt(0);
+		if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ...NO_KEY, ctrl: true }];
 		return [c, { ...NO_KEY, shift: c !== c.toLowerCase() }];
 	});
 }

@@ -103,14 +103,16 @@ export function bulkVerb(action: BulkAction): string {
  * maintenance reason, or the one confirmation of an action on every marked member.
  */
 export type Prompt =
-	| { kind: 'claim'; value: string; error: string | null }
-	| { kind: 'maintenance'; member: string; value: string }
+	| { kind: 'claim'; value: string; cursor?: number; error: string | null }
+	| { kind: 'maintenance'; member: string; value: string; cursor?: number }
 	| {
 			kind: 'bulk';
 			action: BulkAction;
 			members: BulkMember[];
 			/** The maintenance reason (maintenance-on only). */
 			value: string;
+			/** Where the cursor is in value (absent: at its end). */
+			cursor?: number;
 			/** The first listed member shown (the list scrolls with ↑ ↓). */
 			scroll: number;
 	  }
@@ -121,9 +123,9 @@ export type Prompt =
 			/** Why its Lease will not expire as it should (a stranded member), else absent. */
 			stranded?: string;
 	  }
-	| { kind: 'filter'; value: string }
+	| { kind: 'filter'; value: string; cursor?: number }
 	/** The find on the pools screen being typed (↑↓ pick a hit, Enter opens it). */
-	| { kind: 'find'; value: string };
+	| { kind: 'find'; value: string; cursor?: number };
 
 /** One line of the activity log. */
 export interface LogEntry extends EngineEvent {

@@ -4,6 +4,7 @@
  */
 
 import { Box, Text } from 'ink';
+import { withCursor } from '../line-edit.js';
 import { splitPoolKey } from '../pool-key.js';
 import type { BulkMember, Prompt } from '../store.js';
 import { truncate } from '../text-fit.js';
@@ -45,16 +46,16 @@ export function promptLines(
 	switch (prompt.kind) {
 		case 'filter':
 			return [
-				`/ ${prompt.value}▏ (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
+				`/ ${withCursor(prompt)} (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
 			];
 		case 'find':
 			return [
-				`/ ${prompt.value}▏ (find pools, members, holders · ↑↓ pick · Enter opens · Esc clears)`,
+				`/ ${withCursor(prompt)} (find pools, members, holders · ↑↓ pick · Enter opens · Esc clears)`,
 			];
 		case 'claim':
 			return [
 				...wrapText(
-					`Claim a free member of ${pool} for: ${prompt.value}▏ (Enter claims · Esc cancels)`,
+					`Claim a free member of ${pool} for: ${withCursor(prompt)} (Enter claims · Esc cancels)`,
 					width,
 				),
 				...(prompt.error ? wrapText(prompt.error, width) : []),
@@ -69,7 +70,7 @@ export function promptLines(
 		}
 		case 'maintenance':
 			return wrapText(
-				`Maintenance on ${prompt.member}${ofPool(pool)}, reason: ${prompt.value}▏ (Enter sets it · Esc cancels)`,
+				`Maintenance on ${prompt.member}${ofPool(pool)}, reason: ${withCursor(prompt)} (Enter sets it · Esc cancels)`,
 				width,
 			);
 		case 'bulk': {
@@ -79,7 +80,7 @@ export function promptLines(
 				prompt.action === 'release'
 					? `Force-release ${n} of ${pool}? Their pods and data PVCs are deleted: ALL THEIR DATA IS DESTROYED, and clean members are made again.`
 					: prompt.action === 'maintenance-on'
-						? `Maintenance on ${n}, reason: ${prompt.value}▏`
+						? `Maintenance on ${n}, reason: ${withCursor(prompt)}`
 						: `Maintenance off for ${n}?`;
 			const tail =
 				prompt.action === 'maintenance-on'
