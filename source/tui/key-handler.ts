@@ -5,7 +5,7 @@ import { identityProblem } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
 import { selectedHit } from './find-hits.js';
-import { bindingOf, Command, commandOf } from './keys.js';
+import { bindingOf, Command, commandOf, HELP_GROUPS } from './keys.js';
 import { editLine, lineOf } from './line-edit.js';
 import { columnTitle } from './member-columns.js';
 import type { ConsoleOperations } from './operations.js';
@@ -164,6 +164,18 @@ const KEEPS_STATUS: ReadonlySet<Command> = new Set([
 	Command.Help,
 ]);
 
+/** ←/→, Tab and Shift-Tab, or a group's number: another group of keys in help; true when it was one. */
+function helpGroupKey(s: ConsoleState & ConsoleActions, input: string, key: Key): boolean {
+	const n = HELP_GROUPS.length;
+	let next: number | null = null;
+	if (key.rightArrow || (key.tab && !key.shift)) next = (s.helpGroup + 1) % n;
+	else if (key.leftArrow || (key.tab && key.shift)) next = (s.helpGroup + n - 1) % n;
+	else if (/^[1-9]$/.test(input) && Number(input) <= n) next = Number(input) - 1;
+	if (next === null) return false;
+	s.setHelpGroup(next);
+	return true;
+}
+
 /** Opens the audit screen on what the screen shows: every shown pool, the pool, the member. */
 function openAudit(ctx: KeyContext): void {
 	const s = ctx.store.getState();
@@ -293,6 +305,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 		return;
 	}
 
+	if (s.screen === 'help' && helpGroupKey(s, input, key)) return;
 	const command = commandOf(input, key);
 	if (!command) return;
 	if (s.screen === 'help') {

@@ -239,6 +239,64 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
 
+/** The groups of keys help shows, in order; every binding is in exactly one. */
+export const HELP_GROUPS: ReadonlyArray<{ title: string; commands: readonly Command[] }> = [
+	{
+		title: 'Move',
+		commands: [
+			Command.Up,
+			Command.Down,
+			Command.Top,
+			Command.Bottom,
+			Command.PageUp,
+			Command.PageDown,
+			Command.PrevMember,
+			Command.NextMember,
+			Command.Open,
+			Command.Back,
+		],
+	},
+	{
+		title: 'Find, sort, mark',
+		commands: [
+			Command.Filter,
+			Command.Sort,
+			Command.Reverse,
+			Command.Mark,
+			Command.MarkExpired,
+			Command.Unmark,
+		],
+	},
+	{
+		title: 'Act on the cluster',
+		commands: [
+			Command.Claim,
+			Command.Release,
+			Command.Reconcile,
+			Command.Loop,
+			Command.Maintenance,
+			Command.Console,
+		],
+	},
+	{
+		title: 'Views',
+		commands: [
+			Command.Log,
+			Command.ContainerLog,
+			Command.Previous,
+			Command.Audit,
+			Command.Help,
+			Command.Quit,
+		],
+	},
+];
+
+/** The bindings of a help group, in KEY_BINDINGS order. */
+export function groupBindings(group: number): KeyBinding[] {
+	const commands = HELP_GROUPS[group]?.commands ?? [];
+	return KEY_BINDINGS.filter((b) => commands.includes(b.command));
+}
+
 /** The binding of a command. */
 export function bindingOf(command: Command): KeyBinding {
 	const b = KEY_BINDINGS.find((k) => k.command === command);

@@ -235,6 +235,8 @@ export interface ConsoleState {
 	screen: Screen;
 	/** The screen help returns to. */
 	helpReturn: Screen;
+	/** The group of keys help shows when they do not all fit (see help-view.tsx). */
+	helpGroup: number;
 	/** The open pool (null on the pools screen before one is opened). */
 	pool: string | null;
 	/** The pool selected on the pools screen. */
@@ -316,6 +318,8 @@ export interface ConsoleActions {
 	setScreen(screen: Screen): void;
 	/** Opens or replaces the prompt (null closes it). */
 	setPrompt(prompt: Prompt | null): void;
+	/** Shows another group of keys in help (from its first line). */
+	setHelpGroup(group: number): void;
 	/** Sets the filter text. */
 	setFilter(filter: string): void;
 	/** Sets the find text of the pools screen (its first hit selected). */
@@ -406,6 +410,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		history: {},
 		screen: opts.pool ? 'members' : 'pools',
 		helpReturn: opts.pool ? 'members' : 'pools',
+		helpGroup: 0,
 		pool: opts.pool ?? null,
 		selectedPool: opts.pool ?? null,
 		selected: null,
@@ -625,7 +630,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				set({
 					screen,
 					helpReturn: state.screen === 'help' ? state.helpReturn : state.screen,
-					...(state.screen === 'help' ? {} : { scroll: 0 }),
+					...(state.screen === 'help' ? {} : { scroll: 0, helpGroup: 0 }),
 				});
 			else if (state.screen === 'help' || screen === state.screen)
 				// back from help: the log view follows again
@@ -642,6 +647,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		setPrompt(prompt) {
 			set({ prompt });
+		},
+
+		setHelpGroup(helpGroup) {
+			set({ helpGroup, scroll: 0 });
 		},
 
 		setFilter(filter) {
