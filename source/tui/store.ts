@@ -167,7 +167,10 @@ export interface PodLogView {
 	member: string;
 	/** The previous (crashed) container's log rather than the current one's. */
 	previous: boolean;
-	phase: 'connecting' | 'following' | 'ended' | 'error';
+	/** waiting: the container ended; the view waits for the member's next one (log-follow.ts). */
+	phase: 'connecting' | 'following' | 'waiting' | 'ended' | 'error';
+	/** Whose lines these are when not the member's current pod's (`the replaced pod`). */
+	note?: string;
 	/** Sanitised lines, at most LOG_VIEW_LINES (the oldest go first). */
 	lines: readonly string[];
 	/** Lines dropped from the front to keep the bound. */
