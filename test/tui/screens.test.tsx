@@ -42,17 +42,17 @@ describe('pools screen', () => {
 					...member('lab', 1, lab, { holder: 'bob@example.com' }),
 				]),
 			);
-		r = await renderConsole(store, { columns: 160, rows: 24 });
+		r = await renderConsole(store, { columns: 180, rows: 24 });
 		let frame = r.lastFrame();
 		expect(frame).toContain('pools (2)');
 		expect(lineWith(frame, 'POOL')).toMatch(
 			/POOL\s+IMAGE\s+SIZE\/OBS\s+READY\s+CLAIMED\s+FREE NOW\s+SOON\s+REFUSED\/1H/,
 		);
 		expect(lineWith(frame, 'desk ')).toMatch(
-			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+…\s+0\s+0\s+no\s+2m ago: ok/,
+			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+…\s+0\s+0\s+0\s+0\s+no\s+2m ago: ok/,
 		);
 		expect(lineWith(frame, 'lab ')).toMatch(
-			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+…\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
+			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+…\s+0\s+0\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
 		);
 		await r.press('j', KEY.enter);
 		frame = r.lastFrame();
