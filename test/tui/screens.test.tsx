@@ -264,6 +264,28 @@ describe('staleness', () => {
 		expect(lineWith(frame, 'desk-2')).not.toContain('\u001b[2m');
 	});
 
+	it('at 80 columns the stale banner and an error message keep their cause and drop the request text (issue 24, finding 6)', async () => {
+		const store = storeWith([], {});
+		r = await renderConsole(store, { columns: 80, rows: 24 });
+		const error =
+			'watch pods in namespace corral-vms-team-b: GET https://10.96.0.1:6443/api/v1/namespaces/corral-vms-team-b/pods?watch=true&resourceVersion=123: cannot reach the cluster: connection refused (10.96.0.1:6443)';
+		store
+			.getState()
+			.setConnection({ phase: 'reconnecting', since: NOW - 4000, attempts: 3, lastError: error });
+		await r.press();
+		const banner = lineWith(r.lastFrame(), 'STALE');
+		expect(banner).toMatch(
+			/stale since \d\d:\d\d:\d\d · retry 3 · last error: .*connection refused$/,
+		);
+		expect(banner).not.toContain('https://');
+		expect(stringWidth(banner)).toBeLessThanOrEqual(80);
+		store.getState().setStatus(`reconcile desk: ${error}`, 'error');
+		await r.press();
+		const status = lineWith(r.lastFrame(), '✗');
+		expect(status).toMatch(/connection refused$/);
+		expect(status).not.toContain('https://');
+	});
+
 	it('does not cry stale for a blip shorter than a moment', async () => {
 		const store = storeWith([], {});
 		r = await renderConsole(store, { columns: 100, rows: 24 });
