@@ -23,6 +23,7 @@ import { memberEvents } from './member-events.js';
 import { listPools, listPoolsAcross, readPool } from './read-pool.js';
 import { reconcile } from './reconcile.js';
 import { release } from './release.js';
+import { findExpiredClaims, releaseExpired } from './release-expired.js';
 
 /** An operation with its context taken from the engine. */
 type Bound<F> = F extends (ctx: EngineContext, ...args: infer A) => infer R
@@ -45,6 +46,8 @@ export interface Engine {
 	writeDefinition: Bound<typeof writeDefinition>;
 	claim: Bound<typeof claim>;
 	release: Bound<typeof release>;
+	findExpiredClaims: Bound<typeof findExpiredClaims>;
+	releaseExpired: Bound<typeof releaseExpired>;
 	reconcile: Bound<typeof reconcile>;
 	deletePool: Bound<typeof deletePool>;
 	setMaintenance: Bound<typeof setMaintenance>;
@@ -76,6 +79,8 @@ export function engineOf(ctx: EngineContext): Engine {
 		writeDefinition: bind(ctx, writeDefinition),
 		claim: bind(ctx, claim),
 		release: bind(ctx, release),
+		findExpiredClaims: bind(ctx, findExpiredClaims),
+		releaseExpired: bind(ctx, releaseExpired),
 		reconcile: bind(ctx, reconcile),
 		deletePool: bind(ctx, deletePool),
 		setMaintenance: bind(ctx, setMaintenance),

@@ -39,4 +39,19 @@ export {
 	type ReconcileResult,
 	reconcile,
 } from './reconcile.js';
-export { checkMember, type ReleaseOptions, type ReleaseResult, release } from './release.js';
+export {
+	checkMember,
+	noSuchMemberMessage,
+	type ReleaseOptions,
+	type ReleaseResult,
+	release,
+} from './release.js';
+export {
+	type ExpiredClaim,
+	type ExpiredOutcome,
+	type ExpiredScope,
+	expiredClaims,
+	findExpiredClaims,
+	hasExpiredClaim,
+	releaseExpired,
+} from './release-expired.js';

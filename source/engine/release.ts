@@ -13,6 +13,7 @@ import {
 } from '../pool/lease.js';
 import { strandedWayOut } from '../pool/member-state.js';
 import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
+import type { LeaseObject } from '../pool/objects.js';
 import { sourceFields } from '../pool/spec.js';
 import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
@@ -40,6 +41,11 @@ export interface ReleaseOptions {
 	force?: boolean;
 	/** Progress of the long waits, one line at a time. */
 	onProgress?: (message: string) => void;
+	/**
+	 * Release only an expired claim of this holder (`release --expired`): a claim renewed or
+	 * handed over since it was listed is left alone (checked on the Lease the CAS is made on).
+	 */
+	expiredOf?: string;
 }
 
 /** Throws PoolError('usage') unless member names a member of the pool. */
@@ -51,6 +57,48 @@ export function checkMember(pool: string, member: string): number {
 			`${JSON.stringify(sanitize(member).slice(0, 80))} is not a member of pool ${pool}; members are named ${memberName(pool, 1)}, ${memberName(pool, 2)}, ...`,
 		);
 	return index;
+}
+
+/** The text for a member the pool does not have: its members' range and the way to list them. */
+export function noSuchMemberMessage(pool: string, member: string, size: number): string {
+	const range =
+		size === 0
+			? 'it has no members (its size is 0)'
+			: size === 1
+				? `its only member is ${memberName(pool, 1)}`
+				: `its members are ${memberName(pool, 1)} to ${memberName(pool, size)}`;
+	return `pool ${pool} has no member ${bounded(member)}: ${range}; ctpool status ${pool} lists them`;
+}
+
+/**
+ * Whether a member without a Lease exists: its index is within the size, or a pod or PVC of
+ * the pool (above the size, not yet scaled down) stands under its name.
+ */
+async function memberExists(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	index: number,
+	size: number,
+): Promise<boolean> {
+	if (index <= size) return true;
+	const objects = await readMember(ctx, pool, member);
+	return objects.pod !== null || objects.pvc !== null;
+}
+
+/** Throws PoolError('busy') unless the Lease is still holder's claim and expired. */
+function checkStillExpired(member: string, lease: LeaseObject, holder: string, now: number): void {
+	const current = leaseHolder(lease);
+	if (current !== holder)
+		throw new PoolError(
+			'busy',
+			`${member} changed hands since it was listed (held by ${current ? bounded(current) : 'nobody'} now, not ${bounded(holder)}); left alone`,
+		);
+	if (!leaseExpired(lease, now))
+		throw new PoolError(
+			'busy',
+			`${member}: ${bounded(holder)} renewed the claim since it was listed; left alone`,
+		);
 }
 
 /**
@@ -84,6 +132,8 @@ async function releaseMember(
 	// Nothing under the member's name that is not the pool's is ever touched: checked before
 	// the first write (the destroy checks each object again, with preconditions).
 	checkOwned(pool, member, [['Lease', lease]]);
+	if (!lease && !(await memberExists(ctx, pool, member, index, spec.size)))
+		throw new PoolError('not-found', noSuchMemberMessage(pool, member, spec.size));
 	if (!lease) {
 		const message = `${member} has no claim; nothing to do`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
@@ -91,6 +141,7 @@ async function releaseMember(
 	}
 	const holder = leaseHolder(lease);
 	const shown = holder ? bounded(holder) : '(no holder)';
+	if (opts.expiredOf !== undefined) checkStillExpired(member, lease, opts.expiredOf, ctx.now());
 	const stranded = leaseTimeProblem(lease, ctx.now());
 	if (heldByReconciler(lease)) {
 		if (stranded && !opts.force)
