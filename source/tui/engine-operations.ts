@@ -13,6 +13,7 @@ import {
 	readNodeRooms,
 	reconcile,
 	release,
+	releaseExpired,
 	setMaintenance,
 } from '../engine/index.js';
 import type { Kube } from '../kube/config.js';
@@ -332,6 +333,39 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 					const summary = `${verb}: ${done.length} of ${members.length} done${done.length > 0 ? ` (${done.join(', ')})` : ''}`;
 					if (failed.length > 0)
 						throw new Error(`${summary}; ${failed.length} failed: ${failed.join('; ')}`);
+					return summary;
+				},
+			);
+		},
+		releaseExpired(claims) {
+			const n = claims.length;
+			act(
+				`releasing ${n} expired claim${n === 1 ? '' : 's'}`,
+				{ pool: '', action: 'release' },
+				async (ctx, progress) => {
+					const outcomes = await releaseExpired(ctx, claims, {
+						onProgress: progress,
+						onOutcome: (o) => {
+							if (o.ok) return;
+							noteAuth(o.message);
+							store.getState().logEvent({
+								time: Date.now(),
+								actor,
+								pool: `${o.namespace}/${o.pool}`,
+								member: o.member,
+								action: 'release',
+								outcome: 'error',
+								message: o.message,
+							});
+						},
+					});
+					const done = outcomes.filter((o) => o.ok).map((o) => o.member);
+					const failed = outcomes.filter((o) => !o.ok);
+					const summary = `release expired: ${done.length} of ${n} done${done.length > 0 ? ` (${done.join(', ')})` : ''}`;
+					if (failed.length > 0)
+						throw new Error(
+							`${summary}; ${failed.length} not: ${failed.map((o) => `${o.namespace}/${o.pool} ${o.member}: ${o.message}`).join('; ')}`,
+						);
 					return summary;
 				},
 			);

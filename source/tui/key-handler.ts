@@ -4,6 +4,7 @@ import type { Key } from 'ink';
 import { identityProblem } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
+import { shownExpiredClaims } from './expired-claims.js';
 import { selectedHit } from './find-hits.js';
 import { bindingOf, Command, commandOf, HELP_GROUPS } from './keys.js';
 import { editLine, lineOf } from './line-edit.js';
@@ -19,7 +20,6 @@ import {
 	type ConsoleState,
 	type ConsoleStore,
 	currentPool,
-	type Prompt,
 	selectedRow,
 	visibleRows,
 } from './store.js';
@@ -93,18 +93,18 @@ function scrollKey(command: Command, ctx: KeyContext): boolean {
 	}
 }
 
-/** The keys of the bulk confirmation: ↑ ↓ PgUp PgDn scroll its list. */
-function bulkScroll(
-	prompt: Extract<Prompt, { kind: 'bulk' }>,
-	key: Key,
-	input: string,
-): number | null {
-	const typing = prompt.action === 'maintenance-on';
-	if (key.upArrow || (!typing && input === 'k')) return prompt.scroll - 1;
-	if (key.downArrow || (!typing && input === 'j')) return prompt.scroll + 1;
-	if (key.pageUp) return prompt.scroll - 5;
-	if (key.pageDown) return prompt.scroll + 5;
+/** The keys of a confirmation over a list: ↑ ↓ PgUp PgDn (k j too, unless typing) scroll it. */
+function listScroll(scroll: number, key: Key, input: string, typing: boolean): number | null {
+	if (key.upArrow || (!typing && input === 'k')) return scroll - 1;
+	if (key.downArrow || (!typing && input === 'j')) return scroll + 1;
+	if (key.pageUp) return scroll - 5;
+	if (key.pageDown) return scroll + 5;
 	return null;
+}
+
+/** Keeps a list's first shown line within it. */
+function clampScroll(scroll: number, length: number): number {
+	return Math.max(0, Math.min(length - 1, scroll));
 }
 
 /** The prompt's line after a key press (readline keys; see line-edit.ts), or null. */
@@ -219,7 +219,8 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 				if (!openHit(ctx) && s.find.trim())
 					s.setStatus(`nothing matches "${s.find.trim()}" (Esc clears the find)`, 'error');
-			} else if (key.upArrow) s.move(-1);
+			} else if (key.tab) s.setPrompt(null);
+			else if (key.upArrow) s.move(-1);
 			else if (key.downArrow) s.move(1);
 			else if (key.pageUp) s.move(-Math.max(1, ctx.pageSize()));
 			else if (key.pageDown) s.move(Math.max(1, ctx.pageSize()));
@@ -266,12 +267,9 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			return;
 		}
 		if (prompt.kind === 'bulk') {
-			const scroll = bulkScroll(prompt, key, input);
+			const scroll = listScroll(prompt.scroll, key, input, prompt.action === 'maintenance-on');
 			if (scroll !== null) {
-				s.setPrompt({
-					...prompt,
-					scroll: Math.max(0, Math.min(prompt.members.length - 1, scroll)),
-				});
+				s.setPrompt({ ...prompt, scroll: clampScroll(scroll, prompt.members.length) });
 				return;
 			}
 			const acting = prompt.members.filter((m) => !m.skip).map((m) => m.name);
@@ -289,6 +287,19 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			} else if (prompt.action === 'maintenance-on') {
 				const next = edited(prompt, input, key);
 				if (next) s.setPrompt(next);
+			}
+			return;
+		}
+		if (prompt.kind === 'expired') {
+			const scroll = listScroll(prompt.scroll, key, input, false);
+			if (scroll !== null)
+				s.setPrompt({ ...prompt, scroll: clampScroll(scroll, prompt.claims.length) });
+			else if (input === 'y' || input === 'Y') {
+				s.setPrompt(null);
+				ctx.ops.releaseExpired(prompt.claims);
+			} else if (input === 'n' || input === 'N' || key.escape) {
+				s.setPrompt(null);
+				s.setStatus(`release of ${prompt.claims.length} expired claims: cancelled`);
 			}
 			return;
 		}
@@ -396,6 +407,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			if (row) s.setMarks([row.name], !s.marks.has(row.name));
 			return;
 		case Command.MarkExpired: {
+			if (s.screen === 'pools') {
+				confirmExpired(s);
+				return;
+			}
 			const expired = visibleRows(s).filter((r) => r.claimExpired && !r.reconciling);
 			s.setMarks(
 				expired.map((r) => r.name),
@@ -517,6 +532,20 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			quit(ctx);
 			return;
 	}
+}
+
+/** `*` on the pools screen: one confirmation of every expired claim shown, or why there is none. */
+function confirmExpired(s: ConsoleState & ConsoleActions): void {
+	const claims = shownExpiredClaims(s);
+	if (claims.length === 0) {
+		s.setStatus(
+			s.find.trim()
+				? `no member the find shows has an expired claim`
+				: 'no member of the shown pools has an expired claim',
+		);
+		return;
+	}
+	s.setPrompt({ kind: 'expired', claims, scroll: 0 });
 }
 
 function isInMaintenance(state: ConsoleState, member: string): boolean {

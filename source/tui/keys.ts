@@ -154,7 +154,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.MarkExpired,
 		keys: '*',
 		hint: 'mark expired',
-		description: 'mark every member (the filter lets through) whose claim expired',
+		description:
+			'members: mark every expired claim (the filter lets through) · pools, find: release every expired claim shown (one confirmation)',
 		mutating: false,
 	},
 	{

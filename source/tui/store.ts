@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
 import type { EventLine } from '../engine/member-events.js';
+import type { ExpiredClaim } from '../engine/release-expired.js';
 import {
 	type ConnectionState,
 	WATCH_KINDS,
@@ -123,6 +124,8 @@ export type Prompt =
 			/** Why its Lease will not expire as it should (a stranded member), else absent. */
 			stranded?: string;
 	  }
+	/** The one confirmation of `*` on the pools screen: every expired claim shown, across pools. */
+	| { kind: 'expired'; claims: ExpiredClaim[]; scroll: number }
 	| { kind: 'filter'; value: string; cursor?: number }
 	/** The find on the pools screen being typed (↑↓ pick a hit, Enter opens it). */
 	| { kind: 'find'; value: string; cursor?: number };

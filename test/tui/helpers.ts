@@ -53,6 +53,7 @@ export function recordingOps() {
 			toggleLoop: (...a: unknown[]) => void calls.push(['toggleLoop', ...a]),
 			maintenance: (...a: unknown[]) => void calls.push(['maintenance', ...a]),
 			bulk: (...a: unknown[]) => void calls.push(['bulk', ...a]),
+			releaseExpired: (...a: unknown[]) => void calls.push(['releaseExpired', ...a]),
 			loadEvents: (...a: unknown[]) => void calls.push(['loadEvents', ...a]),
 			followLog: (...a: unknown[]) => void calls.push(['followLog', ...a]),
 			stopLog: (...a: unknown[]) => void calls.push(['stopLog', ...a]),

@@ -4,6 +4,7 @@
  */
 
 import { Box, Text } from 'ink';
+import { claimPlace } from '../expired-claims.js';
 import { withCursor } from '../line-edit.js';
 import { splitPoolKey } from '../pool-key.js';
 import type { BulkMember, Prompt } from '../store.js';
@@ -50,7 +51,7 @@ export function promptLines(
 			];
 		case 'find':
 			return [
-				`/ ${withCursor(prompt)} (find pools, members, holders · ↑↓ pick · Enter opens · Esc clears)`,
+				`/ ${withCursor(prompt)} (find pools, members, holders · ↑↓ pick · Enter opens · Tab keeps it for * · Esc clears)`,
 			];
 		case 'claim':
 			return [
@@ -86,28 +87,62 @@ export function promptLines(
 				prompt.action === 'maintenance-on'
 					? 'Enter sets it · Esc cancels'
 					: `y ${prompt.action === 'release' ? 'releases' : 'clears'} all ${acting} · n or Esc cancels`;
-			const headLines = wrapText(head, width);
-			const total = prompt.members.length;
-			const room = Math.max(1, maxLines - headLines.length - 1);
-			// the whole list when it fits, else a window and a position line
-			const listRoom = total <= room ? total : Math.max(1, room - 1);
-			const start = Math.max(0, Math.min(prompt.scroll, total - listRoom));
 			const nameWidth = prompt.members.reduce((w, m) => Math.max(w, m.name.length), 0);
-			const list = prompt.members
-				.slice(start, start + listRoom)
-				.map((m) => bulkLine(m, nameWidth, width));
-			const position =
-				total > listRoom
-					? [
-							truncate(
-								`  members ${start + 1}-${start + list.length} of ${total} · ↑ ↓ PgUp PgDn scroll`,
-								width,
-							),
-						]
-					: [];
-			return [...headLines, ...list, ...position, truncate(tail, width)];
+			return listPrompt(
+				head,
+				prompt.members.map((m) => bulkLine(m, nameWidth, width)),
+				tail,
+				{ scroll: prompt.scroll, width, maxLines },
+			);
+		}
+		case 'expired': {
+			const n = prompt.claims.length;
+			const pools = new Set(prompt.claims.map(claimPlace)).size;
+			const head = `Force-release ${n} expired claim${n === 1 ? '' : 's'} in ${pools} pool${pools === 1 ? '' : 's'}? Their pods and data PVCs are deleted: ALL THEIR DATA IS DESTROYED, and clean members are made again. A claim renewed meanwhile is left alone.`;
+			const placeWidth = prompt.claims.reduce((w, c) => Math.max(w, claimPlace(c).length), 0);
+			const nameWidth = prompt.claims.reduce((w, c) => Math.max(w, c.member.length), 0);
+			const list = prompt.claims.map((c) =>
+				truncate(
+					`  ${claimPlace(c).padEnd(placeWidth)}  ${c.member.padEnd(nameWidth)}  held by ${c.holder}`,
+					width,
+				),
+			);
+			return listPrompt(head, list, `y releases all ${n} · n or Esc cancels`, {
+				scroll: prompt.scroll,
+				width,
+				maxLines,
+			});
 		}
 	}
+}
+
+/**
+ * A confirmation over a list: its head wrapped, as much of the list as maxLines leaves room
+ * for (a window and a position line when it does not all fit), and its tail.
+ */
+function listPrompt(
+	head: string,
+	list: readonly string[],
+	tail: string,
+	o: { scroll: number; width: number; maxLines: number },
+): string[] {
+	const headLines = wrapText(head, o.width);
+	const total = list.length;
+	const room = Math.max(1, o.maxLines - headLines.length - 1);
+	// the whole list when it fits, else a window and a position line
+	const listRoom = total <= room ? total : Math.max(1, room - 1);
+	const start = Math.max(0, Math.min(o.scroll, total - listRoom));
+	const shown = list.slice(start, start + listRoom);
+	const position =
+		total > listRoom
+			? [
+					truncate(
+						`  members ${start + 1}-${start + shown.length} of ${total} · ↑ ↓ PgUp PgDn scroll`,
+						o.width,
+					),
+				]
+			: [];
+	return [...headLines, ...shown, ...position, truncate(tail, o.width)];
 }
 
 /** Props of the prompt. */
@@ -124,7 +159,9 @@ export function PromptLine({ prompt, width, pool, maxLines }: PromptLineProps) {
 	const theme = useTheme();
 	const lines = promptLines(prompt, width, pool, maxLines);
 	const colour =
-		prompt.kind === 'release' || (prompt.kind === 'bulk' && prompt.action === 'release')
+		prompt.kind === 'release' ||
+		prompt.kind === 'expired' ||
+		(prompt.kind === 'bulk' && prompt.action === 'release')
 			? theme.warn
 			: theme.accent;
 	const errorFrom =
