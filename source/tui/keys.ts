@@ -240,17 +240,22 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
 
+/** The commands that move the selection or scroll the text, on every screen. */
+export const MOVE_COMMANDS: readonly Command[] = [
+	Command.Up,
+	Command.Down,
+	Command.Top,
+	Command.Bottom,
+	Command.PageUp,
+	Command.PageDown,
+];
+
 /** The groups of keys help shows, in order; every binding is in exactly one. */
 export const HELP_GROUPS: ReadonlyArray<{ title: string; commands: readonly Command[] }> = [
 	{
 		title: 'Move',
 		commands: [
-			Command.Up,
-			Command.Down,
-			Command.Top,
-			Command.Bottom,
-			Command.PageUp,
-			Command.PageDown,
+			...MOVE_COMMANDS,
 			Command.PrevMember,
 			Command.NextMember,
 			Command.Open,
@@ -377,7 +382,8 @@ export function commandOf(input: string, key: Key): Command | null {
 	}
 }
 
-const NO_KEY: Key = {
+/** A key press with no key flag set (a plain character). */
+export const NO_KEY: Key = {
 	upArrow: false,
 	downArrow: false,
 	leftArrow: false,

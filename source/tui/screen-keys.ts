@@ -3,74 +3,63 @@
  * always does something there (no `Space mark` on the audit screen).
  */
 
-import { Command } from './keys.js';
+import { Command, MOVE_COMMANDS } from './keys.js';
 import type { Screen } from './store.js';
 
-const MOVE: readonly Command[] = [
-	Command.Up,
-	Command.Down,
-	Command.Top,
-	Command.Bottom,
-	Command.PageUp,
-	Command.PageDown,
-];
-
 const ALWAYS: readonly Command[] = [Command.Log, Command.Help, Command.Quit];
+
+/** Filter (find on the pools screen) and sort. */
+const FIND_SORT: readonly Command[] = [Command.Filter, Command.Sort, Command.Reverse];
+
+/** What acts on the pool: the open one, or the one selected on the pools screen. */
+const ON_POOL: readonly Command[] = [Command.Claim, Command.Reconcile, Command.Loop];
+
+/** What acts on the selected member. */
+const ON_MEMBER: readonly Command[] = [
+	Command.Release,
+	Command.Maintenance,
+	Command.Console,
+	Command.ContainerLog,
+];
 
 /** The commands that act on each screen. */
 export const SCREEN_COMMANDS: Readonly<Record<Screen, readonly Command[]>> = {
 	pools: [
-		...MOVE,
+		...MOVE_COMMANDS,
 		Command.Open,
 		Command.Back,
-		Command.Filter,
-		Command.Sort,
-		Command.Reverse,
+		...FIND_SORT,
 		Command.MarkExpired,
-		Command.Claim,
-		Command.Reconcile,
-		Command.Loop,
+		...ON_POOL,
 		Command.Audit,
 		...ALWAYS,
 	],
 	members: [
-		...MOVE,
+		...MOVE_COMMANDS,
 		Command.Open,
 		Command.Back,
-		Command.Filter,
-		Command.Sort,
-		Command.Reverse,
+		...FIND_SORT,
 		Command.Mark,
 		Command.MarkExpired,
 		Command.Unmark,
-		Command.Claim,
-		Command.Release,
-		Command.Reconcile,
-		Command.Loop,
-		Command.Maintenance,
-		Command.Console,
-		Command.ContainerLog,
+		...ON_POOL,
+		...ON_MEMBER,
 		Command.Audit,
 		...ALWAYS,
 	],
 	details: [
-		...MOVE,
+		...MOVE_COMMANDS,
 		Command.PrevMember,
 		Command.NextMember,
 		Command.Back,
-		Command.Claim,
-		Command.Release,
-		Command.Reconcile,
-		Command.Loop,
-		Command.Maintenance,
-		Command.Console,
-		Command.ContainerLog,
+		...ON_POOL,
+		...ON_MEMBER,
 		Command.Audit,
 		...ALWAYS,
 	],
-	audit: [...MOVE, Command.Back, Command.Filter, ...ALWAYS],
-	logs: [...MOVE, Command.Back, Command.Previous, ...ALWAYS],
-	help: [...MOVE, Command.Back, Command.Help, Command.Quit],
+	audit: [...MOVE_COMMANDS, Command.Back, Command.Filter, ...ALWAYS],
+	logs: [...MOVE_COMMANDS, Command.Back, Command.Previous, ...ALWAYS],
+	help: [...MOVE_COMMANDS, Command.Back, Command.Help, Command.Quit],
 };
 
 /** Whether a command acts on a screen. */

@@ -6,7 +6,6 @@
 
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../source/kube/objects.js';
 import type { AuditEntry } from '../../source/pool/audit.js';
 import { findMembers } from '../../source/pool/find.js';
 import {
@@ -22,7 +21,7 @@ import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
 import { createConsoleStore } from '../../source/tui/store.js';
 import { picture } from '../../source/tui/views/pool-picture.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
-import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
+import { configMap, deletes, inNamespace, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -68,11 +67,6 @@ afterEach(() => {
 	r?.unmount();
 	r = null;
 });
-
-/** The objects moved to another namespace. */
-function inNamespace(namespace: string, objects: KubeObject[]): KubeObject[] {
-	return objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
-}
 
 /** Three pools in two namespaces (desk in both); bob holds team-a's desk-2, alice team-b's desk-1. */
 function acrossNamespaces() {

@@ -6,11 +6,10 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../source/kube/objects.js';
 import type { AuditEntry } from '../../source/pool/audit.js';
 import { createConsoleStore } from '../../source/tui/store.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
-import { configMap, member, NOW, upserts } from './fixtures.js';
+import { configMap, inNamespace, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
@@ -28,10 +27,6 @@ function flat(frame: string): string {
 		.map((l) => l.trim())
 		.join(' ')
 		.replace(/\s+/g, ' ');
-}
-
-function inNamespace(namespace: string, objects: KubeObject[]): KubeObject[] {
-	return objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
 }
 
 /** desk in team-a and team-b, each with an expired claim; team-a's lab with a live one. */

@@ -2,30 +2,10 @@
 
 import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
+import { NO_KEY } from '../../source/tui/keys.js';
 import { type EditedLine, editLine, withCursor } from '../../source/tui/line-edit.js';
 
-const NONE: Key = {
-	upArrow: false,
-	downArrow: false,
-	leftArrow: false,
-	rightArrow: false,
-	pageDown: false,
-	pageUp: false,
-	home: false,
-	end: false,
-	return: false,
-	escape: false,
-	ctrl: false,
-	shift: false,
-	tab: false,
-	backspace: false,
-	delete: false,
-	meta: false,
-	super: false,
-	hyper: false,
-	capsLock: false,
-	numLock: false,
-};
+const NONE: Key = NO_KEY;
 
 /** Applies key presses (`C-x` ctrl, `M-x` alt, `<left>` etc., else text) to a line. */
 function press(line: EditedLine, ...keys: string[]): EditedLine {

@@ -2,41 +2,26 @@
 
 import { Text } from 'ink';
 import { staticBlock } from '../availability.js';
-import { Command, KEY_BINDINGS } from '../keys.js';
+import { Command, KEY_BINDINGS, MOVE_COMMANDS } from '../keys.js';
 import { actsOn } from '../screen-keys.js';
 import type { ConsoleState, Screen } from '../store.js';
 import { displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 
-/** The commands the bar may show (moving is left to help), where they act on the screen. */
-const SHOWN: readonly Command[] = [
-	Command.Open,
-	Command.Back,
-	Command.PrevMember,
-	Command.NextMember,
-	Command.Filter,
-	Command.Sort,
-	Command.Mark,
-	Command.Claim,
-	Command.Release,
-	Command.Reconcile,
-	Command.Loop,
-	Command.Maintenance,
-	Command.Console,
-	Command.Log,
-	Command.ContainerLog,
-	Command.Previous,
-	Command.Audit,
-	Command.Help,
-	Command.Quit,
+/** The commands the bar leaves to help: moving, reversing the sort, the mark helpers. */
+const NOT_IN_BAR: readonly Command[] = [
+	...MOVE_COMMANDS,
+	Command.Reverse,
+	Command.MarkExpired,
+	Command.Unmark,
 ];
 
 /** Whether the bar shows a command's key on a screen: it must act there. */
 function shownOn(screen: Screen, command: Command): boolean {
 	// G follows the log; elsewhere moving is in help
 	if (command === Command.Bottom) return screen === 'logs';
-	return SHOWN.includes(command) && actsOn(screen, command);
+	return !NOT_IN_BAR.includes(command) && actsOn(screen, command);
 }
 
 /** The hints as (keys, label, disabled) triples for a state. */
