@@ -11,6 +11,7 @@ import { editLine, lineOf } from './line-edit.js';
 import { columnTitle } from './member-columns.js';
 import type { ConsoleOperations } from './operations.js';
 import { poolColumnTitle } from './pool-columns.js';
+import { ofPool } from './pool-key.js';
 import { MEMBER_SORT_COLUMNS, nextSortColumn, POOL_SORT_COLUMNS, sortLabel } from './sorting.js';
 import {
 	type BulkAction,
@@ -255,7 +256,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 		if (prompt.kind === 'maintenance') {
 			if (key.escape) {
 				s.setPrompt(null);
-				s.setStatus(`maintenance of ${prompt.member} cancelled`);
+				s.setStatus(`maintenance of ${prompt.member}${ofPool(targetPool(s) ?? '')} cancelled`);
 			} else if (key.return) {
 				const pool = targetPool(s);
 				s.setPrompt(null);
@@ -311,7 +312,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			if (pool) ctx.ops.release(pool, prompt.member);
 		} else if (input === 'n' || input === 'N' || key.escape) {
 			s.setPrompt(null);
-			s.setStatus(`release of ${prompt.member} cancelled`);
+			s.setStatus(`release of ${prompt.member}${ofPool(targetPool(s) ?? '')} cancelled`);
 		}
 		return;
 	}

@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import { claimPlace } from '../expired-claims.js';
 import { withCursor } from '../line-edit.js';
-import { splitPoolKey } from '../pool-key.js';
+import { ofPool } from '../pool-key.js';
 import type { BulkMember, Prompt } from '../store.js';
 import { truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
@@ -19,14 +19,6 @@ function bulkLine(m: BulkMember, nameWidth: number, width: number): string {
 		`  ${m.name.padEnd(nameWidth)}  ${who}${m.skip ? ` · skipped: ${m.skip}` : ''}`,
 		width,
 	);
-}
-
-/**
- * ` of team-b/desk` after a member's name when the pool key names its namespace (-A, where
- * two namespaces may each hold a pool of that name), else nothing.
- */
-export function ofPool(pool: string): string {
-	return splitPoolKey(pool).namespace === null ? '' : ` of ${pool}`;
 }
 
 /** The most lines a prompt may take on a terminal of `rows` rows. */
