@@ -7,7 +7,8 @@
  *   once for every expired claim of every namespace, naming each namespace/pool, member and
  *   holder, and releases them;
  * - finding 9: the maintenance prompt's prefilled reason goes with one Ctrl-U and a word
- *   with Ctrl-W; help fits 80x24 without scrolling; the audit screen's key bar shows no mark.
+ *   with Ctrl-W; help fits 80x24 without scrolling; the audit screen's key bar shows no mark;
+ *   the log view follows a container across a restart and a replace.
  */
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,14 +18,18 @@ import {
 	createEngineContext,
 	type EngineContext,
 	readPool,
+	reconcile,
 } from '../../source/engine/index.js';
 import { loadKube } from '../../source/kube/config.js';
 import { formatMicroTime, leaseName } from '../../source/pool/index.js';
+import { itSim } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 import { consoleTests, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
+/** The last line the simulated kubelet writes for a crashed desktop container. */
+const CRASHED = 'fatal: cannot write to /data: Input/output error; exiting with status 1';
 const c = consoleTests({ namespaces: ['team-a', 'team-b'] });
 
 /** An engine context in a namespace of the test cluster, acting as actor. */
@@ -160,4 +165,31 @@ describe('issue 24 in a terminal', { timeout: 150_000 }, () => {
 		await t.waitFor('[Find, sort, mark]', SLOW);
 		expect(await quit(t)).toBe(0);
 	});
+	itSim(
+		"the log view follows the container across a restart and a replace; p shows the replaced pod's last lines (finding 9)",
+		'a crash is made by the simulated kubelet',
+		async () => {
+			await ready('team-a', 'logs', 1);
+			const t = c.start({ args: ['logs', '-n', 'team-a'], columns: 100, rows: 30 });
+			await t.waitFor(/logs-1\s+Ready/, SLOW);
+			t.write('L');
+			await t.waitFor('log logs-1 · following', SLOW);
+			c.sim.cluster.controllers.crash('team-a', 'logs-1');
+			await t.waitFor("── logs-1's container restarted (restart", SLOW);
+			expect(t.screen()).toContain(CRASHED);
+			// the pod is deleted and made again: the view goes on with the new pod's log
+			await c.cluster.api.delete('pods', 'logs-1', { namespace: 'team-a', gracePeriodSeconds: 0 });
+			await waitFor(async () => !(await c.cluster.api.get('pods', 'logs-1', 'team-a')), {
+				what: 'the pod gone',
+				timeoutMs: SLOW,
+			});
+			await reconcile(await inNamespace('team-a'), 'logs');
+			await t.waitFor('── logs-1 was replaced', SLOW);
+			expect(t.screen()).not.toContain(CRASHED);
+			t.write('p');
+			const previous = await t.waitFor('log logs-1 --previous (the replaced pod)', SLOW);
+			expect(previous).toContain(CRASHED);
+			expect(await quit(t)).toBe(0);
+		},
+	);
 });
