@@ -14,7 +14,15 @@ const NOISE = /\s*\((?:[a-z][a-z0-9+.-]*:\/\/)?[\w.-]+:\d+\)|\s*\bhttps?:\/\/\S*
 /** A label that names what follows (kept when the request text goes). */
 const LABELS = new Set(['last error', 'error']);
 
-/** The message in at most width columns, its cause kept. */
+/** A segment that is the request made (`list pods in namespace x`, `GET`), not what it meant. */
+const REQUEST =
+	/^(?:get|list|watch|create|update|patch|delete|deletecollection|GET|POST|PUT|PATCH|DELETE)\b/;
+
+/**
+ * The message in at most width columns, its cause kept: the subject (what failed, as
+ * `console on desk-1 did not open`) stays while it can, the request text goes first, then the
+ * segments between the subject and the cause.
+ */
 export function fitMessage(text: string, width: number): string {
 	if (displayWidth(text) <= width) return text;
 	const bare = text.replace(NOISE, '');
@@ -23,14 +31,16 @@ export function fitMessage(text: string, width: number): string {
 	const parts = bare.split(' · ');
 	const error = parts.pop() ?? '';
 	const head = parts.length > 0 ? `${parts.join(' · ')} · ` : '';
-	const segments = error.split(': ');
+	let segments = error.split(': ');
 	const label = segments.length > 1 && LABELS.has(segments[0] ?? '') ? `${segments.shift()}: ` : '';
-	let out = `${head}${label}${segments.join(': ')}`;
-	while (displayWidth(out) > width && segments.length > 1) {
-		segments.shift();
-		out = `${head}${label}${segments.join(': ')}`;
-	}
-	if (displayWidth(out) <= width) return out;
+	const line = () => `${head}${label}${segments.join(': ')}`;
+	const subject = !REQUEST.test(segments[0] ?? '');
+	const kept = segments.filter((g) => !REQUEST.test(g));
+	if (kept.length > 0) segments = kept;
+	// then what stands between the subject (or the start) and the cause
+	const from = subject ? 1 : 0;
+	while (displayWidth(line()) > width && segments.length > from + 1) segments.splice(from, 1);
+	if (displayWidth(line()) <= width) return line();
 	// still too long: the head gives way before the cause
 	const cause = `${label}${segments.join(': ')}`;
 	const room = width - displayWidth(cause);

@@ -34,4 +34,15 @@ describe('fitMessage', () => {
 			fitMessage('GET https://10.0.0.1:6443/api/v1/pods?watch=1: the server is down', 40),
 		).toBe('GET: the server is down');
 	});
+
+	it('keeps the subject of a message (what failed) and drops what stands between it and the cause', () => {
+		const console =
+			'console on desk-1 did not open: kubectl is not installed or not on the PATH (kubectl); install kubectl to open a console';
+		expect(
+			fitMessage(console, 98).startsWith('console on desk-1 did not open: kubectl is not'),
+		).toBe(true);
+		expect(
+			fitMessage(`reconcile desk: watch pods in namespace x: GET https://h:1/api: ${ERROR}`, 70),
+		).toBe('reconcile desk: cannot reach the cluster: connection refused');
+	});
 });
