@@ -18,10 +18,20 @@ const LABELS = new Set(['last error', 'error']);
 const REQUEST =
 	/^(?:get|list|watch|create|update|patch|delete|deletecollection|GET|POST|PUT|PATCH|DELETE)\b/;
 
+/** A segment that only leads to the cause after it (`cannot reach the cluster: connection refused`). */
+const LEAD = /^(?:cannot reach the cluster|lost the connection to the cluster)$/;
+
+/** The segments without those a test picks, unless none would be left. */
+function without(segments: readonly string[], drop: (segment: string) => boolean): string[] {
+	const kept = segments.filter((g) => !drop(g));
+	return kept.length > 0 ? kept : [...segments];
+}
+
 /**
- * The message in at most width columns, its cause kept: the subject (what failed, as
- * `console on desk-1 did not open`) stays while it can, the request text goes first, then the
- * segments between the subject and the cause.
+ * The message in at most width columns, its cause kept: URLs and addresses go first, then
+ * the request text (`list pods in namespace x`, `GET`), then a lead the cause restates
+ * (`cannot reach the cluster`); what failed (`console on desk-1 did not open`) and why stay,
+ * and the line is cut only after that (the parts before the error first).
  */
 export function fitMessage(text: string, width: number): string {
 	if (displayWidth(text) <= width) return text;
@@ -34,14 +44,12 @@ export function fitMessage(text: string, width: number): string {
 	let segments = error.split(': ');
 	const label = segments.length > 1 && LABELS.has(segments[0] ?? '') ? `${segments.shift()}: ` : '';
 	const line = () => `${head}${label}${segments.join(': ')}`;
-	const subject = !REQUEST.test(segments[0] ?? '');
-	const kept = segments.filter((g) => !REQUEST.test(g));
-	if (kept.length > 0) segments = kept;
-	// then what stands between the subject (or the start) and the cause
-	const from = subject ? 1 : 0;
-	while (displayWidth(line()) > width && segments.length > from + 1) segments.splice(from, 1);
+	for (const drop of [(g: string) => REQUEST.test(g), (g: string) => LEAD.test(g)]) {
+		if (displayWidth(line()) <= width) return line();
+		segments = without(segments, drop);
+	}
 	if (displayWidth(line()) <= width) return line();
-	// still too long: the head gives way before the cause
+	// still too long: the head gives way before the error
 	const cause = `${label}${segments.join(': ')}`;
 	const room = width - displayWidth(cause);
 	return room >= 4 ? `${truncate(head, room)}${cause}` : truncate(cause, width);

@@ -17,6 +17,13 @@ describe('fitMessage', () => {
 		);
 		expect(fitMessage(ERROR, 60)).toBe('cannot reach the cluster: connection refused');
 		expect(fitMessage(ERROR, 30)).toBe('connection refused');
+		// a short segment that says what happened stays
+		expect(
+			fitMessage(
+				'console: forbidden: cannot create pods/exec in namespace corral-vms (ask for it)',
+				60,
+			),
+		).toBe('console: forbidden: cannot create pods/exec in namespace co…');
 	});
 
 	it('keeps a label and the parts of a line before the error, cut before the cause', () => {
@@ -35,7 +42,7 @@ describe('fitMessage', () => {
 		).toBe('GET: the server is down');
 	});
 
-	it('keeps the subject of a message (what failed) and drops what stands between it and the cause', () => {
+	it('keeps the subject of a message (what failed) and drops the request text and the lead', () => {
 		const console =
 			'console on desk-1 did not open: kubectl is not installed or not on the PATH (kubectl); install kubectl to open a console';
 		expect(
