@@ -460,8 +460,12 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 						failure = describeError(err);
 					}
 					if (signal.aborted) return;
-					// the container ended (or never started): wait for the member's next one
-					setPhase('waiting', failure);
+					// refused while its container runs on (forbidden, a server error): an error, not
+					// an end; either way a next container of the member is followed when it comes
+					const now = containerOf(store.getState().memberObjects(member).pod);
+					const running =
+						failure !== null && now !== null && now.id !== '' && now.id === container?.id;
+					setPhase(running ? 'error' : 'waiting', failure);
 					const next = await nextContainer(store, member, container, signal);
 					if (!next || signal.aborted) return;
 					const log = store.getState().podLog;
