@@ -18,11 +18,10 @@ import {
 	totalExhaustions,
 } from '../../source/tui/pool-history.js';
 import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
-import { createConsoleStore } from '../../source/tui/store.js';
 import { picture } from '../../source/tui/views/pool-picture.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { configMap, deletes, inNamespace, member, NOW, upserts } from './fixtures.js';
-import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
+import { lines, lineWith, recordingOps, storeAcross, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
 /** An audit line of pool desk, at seconds before NOW. */
@@ -72,29 +71,19 @@ afterEach(() => {
 function acrossNamespaces() {
 	const two = spec({ size: 2 });
 	const one = spec({ size: 1 });
-	const store = createConsoleStore({
-		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
-		now: NOW,
-	});
-	store.getState().setConnection({ phase: 'synced', since: NOW });
-	store
-		.getState()
-		.applyBatch(
-			upserts([
-				...inNamespace('team-a', [
-					configMap('desk', two),
-					...member('desk', 1, two),
-					...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: 90_000 }),
-					configMap('lab', one),
-					...member('lab', 1, one),
-				]),
-				...inNamespace('team-b', [
-					configMap('desk', one),
-					...member('desk', 1, one, { holder: 'alice@example.com' }),
-				]),
-			]),
-		);
-	return store;
+	return storeAcross([
+		...inNamespace('team-a', [
+			configMap('desk', two),
+			...member('desk', 1, two),
+			...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: 90_000 }),
+			configMap('lab', one),
+			...member('lab', 1, one),
+		]),
+		...inNamespace('team-b', [
+			configMap('desk', one),
+			...member('desk', 1, one, { holder: 'alice@example.com' }),
+		]),
+	]);
 }
 
 describe('the pool index across namespaces', () => {

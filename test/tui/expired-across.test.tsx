@@ -7,10 +7,9 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../source/pool/audit.js';
-import { createConsoleStore } from '../../source/tui/store.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
-import { configMap, inNamespace, member, NOW, upserts } from './fixtures.js';
-import { lines, lineWith, recordingOps } from './helpers.js';
+import { configMap, inNamespace, member, NOW } from './fixtures.js';
+import { lines, lineWith, recordingOps, storeAcross } from './helpers.js';
 import { KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
 let r: RenderedConsole | null = null;
@@ -33,30 +32,20 @@ function flat(frame: string): string {
 function twoDesks() {
 	const two = spec({ size: 2 });
 	const one = spec({ size: 1 });
-	const store = createConsoleStore({
-		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
-		now: NOW,
-	});
-	store.getState().setConnection({ phase: 'synced', since: NOW });
-	store
-		.getState()
-		.applyBatch(
-			upserts([
-				...inNamespace('team-a', [
-					configMap('desk', two),
-					...member('desk', 1, two),
-					...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: TWO_HOURS }),
-					configMap('lab', one),
-					...member('lab', 1, one, { holder: 'carol@example.com' }),
-				]),
-				...inNamespace('team-b', [
-					configMap('desk', two),
-					...member('desk', 1, two, { holder: 'alice@example.com', claimedAgo: TWO_HOURS }),
-					...member('desk', 2, two),
-				]),
-			]),
-		);
-	return store;
+	return storeAcross([
+		...inNamespace('team-a', [
+			configMap('desk', two),
+			...member('desk', 1, two),
+			...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: TWO_HOURS }),
+			configMap('lab', one),
+			...member('lab', 1, one, { holder: 'carol@example.com' }),
+		]),
+		...inNamespace('team-b', [
+			configMap('desk', two),
+			...member('desk', 1, two, { holder: 'alice@example.com', claimedAgo: TWO_HOURS }),
+			...member('desk', 2, two),
+		]),
+	]);
 }
 
 /** An audit line of desk-1 in a namespace. */

@@ -31,6 +31,17 @@ export function storeWith(
 	return store;
 }
 
+/** A synced store watching every namespace (-A) on the pools screen, the objects applied as they are. */
+export function storeAcross(objects: KubeObject[]): ConsoleStore {
+	const store = createConsoleStore({
+		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
+		now: NOW,
+	});
+	store.getState().setConnection({ phase: 'synced', since: NOW });
+	store.getState().applyBatch(upserts(objects));
+	return store;
+}
+
 /** The lines of a frame. */
 export function lines(frame: string): string[] {
 	return frame.split('\n');
