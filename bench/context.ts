@@ -46,7 +46,7 @@ export interface BenchOptions {
 }
 
 /** The scenarios, in the order they run. */
-export const SCENARIOS = ['startup', 'live', 'reconcile', 'claims', 'scale'] as const;
+export const SCENARIOS = ['startup', 'live', 'reconcile', 'claims', 'scale', 'failover'] as const;
 
 /** A scenario's name. */
 export type ScenarioName = (typeof SCENARIOS)[number];

@@ -29,6 +29,26 @@ export const BENCH_SOURCE = {
 	init: false,
 } as const;
 
+/** The arguments of `ctpool apply` of a benchmark pool of `size` members in a namespace. */
+export function applyArgs(pool: string, namespace: string, size: number): string[] {
+	return [
+		'apply',
+		pool,
+		'--image',
+		BENCH_SOURCE.image,
+		'--size',
+		String(size),
+		'--cpu',
+		BENCH_SOURCE.cpu,
+		'--mem',
+		BENCH_SOURCE.memory,
+		'--disk',
+		BENCH_SOURCE.disk,
+		'-n',
+		namespace,
+	];
+}
+
 /** The spec of a benchmark pool of `size` members. */
 export function benchSpec(size: number): PoolSpec {
 	return { ...BENCH_SOURCE, mode: 'ephemeral', size };

@@ -25,6 +25,7 @@ import { kubectlPath, kubectlVersion } from './kubectl.js';
 import { startRealCluster } from './real-cluster.js';
 import { markdownTable, textTable } from './report.js';
 import { claimsScenario } from './scenarios/claims.js';
+import { failoverScenario } from './scenarios/failover.js';
 import { liveScenario } from './scenarios/live.js';
 import { reconcileScenario } from './scenarios/reconcile.js';
 import { scaleScenario, scaleSetup } from './scenarios/scale.js';
@@ -259,6 +260,7 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
 	reconcile: reconcileScenario,
 	claims: claimsScenario,
 	scale: scaleScenario,
+	failover: failoverScenario,
 };
 
 /** Runs the benchmark; resolves with the results and the exit code. */

@@ -29,7 +29,13 @@ import { ADMIN_IDENTITY, ChaosAdmin, chaosImage } from './admin.js';
 import { ConsoleMirror, type MirrorCounts } from './console-mirror.js';
 import { checkConvergence } from './convergence.js';
 import { type FaultScheduleCounts, startFaultSchedule, zeroFaultCounts } from './fault-schedule.js';
-import { ForeignObjects, foreignMembers, type PlantStore } from './foreign-objects.js';
+import {
+	ForeignObjects,
+	foreignMembers,
+	type PlantStore,
+	strangerPodMembers,
+} from './foreign-objects.js';
+import { ForgedObjects, type ForgedResult } from './forged-objects.js';
 import { checkTimeline, type Finding, type InvariantResult } from './invariants.js';
 import { builtCli } from './paths.js';
 import { Random } from './random.js';
@@ -73,6 +79,13 @@ export interface ChaosOptions {
 	refusedBursts: number;
 	/** Plant foreign objects (pod, PVC, Service, Lease) under member names above the size. */
 	foreign: boolean;
+	/**
+	 * Forged objects (issue 22): Events with bad audit annotations, future times and huge
+	 * counts, planted before the chaos; and this many malformed statuses written over the
+	 * pool's during it.
+	 */
+	forged: boolean;
+	malformedStatuses: number;
 	/** The first reconciler's clock runs this far ahead (ms, within the 5-minute skew allowance). */
 	skewMs: number;
 	/** How often the reconcilers' RoleBinding is deleted mid-run, and for how long (ms). */
@@ -97,6 +110,8 @@ export const DEFAULT_CHAOS: Omit<ChaosOptions, 'seed'> = {
 	killEveryMs: [9000, 16000],
 	refusedBursts: 2,
 	foreign: true,
+	forged: true,
+	malformedStatuses: 3,
 	skewMs: 2 * 60_000,
 	revocations: 2,
 	revokeForMs: 3000,
@@ -141,6 +156,8 @@ export interface ChaosResult {
 	finalSteps: string[];
 	/** Foreign objects planted and found untouched at the end. */
 	foreign: { planted: number; untouched: number; checks: number };
+	/** Forged Events and malformed statuses planted, and what ctpool made of them. */
+	forged: Omit<ForgedResult, 'violations'>;
 	/** How often the reconcilers' rights were revoked (and restored). */
 	rightsRevoked: number;
 	passed: boolean;
@@ -193,7 +210,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		const timeline = new Timeline(CHAOS_POOL, NAMESPACE, cluster.store);
 		// Someone else's objects under member names: above the size, some where the admin scales up.
 		const foreign = new ForeignObjects(cluster.plantStore, NAMESPACE);
-		if (options.foreign) await foreign.plant(foreignMembers(CHAOS_POOL, options.size));
+		if (options.foreign)
+			await foreign.plant(
+				foreignMembers(CHAOS_POOL, options.size),
+				strangerPodMembers(CHAOS_POOL, options.size),
+			);
 		for (const uid of foreign.uids()) timeline.ignoredUids.add(uid);
 		timeline.follow();
 		const rights = new ReconcilerRights(cluster.rights, NAMESPACE);
@@ -221,6 +242,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 		await apply(admin.ctx, CHAOS_POOL, chaosSpec(options.size));
 		if (!(await until(() => truth.views(Date.now()).every((v) => v.state === 'Ready'), 60_000)))
 			throw new Error('the pool did not become Ready before the chaos');
+		// Forged Events among the pool's own, for the audit readers to see.
+		const forged = new ForgedObjects(cluster.plantStore, kube, NAMESPACE, CHAOS_POOL);
+		if (options.forged) await forged.plantEvents();
 
 		mirror = new ConsoleMirror(
 			await loadKube({ kubeconfig: cluster.kubeconfig, namespace: NAMESPACE }),
@@ -299,7 +323,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 					),
 				);
 			}
+		// The pool's status overwritten with ones of the wrong shape, evenly over the run.
+		const statusTimers: NodeJS.Timeout[] = [];
+		if (options.forged)
+			for (let i = 1; i <= options.malformedStatuses; i++)
+				statusTimers.push(
+					setTimeout(
+						() => {
+							forged.malformStatus(options.durationMs).then(
+								() => log('the pool status overwritten with one of the wrong shape'),
+								(err) => log(`overwriting the pool status failed: ${errorText(err)}`),
+							);
+						},
+						(options.durationMs * i) / (options.malformedStatuses + 1),
+					),
+				);
 		await new Promise((r) => setTimeout(r, options.durationMs));
+		for (const t of statusTimers) clearTimeout(t);
 		for (const t of rightsTimers) clearTimeout(t);
 		await rights.restore();
 
@@ -409,6 +449,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
 		const invariants = checkTimeline(timeline);
 		const foreignChecked = await foreign.check();
+		const { violations: forgedViolations, ...forgedCounts } = await forged.check(
+			createEngineContext(kube, { actor: ADMIN_IDENTITY, namespace: NAMESPACE }),
+		);
 		for (const e of sim?.controllers.errors() ?? [])
 			extraWarnings.push({
 				rule: 'sim-controller',
@@ -420,6 +463,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			...invariants.violations,
 			...converged.violations,
 			...foreignChecked.violations,
+			...forgedViolations,
 			...extraViolations,
 		];
 		const fleetCounts = fleet?.counts() ?? emptyFleet();
@@ -438,7 +482,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 			spells: schedule.counts(),
 			mirror: { ...mirror.counts },
 			invariants,
-			finalChecks: converged.checks + compared.checks + foreignChecked.checks + finalChecks,
+			finalChecks:
+				converged.checks +
+				compared.checks +
+				foreignChecked.checks +
+				forgedCounts.checks +
+				finalChecks,
 			reconciles: fleetCounts.reconciles + applies + 1,
 			violations,
 			warnings: [...invariants.warnings, ...extraWarnings],
@@ -449,6 +498,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 				untouched: foreignChecked.untouched,
 				checks: foreignChecked.checks,
 			},
+			forged: forgedCounts,
 			rightsRevoked: rights.revoked,
 			passed: violations.length === 0,
 		};

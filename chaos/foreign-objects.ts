@@ -74,6 +74,11 @@ export function foreignMembers(pool: string, size: number): string[] {
 	return [size + 1, size + 2, size + 4].map((i) => memberName(pool, i));
 }
 
+/** The member that gets a stranger's pod alone (above the range the admin scales up to). */
+export function strangerPodMembers(pool: string, size: number): string[] {
+	return [memberName(pool, size + 3)];
+}
+
 /** The annotations other than the ones the cluster's controllers keep (`*.kubernetes.io/`). */
 function ownAnnotations(o: SimObject): string {
 	const a = o.metadata.annotations ?? {};
@@ -102,19 +107,16 @@ export class ForeignObjects {
 		return new Set(this.planted.map((p) => p.uid));
 	}
 
-	/** Plants a pod, a PVC, a Service and a Lease under each member's name, and starts watching writes. */
-	async plant(members: readonly string[]): Promise<void> {
+	/**
+	 * Plants a pod, a PVC, a Service and a Lease under each member's name, and a stranger's pod
+	 * alone under each of `podsOnly` (nothing else of the member's there), and starts watching
+	 * writes.
+	 */
+	async plant(members: readonly string[], podsOnly: readonly string[] = []): Promise<void> {
+		for (const member of podsOnly) await this.plantPod(member);
 		for (const member of members) {
 			const labels = { app: 'payroll-db', owner: 'someone-else' };
-			await this.put('pods', member, member, {
-				apiVersion: 'v1',
-				kind: 'Pod',
-				metadata: { name: member, namespace: this.namespace, labels },
-				spec: {
-					containers: [{ name: 'db', image: 'registry.example.com/payroll-db:1' }],
-					terminationGracePeriodSeconds: 30,
-				},
-			});
+			await this.plantPod(member);
 			await this.put('persistentvolumeclaims', pvcName(member), member, {
 				apiVersion: 'v1',
 				kind: 'PersistentVolumeClaim',
@@ -146,6 +148,23 @@ export class ForeignObjects {
 			});
 		}
 		this.unsubscribe = this.store.onWrite?.((w) => this.noteWrite(w)) ?? null;
+	}
+
+	/** A stranger's pod under a member's name. */
+	private async plantPod(member: string): Promise<void> {
+		await this.put('pods', member, member, {
+			apiVersion: 'v1',
+			kind: 'Pod',
+			metadata: {
+				name: member,
+				namespace: this.namespace,
+				labels: { app: 'payroll-db', owner: 'someone-else' },
+			},
+			spec: {
+				containers: [{ name: 'db', image: 'registry.example.com/payroll-db:1' }],
+				terminationGracePeriodSeconds: 30,
+			},
+		});
 	}
 
 	/** Records a write to a planted object by anyone but the planter and the cluster's controllers. */

@@ -42,6 +42,7 @@ export function formatReport(r: ChaosResult): string[] {
 		`console store: ${r.mirror.batches} batches, ${r.mirror.resets} relists, ${r.mirror.reconnects} reconnects`,
 		`timeline: ${s.userLeases} claims taken, ${s.handOvers} hand-overs to the reconciler, ${s.takeovers} reconciler Lease takeovers, ${s.deletes} deletes, ${s.desktops} desktops claimed, ${s.claimsChecked} claim results checked`,
 		`foreign objects: ${r.foreign.planted} planted, ${r.foreign.untouched} untouched; reconcilers' rights revoked ${r.rightsRevoked} times; first reconciler's clock ${Math.round(o.skewMs / 1000)} s ahead`,
+		`forged: ${r.forged.events} Events (${r.forged.unreadable} not audit lines of the pool), ${r.forged.statuses} malformed statuses (${r.forged.rewritten} rewritten by a reconciler during the chaos); ${r.forged.auditLines} audit lines read back, all bounded`,
 		`invariant checks: ${r.invariants.checks} over the timeline, ${r.finalChecks} on the final state and the console store`,
 		`final reconcile: ${r.finalSteps.length === 0 ? 'no steps' : r.finalSteps.join(', ')}; members ${Object.entries(
 			r.finalStates,

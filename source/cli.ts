@@ -4,6 +4,11 @@
 
 import nodeModule from 'node:module';
 import { versionLine } from './build-info.js';
+import { EXIT_INTERNAL, installCrashGuard, uncaughtErrorLine } from './kube/handler-errors.js';
+
+// An error nothing handled is one line on stderr, never a stack or the bundle's source line;
+// a command then exits 70, a watching reconciler goes on (see keepRunningOnUncaughtErrors).
+installCrashGuard();
 
 // Node 22.1 and later keep V8's compiled code of the bundle's chunks on disk between runs
 // (the next start skips most parsing and compiling). Node 20 has no such cache for ES
@@ -29,7 +34,7 @@ process.on('SIGINT', () => {
 	const steps = ['apply', 'reconcile', 'claim', 'release', 'delete', 'maintenance'];
 	if (
 		process.stderr.isTTY &&
-		steps.includes(process.argv[2] ?? '') &&
+		process.argv.slice(2).some((a) => steps.includes(a)) &&
 		!process.argv.includes('--watch')
 	)
 		process.stderr.write('\nctpool: finishing the current step (Ctrl-C again stops at once)\n');
@@ -64,7 +69,13 @@ async function main(argv: string[]): Promise<number> {
 	return runCli(argv, processIo(controller.signal));
 }
 
-const code = await main(process.argv.slice(2));
+let code: number;
+try {
+	code = await main(process.argv.slice(2));
+} catch (err) {
+	process.stderr.write(`${uncaughtErrorLine('the command', err, false)}\n`);
+	code = EXIT_INTERNAL;
+}
 // Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
 // the process.
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { type BenchContext, profileArgs, type ScenarioResult } from '../context.js';
 import { runKubectl, type TimedRun, timedRun } from '../kubectl.js';
 import {
+	applyArgs,
 	BENCH_SOURCE,
 	ensureNamespace,
 	manifestText,
@@ -88,7 +89,7 @@ export async function reconcileScenario(ctx: BenchContext): Promise<ScenarioResu
 	const rounds: ReconcileRound[] = [];
 	// warm-up: each program once on a tiny pool (disk cache; kubectl's discovery and OpenAPI cache)
 	await ensureNamespace(ctx.sim.api, 'bench-rc-warm');
-	await ctpoolCommand(ctx, applyArgs('bench-rc-warm', 1));
+	await ctpoolCommand(ctx, applyArgs(POOL, 'bench-rc-warm', 1));
 	if (ctx.kubectl) {
 		const warm = join(ctx.tmp, 'reconcile-warm.json');
 		await writeFile(warm, manifestText(memberObjects('kw', 'bench-rc-warm', 1, 1)));
@@ -102,7 +103,7 @@ export async function reconcileScenario(ctx: BenchContext): Promise<ScenarioResu
 		await ensureNamespace(ctx.sim.api, nsCtpool);
 		await ensureNamespace(ctx.sim.api, nsKubectl);
 		const doCtpool = async () => {
-			const a = await ctpoolCommand(ctx, applyArgs(nsCtpool, n));
+			const a = await ctpoolCommand(ctx, applyArgs(POOL, nsCtpool, n));
 			await waitPodsReady(ctx.sim.api, nsCtpool, POOL, n, 180_000);
 			return a;
 		};
@@ -198,23 +199,4 @@ export async function reconcileScenario(ctx: BenchContext): Promise<ScenarioResu
 		detail: { source: BENCH_SOURCE, rounds },
 		notes,
 	};
-}
-
-function applyArgs(namespace: string, size: number): string[] {
-	return [
-		'apply',
-		POOL,
-		'--image',
-		BENCH_SOURCE.image,
-		'--size',
-		String(size),
-		'--cpu',
-		BENCH_SOURCE.cpu,
-		'--mem',
-		BENCH_SOURCE.memory,
-		'--disk',
-		BENCH_SOURCE.disk,
-		'-n',
-		namespace,
-	];
 }

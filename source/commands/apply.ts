@@ -3,10 +3,10 @@
 import { PoolError } from '../pool/errors.js';
 import { maxUnavailableProblem, type PoolSpec, SPEC_DEFAULTS } from '../pool/spec.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
-import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
+import { usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import type { CommandIo } from './io.js';
-import { printReconcile } from './reconcile-output.js';
+import { followRollout, printReconcile } from './reconcile-output.js';
 import { connect } from './session.js';
 import {
 	APPLY_FIELDS,
@@ -33,6 +33,7 @@ export const applyCommand: CommandSpec = {
 		init: { type: 'boolean' },
 		mode: { type: 'string' },
 		maxUnavailable: { type: 'string' },
+		wait: { type: 'boolean' },
 	},
 	help: `
 Usage: ctpool apply <pool> --image IMAGE --size N [flags]
@@ -56,15 +57,21 @@ Flags
                          (unprivileged members; a privileged one always runs the
                          bootstrap) (--no-init)
   --mode ephemeral       the only supported mode
-  --max-unavailable N|P% how many unclaimed members a change of the source may replace at
-                         once: a number, or a percentage of the size (default 25%, at
-                         least 1); claimed members stay until released
+  --max-unavailable N|P% replace the members of a changed source in waves of at most this
+                         many unclaimed members: a number, or a percentage of the size (at
+                         least 1); members waiting for their wave stay claimable with the
+                         old image. Without it, every unclaimed member is replaced at
+                         once. Claimed members stay until released
+  --no-wait              with waves: replace the first one and leave the rest to a
+                         watching reconciler (by default apply waits for each wave to be
+                         Ready and goes on to the end, printing its progress)
 
 ${GLOBAL_HELP}
 
 Examples
   ctpool apply desk --image ghcr.io/example/desktop:1 --size 3 --mem 2Gi
   ctpool apply desk --image ghcr.io/example/desktop:2 --size 5
+  ctpool apply desk --image ghcr.io/example/desktop:3 --max-unavailable 2
 `,
 };
 
@@ -99,6 +106,7 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 		}
 
 		const { engine } = await connect(args.flags, io);
+		const noWait = args.flags.wait === false;
 		// The flags are laid over the definition as it is at the moment of the write, so a
 		// change another admin made meanwhile is kept.
 		const merge = (current: PoolSpec | null, exists: boolean): PoolSpec => {
@@ -137,6 +145,9 @@ export function runApply(argv: readonly string[], io: CommandIo): Promise<number
 		};
 		const result = await engine.apply(pool, merge);
 		printReconcile(io, result);
-		return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+		return followRollout(engine.ctx, io, result, {
+			noWait,
+			...(io.signal ? { signal: io.signal } : {}),
+		});
 	});
 }

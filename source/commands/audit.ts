@@ -2,6 +2,7 @@
 
 import {
 	AUDIT_ACTIONS,
+	AUDIT_TRUST_NOTE,
 	type AuditEntry,
 	auditActionProblem,
 	auditActionText,
@@ -34,10 +35,11 @@ export const auditCommand: CommandSpec = {
 		since: { type: 'string' },
 		action: { type: 'string' },
 		member: { type: 'string' },
+		by: { type: 'string' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 	},
 	help: `
-Usage: ctpool audit [pool] [-A] [--identity ID] [--since 2h] [--action A] [-o table|json|yaml]
+Usage: ctpool audit [pool] [-A] [--by ID] [--since 2h] [--action A] [-o table|json|yaml]
 
 Show what every ctpool (consoles, the CLI, reconcilers, brokers) did to the pools, newest
 first, from the Kubernetes Events it recorded: claims, renewals, releases (forced ones
@@ -45,9 +47,16 @@ marked --force), maintenance on and off, refused claims, reconcile steps and fai
 The cluster keeps Events for a while only (an hour by default), so this is the recent
 past. Needs list on events (optional in ctpool's Role). This command changes nothing.
 
+Events are written by their reporters: anyone who may create events can forge a line, so
+this is what ctpools say they did, with the user the cluster authenticated each writer as
+(when it could ask). A time an Event states beyond its creation is not believed: the line
+is shown at its creation, marked "!". The cluster's own record of who did what is the API
+server's audit log (kube-apiserver --audit-log-path and --audit-policy-file; on a managed
+cluster, its provider's audit logs).
+
 Flags
   -A, --all-namespaces  every namespace the identity can list Events in
-  --identity ID         only lines where ID acted, held the claim, or was named
+  --by ID               only lines where ID acted, held the claim, or was named
   --since D             only the last D (such as 30m or 2h)
   --action A            only one action: ${[...AUDIT_ACTIONS, FORCE_RELEASE_FILTER].join(', ')}
   --member M            only one member
@@ -57,7 +66,7 @@ ${GLOBAL_HELP}
 
 Examples
   ctpool audit desk --action force-release
-  ctpool audit -A --identity alice@example.com --since 2h -o json
+  ctpool audit -A --by alice@example.com --since 2h -o json
 `,
 };
 
@@ -74,7 +83,11 @@ export interface AuditItem {
 	holder: string;
 	identity: string;
 	actor: string;
+	/** The user the cluster authenticated the writer as, as the writer recorded it, or ''. */
+	user: string;
 	force: boolean;
+	/** The Event stated a time beyond its creation (forged, or a wrong clock); time is its creation. */
+	timeClamped: boolean;
 	count: number;
 	detail: string;
 	message: string;
@@ -95,7 +108,9 @@ export function auditItem(e: AuditEntry): AuditItem {
 		holder: e.holder,
 		identity: e.identity,
 		actor: e.actor,
+		user: e.user,
 		force: e.force,
+		timeClamped: e.clamped,
 		count: e.count,
 		detail: e.detail,
 		message: e.message,
@@ -123,10 +138,16 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			sinceText === undefined
 				? undefined
 				: parseDuration('audit', 'since', sinceText, 1000, 30 * 24 * 3_600_000);
-		const identity = stringFlag(args, 'identity');
+		if (stringFlag(args, 'identity') !== undefined)
+			throw usageError(
+				'audit',
+				'audit filters by identity with --by ID (--identity names who acts, and audit changes nothing)',
+			);
+		const identity = stringFlag(args, 'by');
 		const member = stringFlag(args, 'member');
 		const all = args.flags.allNamespaces === true;
-		const { ctx, engine } = await connect(args.flags, io);
+		// --identity is a filter here, not who acts: the audit changes nothing
+		const { ctx, engine } = await connect({ ...args.flags, identity: undefined }, io);
 		const now = ctx.now();
 		const trail = await engine.readAudit({
 			...(all ? { allNamespaces: true } : {}),
@@ -142,6 +163,7 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 				kind: 'AuditList',
 				metadata: {
 					namespace: all ? '' : ctx.namespace,
+					note: AUDIT_TRUST_NOTE,
 					oldest: trail.oldest === null ? null : new Date(trail.oldest).toISOString(),
 				},
 				items: trail.entries.map(auditItem),
@@ -171,7 +193,7 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			'DETAIL',
 		];
 		const rows = trail.entries.map((e) => [
-			formatAge(Math.max(0, now - e.time)),
+			`${formatAge(Math.max(0, now - e.time))}${e.clamped ? '!' : ''}`,
 			...(all ? [e.namespace] : []),
 			e.pool,
 			{ text: auditActionText(e), ...(e.type === 'Warning' ? { color: '33' } : {}) },
@@ -186,6 +208,12 @@ export function runAudit(argv: readonly string[], io: CommandIo): Promise<number
 			colorEnabled(io.stdout, io.env, args.flags.color !== false),
 		))
 			println(io.stdout, line);
+		if (trail.entries.some((e) => e.clamped))
+			println(
+				io.stderr,
+				'ctpool: "!": the Event stated a time beyond its creation (forged, or a wrong clock); it is shown at its creation.',
+			);
+		println(io.stderr, `ctpool: ${AUDIT_TRUST_NOTE}`);
 		return EXIT_OK;
 	});
 }

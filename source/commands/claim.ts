@@ -35,7 +35,7 @@ export function runClaim(argv: readonly string[], io: CommandIo): Promise<number
 		const [pool, identity] = args.input as [string, string];
 		checkPoolArg('claim', pool);
 		checkIdentityArg('claim', identity);
-		const { engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io, { check: 'claim' });
 		const result = await engine.claim(pool, identity);
 		println(io.stdout, result.member);
 		if (io.stderr.isTTY) {

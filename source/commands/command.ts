@@ -14,8 +14,11 @@ export interface CommandSpec {
 	/** The full --help text. */
 	help: string;
 	flags: FlagSpecs;
-	/** Whether it changes the cluster (refused under --read-only). */
-	mutates: boolean;
+	/**
+	 * Whether it changes the cluster (refused under --read-only); a function when some of its
+	 * flags make it change nothing (release --expired --dry-run).
+	 */
+	mutates: boolean | ((flags: ParsedArgs['flags']) => boolean);
 }
 
 /**
@@ -35,7 +38,8 @@ export async function runCommand(
 			io.stdout.write(`${forProgram(spec.help.trim())}\n`);
 			return 0;
 		}
-		if (spec.mutates && args.flags.readOnly === true)
+		const mutates = typeof spec.mutates === 'function' ? spec.mutates(args.flags) : spec.mutates;
+		if (mutates && args.flags.readOnly === true)
 			throw new PoolError(
 				'usage',
 				`--read-only refuses ctpool ${spec.name}, which changes the cluster; leave out --read-only`,

@@ -87,6 +87,11 @@ function flagValues(flag: string): 'FILE' | string[] {
 	return [];
 }
 
+/** Every spelling of a flag that takes a value, over all commands. */
+function valueFlags(m: CompletionModel): string[] {
+	return [...new Set(Object.values(m.flags).flatMap((f) => spellings(f, 'string')))];
+}
+
 /** The bash script (also used by zsh through bashcompinit). */
 export function bashScript(m: CompletionModel, program = 'ctpool'): string {
 	const names = m.commands.map(([n]) => n);
@@ -94,14 +99,11 @@ export function bashScript(m: CompletionModel, program = 'ctpool'): string {
 		Object.keys(m.flags)
 			.map((cmd) => `\t\t${cmd === '' ? "''" : cmd}) echo '${pick(cmd)}' ;;`)
 			.join('\n');
-	const valueFlags = new Set(Object.values(m.flags).flatMap((f) => spellings(f, 'string')));
-	const values = [...valueFlags]
+	const values = valueFlags(m)
 		.map((f) => {
 			const v = flagValues(f);
 			const action =
-				v === 'FILE'
-					? 'COMPREPLY=($(compgen -f -- "$cur"))'
-					: `COMPREPLY=($(compgen -W '${v.join(' ')}' -- "$cur"))`;
+				v === 'FILE' ? 'COMPREPLY=($(compgen -f -- "$cur"))' : `_ctpool_add_words '${v.join(' ')}'`;
 			return `\t\t${f}) ${action} ;;`;
 		})
 		.join('\n');
@@ -135,6 +137,16 @@ _ctpool_pools() {
 		esac
 	done
 	command ${program} __complete pools "\${conn[@]}" 2>/dev/null
+}
+
+# Adds ctpool's own words (a list split at spaces) that start with $cur to COMPREPLY; used
+# instead of compgen -W, whose zsh emulation (bashcompinit) ignores the word after --.
+_ctpool_add_words() {
+	[[ -n \${ZSH_VERSION-} ]] && setopt localoptions shwordsplit noglob
+	local w
+	for w in $1; do
+		[[ $w == "$cur"* ]] && COMPREPLY+=("$w")
+	done
 }
 
 # Adds the pools that start with $cur to COMPREPLY, each word as it is: never through
@@ -179,17 +191,17 @@ ${values}
 		return 0
 	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_ctpool_flags "$cmd")" -- "$cur"))
+		_ctpool_add_words "$(_ctpool_flags "$cmd")"
 		return 0
 	fi
 	((pos == 0)) || return 0
 	case $cmd in
 	'')
-		COMPREPLY=($(compgen -W '${names.join(' ')}' -- "$cur"))
+		_ctpool_add_words '${names.join(' ')}'
 		_ctpool_add_pools
 		;;
-	completion) COMPREPLY=($(compgen -W '${SHELLS.join(' ')}' -- "$cur")) ;;
-	help) COMPREPLY=($(compgen -W '${names.filter((n) => n !== 'help').join(' ')}' -- "$cur")) ;;
+	completion) _ctpool_add_words '${SHELLS.join(' ')}' ;;
+	help) _ctpool_add_words '${names.filter((n) => n !== 'help').join(' ')}' ;;
 	${m.poolCommands.filter((c) => c !== '').join(' | ')}) _ctpool_add_pools ;;
 	esac
 	return 0
@@ -227,10 +239,39 @@ export function fishScript(m: CompletionModel): string {
 		'\tend',
 		'end',
 		'',
+		'# The pools of the cluster the command line points at, one a line (nothing on any error).',
+		'function __ctpool_pools',
+		'\tcommand ctpool __complete pools (__ctpool_conn) 2>/dev/null',
+		'end',
+		'',
+		'# Each pool name as one literal word: only lines that are pool names (a DNS label) are',
+		'# offered; anything else from the cluster is refused, never expanded or run.',
+		'function __ctpool_pool_words',
+		'\tfor p in (__ctpool_pools)',
+		"\t\tstring match -qr -- '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' $p; and printf '%s\\n' $p",
+		'\tend',
+		'end',
+		'',
 		'# Whether the command line so far is the command and nothing after it.',
+		'# (the value after a flag that takes one is no argument).',
 		'function __ctpool_first_arg_of',
 		'\tset -l words (commandline -opc)',
-		'\tset -l args (string match -v -- "-*" $words[2..-1])',
+		'\tset -l args',
+		'\tset -l value 0',
+		'\tfor w in $words[2..-1]',
+		'\t\tif test $value -eq 1',
+		'\t\t\tset value 0',
+		'\t\t\tcontinue',
+		'\t\tend',
+		'\t\tswitch $w',
+		"\t\t\tcase '--*=*'",
+		`\t\t\tcase ${valueFlags(m).join(' ')}`,
+		'\t\t\t\tset value 1',
+		"\t\t\tcase '-*'",
+		"\t\t\tcase '*'",
+		'\t\t\t\tset -a args $w',
+		'\t\tend',
+		'\tend',
 		'\ttest (count $args) -eq 1; and contains -- $args[1] $argv',
 		'end',
 		'',
@@ -241,12 +282,10 @@ export function fishScript(m: CompletionModel): string {
 		lines.push(
 			`complete -c ctpool -n __fish_use_subcommand -a ${name} -d '${summary.replace(/'/g, '')}'`,
 		);
-	lines.push(
-		"complete -c ctpool -n __fish_use_subcommand -a '(ctpool __complete pools (__ctpool_conn) 2>/dev/null)' -d pool",
-	);
+	lines.push("complete -c ctpool -n __fish_use_subcommand -a '(__ctpool_pool_words)' -d pool");
 	const pools = m.poolCommands.filter((c) => c !== '');
 	lines.push(
-		`complete -c ctpool -n '__ctpool_first_arg_of ${pools.join(' ')}' -a '(ctpool __complete pools (__ctpool_conn) 2>/dev/null)' -d pool`,
+		`complete -c ctpool -n '__ctpool_first_arg_of ${pools.join(' ')}' -a '(__ctpool_pool_words)' -d pool`,
 		`complete -c ctpool -n '__ctpool_first_arg_of completion' -a '${SHELLS.join(' ')}'`,
 		`complete -c ctpool -n '__ctpool_first_arg_of help' -a '${names.filter((n) => n !== 'help').join(' ')}'`,
 	);

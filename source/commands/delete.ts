@@ -30,7 +30,7 @@ export function runDelete(argv: readonly string[], io: CommandIo): Promise<numbe
 		checkArgs('delete', args.input, ['pool']);
 		const pool = args.input[0]!;
 		checkPoolArg('delete', pool);
-		const { engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io, { check: 'delete' });
 		await engine.deletePool(pool);
 		println(io.stdout, `pool ${pool} deleted`);
 		return EXIT_OK;

@@ -1,6 +1,7 @@
 /** The ctpool command line: dispatch to a command, or open the console or the demo. */
 
 import { ctpoolVersion, versionLine } from '../build-info.js';
+import type { Kube } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
 import { poolNameProblem } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
@@ -8,17 +9,18 @@ import { applyCommand, runApply } from './apply.js';
 import { auditCommand, runAudit } from './audit.js';
 import { claimCommand, runClaim } from './claim.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { didYouMean, flagKinds, splitCommand } from './command-line.js';
 import { deleteCommand, runDelete } from './delete.js';
 import { EXIT_OK, usageError } from './failure.js';
 import { findCommand, runFind } from './find.js';
-import { GLOBAL_HELP } from './flags.js';
+import { GLOBAL_FLAGS, GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { maintenanceCommand, runMaintenance } from './maintenance.js';
 import { forProgram } from './program.js';
 import { rbacCommand, runRbac } from './rbac.js';
 import { reconcileCommand, runReconcile } from './reconcile.js';
 import { releaseCommand, runRelease } from './release.js';
-import { kubeOptions } from './session.js';
+import { actorOf, commandScopeOf, kubeOptions } from './session.js';
 import { runStatus, statusCommand } from './status.js';
 import { parseSize } from './values.js';
 
@@ -49,7 +51,7 @@ export function version(): string {
 
 const TOP_HELP = `
 Usage: ctpool [pool] [flags]
-       ctpool <command> <arguments> [flags]
+       ctpool [flags] <command> <arguments> [flags]
        ctpool --demo
 
 A terminal console for Corral's CT-backed ephemeral desktop pools. Without a command it
@@ -62,7 +64,8 @@ ${Object.entries(COMMANDS)
   sim          run the embedded simulated cluster
   completion   print a shell completion script (bash, zsh or fish)
 
-Run ctpool <command> --help for the command's arguments and flags.
+Run ctpool <command> --help for the command's arguments and flags. Flags may stand
+before the command or after it, as kubectl's do.
 
 Flags
   -A, --all-namespaces   the console on every pool in every namespace the identity can
@@ -99,19 +102,17 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			return EXIT_OK;
 		}
 		const first = args.input[0];
-		const commands = `the commands are ${Object.keys(COMMANDS).join(', ')}, sim, completion`;
+		const quoted = JSON.stringify(sanitize(first ?? '').slice(0, 40));
+		const meant = didYouMean(first ?? '', COMMAND_WORDS);
 		if (args.input.length > 1)
-			throw usageError(
-				'',
-				`unknown command ${JSON.stringify(sanitize(first ?? '').slice(0, 40))}; ${commands}`,
-			);
+			throw usageError('', `unknown command ${quoted}${meant}; ${COMMAND_LIST}`);
 		const pool = first;
 		if (pool !== undefined) {
 			const problem = poolNameProblem(pool);
 			if (problem)
 				throw usageError(
 					'',
-					`${JSON.stringify(sanitize(pool).slice(0, 40))} is not a command (${commands}), nor a pool name: ${sanitize(problem)}`,
+					`${quoted} is not a command${meant || ` (${COMMAND_LIST})`}, nor a pool name: ${sanitize(problem)}`,
 				);
 		}
 		const noColor = args.flags.color === false;
@@ -144,11 +145,12 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		}
 		if (stringFlag(args, 'kubeconfigOut') !== undefined || stringFlag(args, 'size') !== undefined)
 			throw usageError('', '--kubeconfig-out and --size go with --demo');
-		if (!io.stdout.isTTY)
+		if (!io.stdout.isTTY && pool === undefined)
 			throw new PoolError(
 				'usage',
-				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
+				'the console needs a terminal; for text output use ctpool status',
 			);
+		actorOf(args.flags, io.env);
 		// The watch's lists are on their way before the console's modules (React, Ink) load:
 		// the cluster answers while they do.
 		const [{ loadKube }, { startConsoleWatch }] = await Promise.all([
@@ -156,8 +158,23 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			import('../tui/console-watch.js'),
 		]);
 		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
+		if (!io.stdout.isTTY) {
+			if (pool !== undefined) await checkPoolExists(kube, pool);
+			throw new PoolError(
+				'usage',
+				`the console needs a terminal; for text output use ctpool status ${pool ?? '<pool>'}`,
+			);
+		}
 		const watch = startConsoleWatch(kube, allNamespaces);
-		const { runTui } = await import('../tui/run.js');
+		// the check runs beside the watch's first lists and the console's load: the start waits
+		// for no extra round trip
+		const [{ runTui }] = await Promise.all([
+			import('../tui/run.js'),
+			pool !== undefined ? checkPoolExists(kube, pool) : undefined,
+		]).catch((err: unknown) => {
+			watch.watch.stop();
+			throw err;
+		});
 		const opts: Parameters<typeof runTui>[0] = {
 			watch,
 			kube,
@@ -167,6 +184,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 			bell,
 		};
 		if (pool !== undefined) opts.pool = pool;
+		opts.commandScope = commandScopeOf(args.flags, io.env);
 		const identity = stringFlag(args, 'identity');
 		if (identity !== undefined) opts.identity = identity;
 		const kubeconfig = stringFlag(args, 'kubeconfig');
@@ -175,23 +193,84 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 	});
 }
 
-/** Runs ctpool with the arguments after the program name; resolves with the exit code. */
+/**
+ * The console opens on a pool only when the namespace has it: else the error lists the
+ * namespace's pools and the commands (with "did you mean" when the word is close to one).
+ */
+async function checkPoolExists(kube: Kube, pool: string): Promise<void> {
+	const { listPoolRefs } = await import('../engine/list-definitions.js');
+	const meant = didYouMean(pool, COMMAND_WORDS);
+	let pools: string[];
+	try {
+		pools = (await listPoolRefs(kube, kube.namespace)).map((r) => r.pool);
+	} catch (err) {
+		if (!meant) throw err;
+		throw new PoolError(
+			'failed',
+			`unknown command "${pool}"${meant} (whether a pool ${pool} exists could not be checked: ${(err as Error).message})`,
+		);
+	}
+	if (pools.includes(pool)) return;
+	const shown =
+		pools.slice(0, 20).join(', ') + (pools.length > 20 ? `, and ${pools.length - 20} more` : '');
+	const there =
+		pools.length > 0
+			? `the pools there are ${shown}`
+			: 'it has no pools (ctpool apply <pool> --image IMAGE --size N defines one)';
+	const where = `namespace ${kube.namespace}`;
+	throw new PoolError(
+		'not-found',
+		meant
+			? `unknown command "${pool}"${meant} (nor is it a pool in ${where}: ${there}); ${COMMAND_LIST}`
+			: `no pool ${pool} in ${where}: ${there}; ${COMMAND_LIST}; pick another namespace with -n, or open every pool with -A`,
+	);
+}
+
+/** The words that name a command (what did-you-mean suggests). */
+const COMMAND_WORDS: ReadonlySet<string> = new Set([
+	...Object.keys(COMMANDS),
+	'sim',
+	'completion',
+	'help',
+]);
+
+/** The list of commands, as errors give it. */
+const COMMAND_LIST = `the commands are ${Object.keys(COMMANDS).join(', ')}, sim, completion`;
+
+/**
+ * Every flag of the pool commands and the console by spelling, so that flags before the
+ * command are skipped right (`ctpool sim` takes its own flags after its name: its --nodes
+ * takes a value where rbac's takes none).
+ */
+const FLAG_KINDS = flagKinds(
+	GLOBAL_FLAGS,
+	topCommand.flags,
+	...Object.values(COMMANDS).map((e) => e.spec.flags),
+);
+
+/**
+ * Runs ctpool with the arguments after the program name; resolves with the exit code. Flags
+ * may stand before the command (`ctpool -n team-b status`), as kubectl's do.
+ */
 export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
-	const first = argv[0];
-	if (first !== undefined && Object.hasOwn(COMMANDS, first))
-		return COMMANDS[first]!.run(argv.slice(1), io);
+	if (argv[0] === '__complete') {
+		const completion = await import('./completion.js');
+		return completion.runComplete(argv.slice(1), io);
+	}
+	const { command: first, rest } = splitCommand(argv, COMMAND_WORDS, FLAG_KINDS);
+	if (first === undefined) return runTop(argv, io);
+	if (Object.hasOwn(COMMANDS, first)) return COMMANDS[first]!.run(rest, io);
 	if (first === 'sim') {
 		const { runSim } = await import('./sim.js');
-		return runSim(argv.slice(1), io);
+		return runSim(rest, io);
 	}
-	if (first === 'completion' || first === '__complete') {
+	if (first === 'completion') {
 		const completion = await import('./completion.js');
-		if (first === '__complete') return completion.runComplete(argv.slice(1), io);
 		const model = completion.completionModel(COMMANDS, topCommand.flags);
-		return completion.runCompletion(argv.slice(1), io, model);
+		return completion.runCompletion(rest, io, model);
 	}
 	if (first === 'help') {
-		const topic = argv[1];
+		const topic = rest.find((a) => !a.startsWith('-'));
 		if (topic !== undefined && Object.hasOwn(COMMANDS, topic))
 			return COMMANDS[topic]!.run(['--help'], io);
 		io.stdout.write(`${forProgram(TOP_HELP.trim())}\n`);

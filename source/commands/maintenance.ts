@@ -46,7 +46,7 @@ export function runMaintenance(argv: readonly string[], io: CommandIo): Promise<
 				'maintenance',
 				'the reason must be printable text of at most 256 characters',
 			);
-		const { engine } = await connect(args.flags, io);
+		const { engine } = await connect(args.flags, io, { check: 'maintenance' });
 		await engine.setMaintenance(pool, member, mode === 'on', reason);
 		println(
 			io.stdout,

@@ -1,7 +1,16 @@
 /** ctpool rbac: print the Role and RoleBinding ctpool needs, as YAML for `kubectl apply -f -`. */
 
 import { isDnsSubdomain } from '../pool/names.js';
-import { NODE_ROOM_RULES, type PolicyRule, roleRules } from '../pool/permissions.js';
+import {
+	DEFAULT_TIER,
+	NODE_ROOM_RULES,
+	type PolicyRule,
+	roleRules,
+	TIER_SUMMARY,
+	TIERS,
+	type Tier,
+	tierRoleName,
+} from '../pool/permissions.js';
 import { sanitize } from '../text/sanitize.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_OK, usageError } from './failure.js';
@@ -22,14 +31,24 @@ export const rbacCommand: CommandSpec = {
 		watch: { type: 'boolean' },
 		events: { type: 'boolean' },
 		services: { type: 'boolean' },
+		logs: { type: 'boolean' },
+		tier: { type: 'string' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 		nodes: { type: 'boolean' },
 	},
 	help: `
-Usage: ctpool rbac [--service-account NAME | --user NAME | --group NAME] [-n NS] [--read-only]
+Usage: ctpool rbac [--tier viewer|operator|reconciler]
+                   [--service-account NAME | --user NAME | --group NAME] [-n NS]
 
 Print a Role and a RoleBinding, as YAML ready for kubectl apply -f -, with exactly the
-permissions ctpool needs in the pool namespace. Every command works with the seed's list:
+permissions of a tier in the pool namespace:
+  viewer      reads only: status, find, audit, the console without changing keys;
+              no writes, no exec
+  operator    the seed's list (the default): every command and console key
+  reconciler  what reconcile and the in-cluster Deployment need: members, their
+              Leases, the status; no exec, no definitions made or deleted
+A command or console key a tier lacks a right for is refused before it changes anything,
+naming the right and the tier that has it. Every command works with the seed's list:
   ConfigMaps get, list, create, patch, delete (a definition is written with a merge
   patch carrying its resourceVersion, never a PUT); Pods and PersistentVolumeClaims get,
   list, create, patch, delete; Services delete; pods/exec create (the console);
@@ -42,14 +61,16 @@ alone); without it the Service is left in place and ctpool says so. Nothing is s
 the cluster.
 
 Flags
-  --service-account NAME  bind a ServiceAccount of the namespace (the default: ctpool)
+  --tier T                viewer, operator (the default) or reconciler
+  --service-account NAME  bind a ServiceAccount of the namespace (the default: ctpool,
+                          and ctpool-reconciler for the reconciler tier, as in deploy/)
   --user NAME             bind a user instead
   --group NAME            bind a group instead
-  --read-only             a read-only Role: get, list and watch only (status, a
-                          --read-only console)
+  --read-only             the viewer tier (its older name)
   --no-watch              leave out watch (commands only: no console, no --watch)
-  --no-events             leave out the optional Events create
+  --no-events             leave out the optional Events rules
   --no-services           leave out the optional get on Services
+  --no-logs               leave out the optional get on pods/log (the console's L)
   -A, --all-namespaces    a ClusterRole and ClusterRoleBinding instead: the same rights in
                           every namespace (ctpool -A, status -A, find -A, reconcile --all -A)
   --nodes                 add a ClusterRole (and its binding) with list on nodes and
@@ -60,7 +81,8 @@ ${GLOBAL_HELP}
 
 Examples
   ctpool rbac --service-account desk-admin | kubectl apply -f -
-  ctpool rbac --user alice@example.com --read-only -n labs | kubectl apply -f -
+  ctpool rbac --tier viewer --user alice@example.com -n labs | kubectl apply -f -
+  ctpool rbac --tier reconciler -n corral-vms      # deploy/role.yaml, exactly
 `,
 };
 
@@ -103,22 +125,24 @@ function bindingName(role: string, subject: Subject): string {
 export function rbacYaml(opts: {
 	namespace: string;
 	subject: Subject;
-	readOnly: boolean;
+	tier: Tier;
 	watch: boolean;
 	events: boolean;
 	services?: boolean;
+	logs?: boolean;
 	/** A ClusterRole and ClusterRoleBinding: the rights in every namespace. */
 	clusterWide?: boolean;
 	/** Add the optional cluster-wide node room reads (a ClusterRole and ClusterRoleBinding). */
 	nodes?: boolean;
 }): string {
 	const cluster = opts.clusterWide === true;
-	const role = `${opts.readOnly ? 'ctpool-read-only' : 'ctpool'}${cluster ? '-all-namespaces' : ''}`;
+	const role = `${tierRoleName(opts.tier)}${cluster ? '-all-namespaces' : ''}`;
 	const inNamespace = cluster ? [] : [`  namespace: ${opts.namespace}`];
 	const lines = [
 		cluster
-			? "# ctpool's permissions in every namespace: apply with kubectl apply -f -"
-			: `# ctpool's permissions in namespace ${opts.namespace}: apply with kubectl apply -f -`,
+			? `# ctpool's ${opts.tier} tier in every namespace: apply with kubectl apply -f -`
+			: `# ctpool's ${opts.tier} tier in namespace ${opts.namespace}: apply with kubectl apply -f -`,
+		`# ${TIER_SUMMARY[opts.tier]}`,
 		'apiVersion: rbac.authorization.k8s.io/v1',
 		`kind: ${cluster ? 'ClusterRole' : 'Role'}`,
 		'metadata:',
@@ -127,10 +151,11 @@ export function rbacYaml(opts: {
 		'rules:',
 	];
 	for (const group of roleRules({
-		readOnly: opts.readOnly,
+		tier: opts.tier,
 		watch: opts.watch,
 		events: opts.events,
 		services: opts.services !== false,
+		logs: opts.logs !== false,
 	})) {
 		lines.push(`  # ${group.why}`);
 		for (const r of group.rules) lines.push(...ruleYaml(r));
@@ -179,6 +204,23 @@ export function rbacYaml(opts: {
 	return `${lines.join('\n')}\n`;
 }
 
+/** The tier asked for: --tier, or --read-only (the viewer), else the operator. */
+function tierOf(text: string | undefined, readOnly: boolean): Tier {
+	if (text === undefined) return readOnly ? 'viewer' : DEFAULT_TIER;
+	const tier = TIERS.find((t) => t === text);
+	if (!tier)
+		throw usageError(
+			'rbac',
+			`--tier ${JSON.stringify(sanitize(text).slice(0, 40))} is not a tier; use one of ${TIERS.join(', ')}`,
+		);
+	if (readOnly && tier !== 'viewer')
+		throw usageError(
+			'rbac',
+			`--read-only is the viewer tier; drop it, or use --tier viewer instead of --tier ${tier}`,
+		);
+	return tier;
+}
+
 /** Runs `ctpool rbac`. */
 export function runRbac(argv: readonly string[], io: CommandIo): Promise<number> {
 	return runCommand(rbacCommand, argv, io, async (args) => {
@@ -194,7 +236,11 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 		}
 		if (given.length > 1)
 			throw usageError('rbac', 'give one of --service-account, --user and --group');
-		const subject = given[0] ?? { kind: 'ServiceAccount', name: 'ctpool' };
+		const tier = tierOf(stringFlag(args, 'tier'), args.flags.readOnly === true);
+		const subject = given[0] ?? {
+			kind: 'ServiceAccount',
+			name: tier === 'reconciler' ? 'ctpool-reconciler' : 'ctpool',
+		};
 		if (subject.kind === 'ServiceAccount' && !isDnsSubdomain(subject.name))
 			throw usageError(
 				'rbac',
@@ -207,10 +253,11 @@ export function runRbac(argv: readonly string[], io: CommandIo): Promise<number>
 			rbacYaml({
 				namespace,
 				subject,
-				readOnly: args.flags.readOnly === true,
+				tier,
 				watch: args.flags.watch !== false,
 				events: args.flags.events !== false,
 				services: args.flags.services !== false,
+				logs: args.flags.logs !== false,
 				clusterWide: args.flags.allNamespaces === true,
 				nodes: args.flags.nodes === true,
 			}),

@@ -9,7 +9,13 @@ import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
-import { printReconcile } from './reconcile-output.js';
+import {
+	LEADER_FLAGS,
+	LEADER_HELP,
+	type LeaderSettings,
+	parseLeaderFlags,
+} from './reconcile-leader.js';
+import { type FollowOptions, followRollout, printReconcile } from './reconcile-output.js';
 import { connect, type Session } from './session.js';
 import { checkArgs, checkPoolArg, parseDuration } from './values.js';
 
@@ -27,10 +33,13 @@ export const reconcileCommand: CommandSpec = {
 		all: { type: 'boolean' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
 		metricsAddr: { type: 'string' },
+		wait: { type: 'boolean' },
+		...LEADER_FLAGS,
 	},
 	help: `
-Usage: ctpool reconcile <pool> [--watch] [--interval 30s]
+Usage: ctpool reconcile <pool> [--watch] [--interval 30s] [--no-wait]
        ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
+                        [--leader-elect]
 
 Bring the pool in line with its definition: create missing members, start stopped ones,
 replace unclaimed members that drifted or failed, delete unclaimed members above the size,
@@ -39,16 +48,27 @@ from two places at once.
 
 Flags
   --watch           keep reconciling: every interval, and soon after a change in the pool;
-                    failed steps are retried with backoff (at most one interval apart); a
-                    definition that cannot work (invalid, persistent, missing) is reported
-                    once and tried again when it changes; Ctrl-C stops (exit 0)
+                    a pool that fails is retried with backoff (from 5 ms, doubling, to 5
+                    min; changes in the pool do not bring a retry forward, a change of its
+                    definition does); a definition that cannot work (invalid, persistent,
+                    missing) is reported once and tried again when it changes; an error
+                    nothing handled is one line, and the watch goes on; Ctrl-C stops (exit 0)
   --interval D      time between two reconciles of a pool in watch mode (default 30s)
   --all             every pool in the namespace (pools defined or deleted while it watches
-                    are picked up); without --watch, one pass, exit 1 if any pool failed
+                    are picked up); without --watch, one pass (a rollout in waves carried
+                    to its end, pool by pool, unless --no-wait), exit 1 if any pool failed
   -A, --all-namespaces
                     with --all: every pool in every namespace the identity can list
   --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
-                    HOST:PORT (port 0 picks a free one; the address is printed on stderr)
+                    HOST:PORT and nowhere else: HOST is an IP address ([::1] for IPv6;
+                    0.0.0.0 is every IPv4 address) or a name bound to the one address it
+                    resolves to; port 0 picks a free one; the address is printed on stderr.
+                    The metrics are counts per pool, never a holder or an identity
+  --no-wait         a rollout in waves (maxUnavailable): replace the wave that may go now
+                    and leave the rest to a watching reconciler; by default a one-shot
+                    reconcile of a pool waits for each wave to be Ready and goes on to the
+                    end, printing its progress
+${LEADER_HELP}
 
 Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
 service account, as kubectl does.
@@ -75,21 +95,35 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 			throw usageError('reconcile', '--interval only goes with --watch');
 		if (metricsText !== undefined && !watch)
 			throw usageError('reconcile', '--metrics-addr only goes with --watch');
+		if (args.flags.wait !== undefined && watch)
+			throw usageError(
+				'reconcile',
+				'--no-wait only goes with a one-shot reconcile (--watch goes on with every wave anyway)',
+			);
 		const intervalMs = parseDuration('reconcile', 'interval', intervalText ?? '30s');
+		const leader = parseLeaderFlags(args, watch);
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
 		const metricsAddr =
 			metricsText !== undefined ? parseListenAddress('metrics-addr', metricsText) : undefined;
-		const session = await connect(args.flags, io, { withSignal: watch });
+		const session = await connect(args.flags, io, {
+			withSignal: watch,
+			// across namespaces the rights differ per namespace: each pool's answer says
+			...(allNamespaces ? {} : { check: watch ? ('watch' as const) : ('reconcile' as const) }),
+		});
 		const namespace = allNamespaces ? null : session.ctx.namespace;
 		if (!watch) {
-			if (all) return reconcileAllOnce(session, namespace, io);
+			const follow = {
+				noWait: args.flags.wait === false,
+				...(io.signal ? { signal: io.signal } : {}),
+			};
+			if (all) return reconcileAllOnce(session, namespace, io, follow);
 			const result = await session.engine.reconcile(args.input[0]!);
 			printReconcile(io, result);
-			return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+			return followRollout(session.ctx, io, result, follow);
 		}
 		return watchPools(
 			session,
-			{ namespace, pool: all ? undefined : args.input[0]!, intervalMs, metricsAddr },
+			{ namespace, pool: all ? undefined : args.input[0]!, intervalMs, metricsAddr, leader },
 			io,
 		);
 	});
@@ -99,8 +133,18 @@ function stamp(): string {
 	return `${new Date().toISOString().slice(11, 19)} `;
 }
 
-function worthPrinting(result: ReconcileResult): boolean {
-	return result.actions.length > 0 || result.errors.length > 0 || result.statusWritten;
+/**
+ * Whether watch mode prints a pass: one that acted, wrote the status, or failed otherwise than
+ * the pool's pass before (a pool failing the same way is retried many times: told once).
+ */
+function worthPrinting(result: ReconcileResult, lastErrors: string | undefined): boolean {
+	if (result.actions.length > 0 || result.statusWritten) return true;
+	return result.errors.length > 0 && result.errors.join('\n') !== lastErrors;
+}
+
+/** A retry delay as the log says it: `5 ms`, `2 s`. */
+function retryText(ms: number): string {
+	return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : `${Math.round(ms / 1000)} s`;
 }
 
 /** The prefix naming a pool's namespace when pools of several namespaces are reconciled. */
@@ -113,6 +157,7 @@ async function reconcileAllOnce(
 	session: Session,
 	namespace: string | null,
 	io: CommandIo,
+	follow: FollowOptions,
 ): Promise<number> {
 	const { listPoolRefs } = await import('../engine/list-definitions.js');
 	const refs = await listPoolRefs(session.kube, namespace);
@@ -127,9 +172,11 @@ async function reconcileAllOnce(
 	for (const ref of refs) {
 		const prefix = namespace === null ? `${sanitize(ref.namespace)}: ` : '';
 		try {
-			const result = await session.engine.inNamespace(ref.namespace).reconcile(ref.pool);
+			const engine = session.engine.inNamespace(ref.namespace);
+			const result = await engine.reconcile(ref.pool);
 			printReconcile(io, result, prefix);
-			if (result.errors.length > 0) failed++;
+			if ((await followRollout(engine.ctx, io, result, { ...follow, prefix })) !== EXIT_OK)
+				failed++;
 		} catch (err) {
 			failed++;
 			println(io.stderr, `ctpool: ${prefix}${describeError(err)}`);
@@ -150,6 +197,8 @@ interface WatchScope {
 	pool: string | undefined;
 	intervalMs: number;
 	metricsAddr: { host: string; port: number } | undefined;
+	/** Leader election, or null to reconcile alone. */
+	leader: LeaderSettings | null;
 }
 
 /**
@@ -157,14 +206,19 @@ interface WatchScope {
  * signal aborts (exit 0). Failures are printed and retried; a terminal one is printed once.
  */
 async function watchPools(session: Session, scope: WatchScope, io: CommandIo): Promise<number> {
-	const [{ startPoolController }, { startMetricsServer }, { setHandlerErrorSink }] =
-		await Promise.all([
-			import('../controller/pool-controller.js'),
-			import('../controller/metrics-server.js'),
-			import('../kube/handler-errors.js'),
-		]);
-	// an object a watch handler chokes on is told in one line, and the process goes on
+	const [
+		{ startPoolController },
+		{ startMetricsServer },
+		{ setHandlerErrorSink, keepRunningOnUncaughtErrors },
+	] = await Promise.all([
+		import('../controller/pool-controller.js'),
+		import('../controller/metrics-server.js'),
+		import('../kube/handler-errors.js'),
+	]);
+	// an object a watch handler chokes on is told in one line, and the process goes on; so is
+	// any error nothing handled (a timer's, a promise's): a reconciler outlives bad input
 	setHandlerErrorSink((line) => println(io.stderr, line));
+	keepRunningOnUncaughtErrors(true);
 	const signal = io.signal;
 	const { namespace } = scope;
 	const what =
@@ -174,6 +228,8 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 				? 'every pool in every namespace'
 				: `every pool in namespace ${namespace}`;
 	let lastPhase: ConnectionState['phase'] | null = null;
+	/** The errors of each pool's last pass (a repeat is not printed again). */
+	const lastErrors = new Map<string, string>();
 	const pools = startPoolController({
 		kube: session.kube,
 		namespace,
@@ -182,25 +238,26 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		settleMs: WATCH_DEBOUNCE_MS,
 		engine: session.engine,
 		onReconciled(key, result) {
-			if (worthPrinting(result)) printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
+			if (worthPrinting(result, lastErrors.get(key)))
+				printReconcile(io, result, `${stamp()}${where(namespace, key)}`);
+			lastErrors.set(key, result.errors.join('\n'));
 		},
 		onFailed(key, d: Exclude<Disposition, { kind: 'ok' }>) {
 			const text = `${where(namespace, key)}${describeError(d.error)}`;
 			if (d.kind === 'terminal')
 				println(io.stderr, `ctpool: ${text} (not retried until the definition changes)`);
-			else
-				println(
-					io.stderr,
-					`ctpool: ${text} (retry in ${Math.max(1, Math.round(d.retryInMs / 1000))} s)`,
-				);
+			else println(io.stderr, `ctpool: ${text} (retry in ${retryText(d.retryInMs)})`);
 		},
 		onPools(added, removed) {
 			for (const key of added)
 				println(io.stderr, `ctpool: pool ${sanitize(key)} found; reconciling it`);
-			for (const key of removed)
+			for (const key of removed) {
+				lastErrors.delete(key);
 				println(io.stderr, `ctpool: pool ${sanitize(key)} was deleted; no longer reconciled`);
+			}
 		},
 		countRefusals: scope.metricsAddr !== undefined,
+		standby: scope.leader !== null,
 		onRefusalsUnreadable(reason) {
 			println(
 				io.stderr,
@@ -220,6 +277,7 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 		},
 	});
 	let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+	let elector: { stop(): Promise<void> } | undefined;
 	try {
 		if (scope.metricsAddr) {
 			try {
@@ -245,6 +303,10 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 			io.stderr,
 			`ctpool: reconciling ${what} every ${Math.round(scope.intervalMs / 1000)} s and on changes; Ctrl-C stops`,
 		);
+		if (scope.leader) {
+			const { electLeader } = await import('./reconcile-leader.js');
+			elector = await electLeader(scope.leader, session.kube, session.ctx.namespace, pools, io);
+		}
 		await new Promise<void>((resolve) => {
 			if (!signal || signal.aborted) return resolve();
 			signal.addEventListener('abort', () => resolve(), { once: true });
@@ -252,7 +314,10 @@ async function watchPools(session: Session, scope: WatchScope, io: CommandIo): P
 	} catch (err) {
 		return report(io, err);
 	} finally {
+		keepRunningOnUncaughtErrors(false);
 		await pools.stop();
+		// no more writes of this process: a leader now hands the Lease on
+		await elector?.stop();
 		await metrics?.close();
 	}
 	return EXIT_OK;

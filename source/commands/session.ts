@@ -5,14 +5,17 @@
 
 import {
 	actingIdentity,
+	actorProblem,
 	type EngineContext,
 	type EngineContextOptions,
 } from '../engine/context.js';
 import type { Engine } from '../engine/engine.js';
 import type { Kube, KubeOptions } from '../kube/config.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { PoolError } from '../pool/errors.js';
 import { DEFAULT_NAMESPACE, defaultNamespace, isDnsLabel, NAMESPACE_ENV } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
+import type { CheckedCommand } from './access-check.js';
 import { type CommandIo, println } from './io.js';
 
 /** A command's connection: the cluster, its one engine, and that engine's context. */
@@ -30,9 +33,16 @@ export interface ConnectionFlags {
 	identity?: string | boolean | undefined;
 }
 
-/** Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the console). */
+/**
+ * Who is acting: --identity, else $CTPOOL_IDENTITY, else `<os user>@<host>` (as the
+ * console). A given identity is checked like a claim identity, and the reconciler's is
+ * refused: PoolError('usage'), before any cluster call.
+ */
 export function actorOf(flags: ConnectionFlags, env: CommandIo['env']): string {
-	return actingIdentity(typeof flags.identity === 'string' ? flags.identity : undefined, env);
+	const given = typeof flags.identity === 'string' ? flags.identity : undefined;
+	const problem = actorProblem(given, env);
+	if (problem) throw new PoolError('usage', sanitize(problem));
+	return actingIdentity(given, env);
 }
 
 /**
@@ -69,12 +79,33 @@ export function kubeOptions(
 	return opts;
 }
 
+/**
+ * What a command suggested in a message needs to run as printed: the namespace a bare ctpool
+ * picks here (-n is written for any other) and the --context given.
+ */
+export function commandScopeOf(flags: ConnectionFlags, env: CommandIo['env']): CommandScope {
+	const scope: CommandScope = {};
+	try {
+		const fallback = kubeOptions({ ...flags, namespace: undefined }, env).namespace;
+		if (fallback !== undefined) scope.defaultNamespace = fallback;
+	} catch {
+		// an unusable $CORRAL_NAMESPACE: -n is always written
+	}
+	if (typeof flags.context === 'string') scope.context = flags.context;
+	return scope;
+}
+
 /** Loads the cluster connection and makes its engine (PoolError('usage') on a bad kubeconfig). */
 export async function connect(
 	flags: ConnectionFlags,
 	io: CommandIo,
-	opts: { withSignal?: boolean } = {},
+	opts: {
+		withSignal?: boolean;
+		/** Refuse up front when the identity lacks a right this command surely needs. */
+		check?: CheckedCommand;
+	} = {},
 ): Promise<Session> {
+	const actor = actorOf(flags, io.env);
 	const [{ loadKube }, { createEngine }, { EVENTS_DENIED_ACTION }] = await Promise.all([
 		import('../kube/config.js'),
 		import('../engine/engine.js'),
@@ -82,7 +113,8 @@ export async function connect(
 	]);
 	const kube = await loadKube({ ...kubeOptions(flags, io.env), ...io.connection });
 	const ctxOpts: EngineContextOptions = {
-		actor: actorOf(flags, io.env),
+		actor,
+		commandScope: commandScopeOf(flags, io.env),
 		// The engine events a command prints: Event writes denied (said once, never fatal), and
 		// an error that did not fail its operation (a status not recorded, a claim's display
 		// copy not written), which nothing else reports.
@@ -94,5 +126,9 @@ export async function connect(
 	};
 	if (opts.withSignal && io.signal) ctxOpts.signal = io.signal;
 	const engine = createEngine(kube, ctxOpts);
+	if (opts.check) {
+		const { refuseUnlessAllowed } = await import('./access-check.js');
+		await refuseUnlessAllowed(kube, engine.ctx.namespace, opts.check);
+	}
 	return { kube, ctx: engine.ctx, engine };
 }

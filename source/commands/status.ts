@@ -13,6 +13,7 @@ import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import { GLOBAL_HELP } from './flags.js';
 import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
+import { volumeWaits } from './reconcile-output.js';
 import { connect } from './session.js';
 import { checkArgs, checkPoolArg } from './values.js';
 
@@ -64,7 +65,13 @@ export function memberFlags(v: MemberView): string {
  * Lease whose times make no sense), one line each with its way out.
  */
 export function liveProblems(snap: PoolSnapshot): string[] {
-	return snap.members.flatMap(memberProblems);
+	// a member of an unreadable object: its object's problem says it (not a stranger's)
+	const unreadable = snap.unreadable ?? [];
+	const named = new Set(unreadable.map((u) => u.member));
+	return [
+		...unreadable.map((u) => u.problem),
+		...snap.members.filter((v) => !named.has(v.name)).flatMap(memberProblems),
+	];
 }
 
 /**
@@ -81,7 +88,9 @@ export function liveStatus(snap: PoolSnapshot, now: number) {
 
 /** The rollout under way as the members show it now (null when none runs). */
 function liveRollout(snap: PoolSnapshot) {
-	return snap.spec ? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec))) : null;
+	return snap.spec
+		? rolloutProgress(snap.members, sourceHash(sourceFields(snap.spec)), snap.spec.image)
+		: null;
 }
 
 function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boolean): void {
@@ -93,7 +102,7 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	const c = snap.counts;
 	println(
 		io.stdout,
-		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}   failed ${c.failed}   expired ${c.expired}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
+		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}${volumeWaits(snap.members, '   ')}   failed ${c.failed}   expired ${c.expired}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
 	);
 	const rollout = liveRollout(snap);
 	if (rollout) println(io.stdout, rolloutText(rollout));

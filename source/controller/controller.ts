@@ -6,8 +6,15 @@
  * exponential backoff on failure with a cap and an overall rate limit, and terminal errors
  * (a definition that can never work as it is) reported once and not retried until the
  * definition changes.
+ *
+ * Stricter than controller-runtime on one point: a watch event of a key that is backing off
+ * does not bring its retry forward (a failing pass's own writes come back as events, and
+ * would otherwise make a hot loop whose backoff never grows). Only a change of the key's
+ * definition (its version) or a success ends a backoff; a reconcile is level-triggered, so
+ * the retry sees every change the events told of.
  */
 
+import { reportHandlerError } from '../kube/handler-errors.js';
 import { type Clock, systemClock } from './clock.js';
 import { RateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './work-queue.js';
@@ -71,6 +78,8 @@ export class Controller {
 	private readonly terminal = new Map<string, string | undefined>();
 	/** Keys removed while being reconciled: no requeue afterwards. */
 	private readonly removed = new Set<string>();
+	/** Keys backing off after a failure, with the definition's version that failed. */
+	private readonly failing = new Map<string, string | undefined>();
 	private stopped = false;
 
 	constructor(private readonly opts: ControllerOptions) {
@@ -91,9 +100,8 @@ export class Controller {
 			workers: opts.workers ?? 4,
 			clock: this.clock,
 			handle: ([key]) => this.process(key!),
-			onError: () => {
-				// process() catches everything; nothing reaches here
-			},
+			// process() catches the reconcile's errors; anything else is told, and the queue goes on
+			onError: (err, keys) => reportHandlerError(`the reconcile of ${keys.join(', ')}`, err),
 		});
 	}
 
@@ -109,9 +117,13 @@ export class Controller {
 		this.queue.addAfter(key, ms);
 	}
 
-	/** A relevant watch event of key: reconcile it once the events have settled. */
+	/**
+	 * A relevant watch event of key: reconcile it once the events have settled; for a key
+	 * backing off with the same definition, at its retry (the event does not bring it forward).
+	 */
 	notify(key: string): void {
 		this.removed.delete(key);
+		if (this.backingOff(key)) return;
 		this.queue.addAfter(key, this.settleMs);
 	}
 
@@ -120,7 +132,17 @@ export class Controller {
 		this.removed.add(key);
 		this.queue.forget(key);
 		this.limiter.forget(key);
+		this.failing.delete(key);
 		this.terminal.delete(key);
+	}
+
+	/** Whether key waits for a retry after a failure (and its definition did not change since). */
+	backingOff(key: string): boolean {
+		if (!this.failing.has(key)) return false;
+		if (this.failing.get(key) === this.opts.version?.(key)) return true;
+		this.failing.delete(key);
+		this.limiter.forget(key);
+		return false;
 	}
 
 	/** Whether key is stopped by a terminal error. */
@@ -160,6 +182,7 @@ export class Controller {
 			if (outcome.failed) disposition = this.retry(key, new StepsFailed());
 			else {
 				this.limiter.forget(key);
+				this.failing.delete(key);
 				const requeue = outcome.requeueAfterMs;
 				const nextInMs =
 					requeue !== undefined && requeue >= 0
@@ -171,19 +194,33 @@ export class Controller {
 			if (this.opts.isTerminal?.(err)) {
 				this.terminal.set(key, version);
 				this.limiter.forget(key);
+				this.failing.delete(key);
 				disposition = { kind: 'terminal', error: err };
 			} else disposition = this.retry(key, err);
 		}
 		if (this.stopped) return;
-		if (!this.removed.has(key)) {
-			if (disposition.kind === 'ok') this.queue.addAfter(key, disposition.nextInMs);
-			else if (disposition.kind === 'retry') this.queue.addAfter(key, disposition.retryInMs);
-		}
+		if (!this.removed.has(key)) this.requeue(key, disposition, version);
 		try {
 			this.opts.onDone?.(key, disposition, this.clock.now() - started);
-		} catch {
-			// a reporting sink's failure is not the controller's
+		} catch (err) {
+			// a reporting sink's failure is not the controller's: told, and the controller goes on
+			reportHandlerError(`the report of ${key}'s reconcile`, err);
 		}
+	}
+
+	/**
+	 * Puts key back after a reconcile: at its resync or requeue-after (an event meanwhile
+	 * keeps its earlier time); after a failure, at its retry and not before, unless the
+	 * definition changed during the pass (then once events settle, with no backoff).
+	 */
+	private requeue(key: string, disposition: Disposition, version: string | undefined): void {
+		if (disposition.kind === 'ok') this.queue.addAfter(key, disposition.nextInMs);
+		if (disposition.kind !== 'retry') return;
+		this.failing.set(key, version);
+		// events during the pass (its own writes among them) are covered by the retry
+		this.queue.forget(key);
+		if (this.backingOff(key)) this.queue.addAfter(key, disposition.retryInMs);
+		else this.queue.addAfter(key, this.settleMs);
 	}
 
 	private retry(key: string, error: unknown): Disposition {

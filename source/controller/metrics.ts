@@ -28,6 +28,8 @@ export interface ReconcilerMetrics {
 	connection(byKind: Record<string, ConnectionState>): void;
 	/** Drops the series of a pool that went away. */
 	forget(key: string): void;
+	/** Whether this process reconciles now (ctpool_leader: 1 leading or alone, 0 standing by). */
+	leading(on: boolean): void;
 }
 
 /** The most pools whose refused claims are counted at once (each is a series). */
@@ -165,6 +167,12 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 		labelNames: ['kind'],
 		registers: [registry],
 	});
+	const leader = new Gauge({
+		name: 'ctpool_leader',
+		help: '1 while this process reconciles (the leader, or the only reconciler), 0 while it stands by.',
+		registers: [registry],
+	});
+	leader.set(0);
 	const phases = new Map<string, ConnectionState['phase']>();
 	return {
 		registry,
@@ -201,6 +209,9 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 			errors.remove(labels);
 			refused.remove(labels);
 			refusedKeys.delete(key);
+		},
+		leading(on) {
+			leader.set(on ? 1 : 0);
 		},
 	};
 }

@@ -6,6 +6,7 @@
 
 import type { KubeObject } from '../kube/objects.js';
 import type { WatchChange, WatchKind } from '../kube/pool-watch.js';
+import { readBatch } from '../kube/watch-boundary.js';
 import { groupMembers, type MemberView, memberView } from '../pool/member-state.js';
 import { POOL_LABEL, poolOfConfigMap, SPEC_KEY } from '../pool/names.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
@@ -53,6 +54,11 @@ interface PoolObjects {
 	leases: Map<string, LeaseObject>;
 }
 
+/** An object's id in the cache: kind, namespace and name. */
+function objectId(kind: WatchKind, o: { metadata: { namespace?: string; name?: string } }): string {
+	return `${kind}\u0000${o.metadata.namespace ?? ''}\u0000${o.metadata.name ?? ''}`;
+}
+
 const MEMBER_KINDS = { pods: 'pods', persistentvolumeclaims: 'pvcs', leases: 'leases' } as const;
 
 /** The watched objects of every pool, grouped by pool key. */
@@ -61,11 +67,36 @@ export class PoolCache {
 	/** Which pool each object was filed under, by kind, namespace and name. */
 	private readonly filed = new Map<string, string>();
 
-	/** Applies a batch of watch changes; says which pools came, went, or changed. */
-	apply(changes: readonly WatchChange[]): CacheDelta {
+	/** The objects that do not read (kube/watch-boundary.ts), by kind, namespace and name. */
+	private readonly unreadable = new Map<
+		string,
+		{ kind: WatchKind; key: string; problem: string }
+	>();
+
+	/**
+	 * Applies a batch of watch changes; says which pools came, went, or changed. An object that
+	 * does not read is left out (as if deleted) and its problem kept for its pool (problems);
+	 * the rest of the batch is applied.
+	 */
+	apply(batch: readonly WatchChange[]): CacheDelta {
 		const added = new Set<string>();
 		const removed = new Set<string>();
 		const touched = new Set<string>();
+		const { changes, problems } = readBatch(batch);
+		for (const ch of changes) {
+			if (ch.op === 'reset') {
+				for (const [id, u] of this.unreadable) if (u.kind === ch.kind) this.unreadable.delete(id);
+			} else this.unreadable.delete(objectId(ch.kind, ch.object));
+		}
+		for (const p of problems) {
+			const key = p.pool ? poolKey(p.namespace, p.pool) : '';
+			this.unreadable.set(objectId(p.kind, { metadata: p }), {
+				kind: p.kind,
+				key,
+				problem: p.problem,
+			});
+			if (key) touched.add(key);
+		}
 		for (const ch of changes) {
 			if (ch.op === 'reset') this.reset(ch.kind, ch.objects, added, removed, touched);
 			else if (ch.op === 'upsert') this.upsert(ch.kind, ch.object, added, touched);
@@ -78,6 +109,13 @@ export class PoolCache {
 	/** The keys of the pools whose definition exists. */
 	keys(): string[] {
 		return [...this.pools.entries()].filter(([, p]) => p.defined).map(([k]) => k);
+	}
+
+	/** The problems of the pool's objects that do not read (its own label names the pool). */
+	problems(key: string): string[] {
+		const out: string[] = [];
+		for (const u of this.unreadable.values()) if (u.key === key) out.push(u.problem);
+		return out.sort();
 	}
 
 	/** Whether the pool's definition exists. */
@@ -102,7 +140,11 @@ export class PoolCache {
 		} catch {
 			return { counts: null, views: [], rollout: null };
 		}
-		const facts = { size: spec.size, sourceHash: sourceHash(sourceFields(spec)) };
+		const facts = {
+			size: spec.size,
+			sourceHash: sourceHash(sourceFields(spec)),
+			waves: spec.maxUnavailable !== undefined,
+		};
 		const members = groupMembers(pool, spec.size, {
 			pods: p.pods.values(),
 			pvcs: p.pvcs.values(),
@@ -112,7 +154,7 @@ export class PoolCache {
 		return {
 			counts: countMembers(spec.size, views),
 			views,
-			rollout: rolloutProgress(views, facts.sourceHash),
+			rollout: rolloutProgress(views, facts.sourceHash, spec.image),
 		};
 	}
 

@@ -8,7 +8,7 @@ import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec, serialiseSpec, validateSpec } from '../pool/spec.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggest } from './context.js';
 import { definitionConfigMap, readDefinitionMap } from './definition.js';
 import { mergePatchOptions } from './merge-patch.js';
 import { type ReconcileResult, reconcileDefinition } from './reconcile.js';
@@ -133,7 +133,7 @@ export async function apply(
 		if (valid.size === 0)
 			throw new PoolError(
 				'usage',
-				`size 0 is only for a pool being deleted; to remove pool ${pool} run ctpool delete ${pool}`,
+				`size 0 is only for a pool being deleted; to remove pool ${pool} run ${suggest(ctx, `delete ${pool}`)}`,
 			);
 		return valid;
 	};

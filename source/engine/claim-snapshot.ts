@@ -25,9 +25,12 @@ export const CLAIM_SNAPSHOT_REUSE_MS = 250;
 
 const STATE_RANK: Record<string, number> = { Ready: 0, Starting: 1, Stopped: 2 };
 
-/** The claim order of a member's state: Ready, then Starting, then Stopped. */
+/**
+ * The claim order of a member: Ready, then Starting, then Stopped; within a state, members on
+ * the current source before those waiting for their wave of a rollout with the old image.
+ */
 export function stateRank(view: MemberView): number {
-	return STATE_RANK[view.state] ?? 9;
+	return (STATE_RANK[view.state] ?? 9) * 2 + (view.waitsForWave ? 1 : 0);
 }
 
 /** A pool as read for claims, with what the claims of this context did since. */
@@ -39,7 +42,10 @@ export interface ClaimSnapshot {
 	objects: ListedObjects;
 	members: MemberObjects[];
 	views: MemberView[];
-	/** The free members in the contract's order: Ready, Starting, Stopped; lowest index first. */
+	/**
+	 * The free members in the contract's order: Ready, Starting, Stopped (the current source
+	 * before an old one waiting for its wave); lowest index first.
+	 */
 	candidates: MemberView[];
 	/** Members a claim of this process is trying, has won, or lost to someone else since the read. */
 	taken: Set<string>;

@@ -3,8 +3,9 @@
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
  */
 
+import { authenticatedUser } from '../kube/whoami.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
-import { CLAIM_SECONDS } from '../pool/lease.js';
+import { CLAIM_SECONDS, CLAIM_USER_ANNOTATION, leaseHolder } from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -133,6 +134,10 @@ async function claimIn(
 	// Its Lease or pod may change: the next claim reads again.
 	if (own) return changingPool(ctx, pool, () => keepOwn(ctx, pool, spec, identity, own, members));
 
+	// who the cluster says claims (asked once per process): a release by another user is
+	// then recorded as forced, whatever identity it names
+	const user = await authenticatedUser(ctx.kube);
+	const annotations = user ? { [CLAIM_USER_ANNOTATION]: user } : undefined;
 	let losses = 0;
 	let tried = 0;
 	for (;;) {
@@ -143,7 +148,7 @@ async function claimIn(
 		taken.add(view.name);
 		let lease: LeaseObject | null;
 		try {
-			lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS);
+			lease = await createLease(ctx, pool, view.name, identity, CLAIM_SECONDS, annotations);
 		} catch (err) {
 			taken.delete(view.name);
 			throw err;
@@ -239,7 +244,7 @@ async function earlierClaimOf(
 	}
 	const leases = await shared.leases;
 	for (const l of leases) {
-		if (l.metadata.name === mine.metadata.name || l.spec?.holderIdentity !== identity) continue;
+		if (l.metadata.name === mine.metadata.name || leaseHolder(l) !== identity) continue;
 		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
 	}
 	return null;
@@ -428,7 +433,7 @@ async function keepOwn(
 	// The read may be a moment old (shared by concurrent claims): the Lease itself decides.
 	// One released meanwhile means the identity holds nothing here any more: start again.
 	const current = await readLease(ctx, member);
-	if (current?.spec?.holderIdentity !== identity) throw new ClaimAgain();
+	if (leaseHolder(current) !== identity) throw new ClaimAgain();
 	let renewed = false;
 	if (view.claimExpired && current) {
 		const lease = await replaceLease(ctx, current, {

@@ -5,7 +5,11 @@
 
 import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
+import { type CommandScope, ctpoolCommand, kubectlCommand } from '../pool/command-hint.js';
+import { identityProblem, RECONCILER_IDENTITY } from '../pool/errors.js';
 import type { ClaimReads } from './claim-snapshot.js';
+import type { FailureTally } from './failure-events.js';
+import type { KnownStrangers } from './known-strangers.js';
 import type { RefusalTally } from './kube-event.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
@@ -44,6 +48,11 @@ export interface EngineContext {
 	/** Aborts long waits and stops starting new steps. */
 	signal?: AbortSignal;
 	/**
+	 * What a command suggested in a message needs to run as printed (the namespace a bare
+	 * ctpool picks, the --context given); absent: -n is always written (see suggest).
+	 */
+	commandScope?: CommandScope;
+	/**
 	 * The state of the engine this context belongs to: every context made from it (another
 	 * actor, namespace, sink or signal) shares it; a context of another engine never does.
 	 */
@@ -66,6 +75,10 @@ export interface EngineCaches {
 	eventsDeniedReported: boolean;
 	/** Refused claims being tallied, by namespace, pool and identity (see recordRefusal). */
 	refusals: Map<string, RefusalTally>;
+	/** Objects under members' names that are not the pool's, met by reconciles (known-strangers.ts). */
+	strangers: KnownStrangers;
+	/** The last failure written of each member's steps (failure-events.ts). */
+	failures: Map<string, FailureTally>;
 }
 
 /** New, empty engine caches. */
@@ -76,6 +89,8 @@ export function createEngineCaches(): EngineCaches {
 		pendingEvents: new WeakMap(),
 		eventsDeniedReported: false,
 		refusals: new Map(),
+		strangers: new Map(),
+		failures: new Map(),
 	};
 }
 
@@ -126,6 +141,28 @@ export function actingIdentity(
 	return `${clean(user) || DEFAULT_ACTOR}@${clean(host) || DEFAULT_ACTOR}`;
 }
 
+/**
+ * Why the acting identity given (--identity, else $CTPOOL_IDENTITY) is unusable, or null:
+ * it is checked like a claim identity (no control, invisible or bidi characters, no white
+ * space, at most 253 characters), and the reconciler's own identity is refused, so that no
+ * Event or log line says the reconciler did what a user did. The default (user@host) is
+ * made safe by actingIdentity itself.
+ */
+export function actorProblem(
+	given: string | undefined,
+	env: Readonly<Record<string, string | undefined>> = process.env,
+): string | null {
+	const fromFlag = given !== undefined && given !== '';
+	const value = fromFlag ? given : env[IDENTITY_ENV];
+	if (!value) return null;
+	const source = fromFlag ? '--identity' : `$${IDENTITY_ENV}`;
+	if (value === RECONCILER_IDENTITY)
+		return `${source}: "${RECONCILER_IDENTITY}" is the reconciler's own identity, which only its Leases carry; act under your own identity, such as alice@example.com${fromFlag ? '' : `, or unset ${IDENTITY_ENV}`}`;
+	const problem = identityProblem(value);
+	if (!problem) return null;
+	return `${source}: ${problem}${fromFlag ? '' : ` (or unset ${IDENTITY_ENV})`}`;
+}
+
 /** The clock when none is given. */
 export const systemNow = (): number => Date.now();
 
@@ -146,6 +183,7 @@ export function createEngineContext(kube: Kube, opts: EngineContextOptions = {})
 		concurrency: Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY)),
 	};
 	if (opts.signal) ctx.signal = opts.signal;
+	if (opts.commandScope) ctx.commandScope = opts.commandScope;
 	return ctx;
 }
 
@@ -182,4 +220,20 @@ export function emitEvent(
 	} catch {
 		// an event sink's failure is not the operation's
 	}
+}
+
+/** `ctpool <words>` as a message suggests it: runnable as printed in the context's namespace. */
+export function suggest(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	words: string,
+): string {
+	return ctpoolCommand(words, ctx.namespace, ctx.commandScope);
+}
+
+/** `kubectl <words> -n <namespace>` as a message suggests it (with the --context given). */
+export function suggestKubectl(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	words: string,
+): string {
+	return kubectlCommand(words, ctx.namespace, ctx.commandScope);
 }

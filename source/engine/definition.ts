@@ -7,7 +7,7 @@ import { configMapName, POOL_LABEL, SPEC_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec, type ValidateOptions } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
-import type { EngineContext } from './context.js';
+import { type EngineContext, suggest } from './context.js';
 
 /** A definition ConfigMap and the spec it holds. */
 export interface Definition {
@@ -16,8 +16,11 @@ export interface Definition {
 }
 
 /** The text telling how to create a pool that does not exist. */
-export function notFoundMessage(pool: string, namespace: string): string {
-	return `pool ${pool} not found in namespace ${namespace} (no ConfigMap ${configMapName(pool)}); create it with ctpool apply ${pool} --image IMAGE --size N, or pick the namespace with -n`;
+export function notFoundMessage(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	pool: string,
+): string {
+	return `pool ${pool} not found in namespace ${ctx.namespace} (no ConfigMap ${configMapName(pool)}); create it with ${suggest(ctx, `apply ${pool} --image IMAGE --size N`)}, or pick the namespace with -n`;
 }
 
 /** The definition ConfigMap of a pool, or null when there is none. */
@@ -51,8 +54,14 @@ export async function readDefinition(
 	opts: ValidateOptions = {},
 ): Promise<Definition> {
 	const configMap = await readDefinitionMap(ctx, pool);
-	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
-	return { configMap, spec: parseSpec(configMap.data?.[SPEC_KEY], pool, opts) };
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
+	return {
+		configMap,
+		spec: parseSpec(configMap.data?.[SPEC_KEY], pool, {
+			command: (words) => suggest(ctx, words),
+			...opts,
+		}),
+	};
 }
 
 /** The ConfigMap object for a new definition. */

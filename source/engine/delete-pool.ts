@@ -13,18 +13,23 @@ import { bounded } from '../text/sanitize.js';
 import { writeDefinition } from './apply.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggest } from './context.js';
 import { readDefinition, readDefinitionMap } from './definition.js';
 import { reconcileDefinition } from './reconcile.js';
 
 /** Why a member keeps the pool's definition in place, with the fix. */
-function blocker(pool: string, m: StatusMember, errors: string[]): string | null {
+function blocker(
+	ctx: EngineContext,
+	pool: string,
+	m: StatusMember,
+	errors: string[],
+): string | null {
 	const failed = errors.find((e) => e.split(' ')[1] === `${m.name}:`);
 	if (failed) return failed;
 	if (m.holder)
-		return `${m.name} is claimed by ${bounded(m.holder)} (release it: ctpool release ${pool} ${m.name} ${bounded(m.holder)}, or with --force)`;
+		return `${m.name} is claimed by ${bounded(m.holder)} (release it: ${suggest(ctx, `release ${pool} ${m.name} ${bounded(m.holder)}`)}, or with --force)`;
 	if (m.maintenance)
-		return `${m.name} is in maintenance (turn it off: ctpool maintenance ${pool} ${m.name} off)`;
+		return `${m.name} is in maintenance (turn it off: ${suggest(ctx, `maintenance ${pool} ${m.name} off`)})`;
 	if (m.state === 'Terminating') return `${m.name} is still being deleted`;
 	if (m.state !== 'Missing')
 		return `${m.name} still exists (${m.state}; another reconciler may be working on it)`;
@@ -41,10 +46,10 @@ export async function deletePool(ctx: EngineContext, pool: string): Promise<void
 	if (definition.spec.size !== 0) configMap = await writeDefinition(ctx, pool, spec);
 	const result = await reconcileDefinition(ctx, pool, { configMap, spec });
 	const reasons = result.status.members
-		.map((m) => blocker(pool, m, result.errors))
+		.map((m) => blocker(ctx, pool, m, result.errors))
 		.filter((r): r is string => r !== null);
 	if (reasons.length > 0) {
-		const message = `pool ${pool} keeps its definition (size 0): ${reasons.join('; ')}; then run ctpool delete ${pool} again`;
+		const message = `pool ${pool} keeps its definition (size 0): ${reasons.join('; ')}; then run ${suggest(ctx, `delete ${pool}`)} again`;
 		emitEvent(ctx, { pool, action: 'delete', outcome: 'error', message });
 		throw new PoolError('failed', message);
 	}
@@ -96,6 +101,6 @@ async function deleteDefinitionNow(ctx: EngineContext, pool: string): Promise<vo
 	}
 	throw new PoolError(
 		'failed',
-		`the definition of pool ${pool} kept changing; run ctpool delete ${pool} again`,
+		`the definition of pool ${pool} kept changing; run ${suggest(ctx, `delete ${pool}`)} again`,
 	);
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { apiFailure } from '../kube/errors.js';
+import { authenticatedUser } from '../kube/whoami.js';
 import {
 	AUDIT_ANNOTATION,
 	AUDIT_POOL_LABEL,
@@ -83,6 +84,33 @@ function writeEvent(
 	record: AuditRecord,
 ): void {
 	const now = new Date(ctx.now());
+	const pending = ctx.caches.pendingEvents;
+	let set = pending.get(ctx);
+	if (!set) {
+		set = new Set();
+		pending.set(ctx, set);
+	}
+	// the authenticated user is asked once per process (a failed review: not recorded)
+	const p: Promise<unknown> = authenticatedUser(ctx.kube)
+		.then((user) =>
+			ctx.kube.core.createNamespacedEvent({
+				namespace: ctx.namespace,
+				body: eventBody(ctx, kind, involved, user ? { ...record, user } : record, now),
+			}),
+		)
+		.catch((err) => reportDenied(ctx, err))
+		.finally(() => set.delete(p));
+	set.add(p);
+}
+
+/** The Event of one audited act, in the one format. */
+function eventBody(
+	ctx: EngineContext,
+	kind: 'PersistentVolumeClaim' | 'ConfigMap',
+	involved: string,
+	record: AuditRecord,
+	now: Date,
+): CoreV1Event {
 	const event: CoreV1Event = {
 		apiVersion: 'v1',
 		kind: 'Event',
@@ -118,17 +146,7 @@ function writeEvent(
 			name: leaseName(record.member),
 			namespace: ctx.namespace,
 		};
-	const pending = ctx.caches.pendingEvents;
-	let set = pending.get(ctx);
-	if (!set) {
-		set = new Set();
-		pending.set(ctx, set);
-	}
-	const p: Promise<unknown> = ctx.kube.core
-		.createNamespacedEvent({ namespace: ctx.namespace, body: event })
-		.catch((err) => reportDenied(ctx, err))
-		.finally(() => set.delete(p));
-	set.add(p);
+	return event;
 }
 
 /** The action of the engine event that says Event writes are denied. */

@@ -7,13 +7,14 @@
 import { describeError } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
 import { CONTAINER_NAME } from '../pool/names.js';
-import {
-	type NodeObjectLike,
-	type NodeRoom,
-	nodeRooms,
-	type PlacedPod,
-} from '../pool/node-room.js';
+import { type NodeRoom, nodeRooms, type PlacedPod } from '../pool/node-room.js';
+import { type ObjectOfKind, readObjects } from '../pool/object-shape.js';
 import type { EngineContext } from './context.js';
+
+/** The objects of a list that read (pool/object-shape.ts); the hint leaves out the rest. */
+function listed<K extends 'nodes' | 'pods'>(kind: K, items: unknown): ObjectOfKind[K][] {
+	return readObjects(kind, Array.isArray(items) ? items : []).objects;
+}
 
 /** Pods that take room on a node: bound, and not ended. */
 const PLACED_PODS = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed';
@@ -26,13 +27,13 @@ const PLACED_PODS = 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Faile
 export async function readNodeRooms(ctx: EngineContext): Promise<NodeRoom[]> {
 	const [nodes, pods] = await Promise.all([
 		ctx.kube.core.listNode().then(
-			(l) => plainObject<{ items?: NodeObjectLike[] }>(l).items ?? [],
+			(l) => listed('nodes', plainObject<{ items?: unknown }>(l).items),
 			(err) => {
 				throw new Error(describeError(err, { verb: 'list', resource: 'nodes' }));
 			},
 		),
 		ctx.kube.core.listPodForAllNamespaces({ fieldSelector: PLACED_PODS }).then(
-			(l) => plainObject<{ items?: PlacedPod[] }>(l).items ?? [],
+			(l) => listed('pods', plainObject<{ items?: unknown }>(l).items) as PlacedPod[],
 			(err) => {
 				throw new Error(describeError(err, { verb: 'list', resource: 'pods (in all namespaces)' }));
 			},

@@ -4,6 +4,7 @@
  * resourceVersion precondition.
  */
 
+import { hostname } from 'node:os';
 import type { V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
@@ -11,8 +12,11 @@ import { RECONCILER_IDENTITY } from '../pool/errors.js';
 import {
 	formatMicroTime,
 	heldByReconciler,
+	LEASE_HOST_ANNOTATION,
+	LEASE_STEP_ANNOTATION,
+	type LeaseStep,
 	leaseExpired,
-	RECONCILER_SECONDS,
+	RECONCILER_LEASE_SECONDS,
 } from '../pool/lease.js';
 import { leaseName, MEMBER_LABEL, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject } from '../pool/objects.js';
@@ -34,6 +38,7 @@ function leaseBody(
 	holder: string,
 	durationSeconds: number,
 	transitions: number,
+	annotations?: Record<string, string>,
 ): V1Lease {
 	const now = ctx.now();
 	return {
@@ -43,6 +48,7 @@ function leaseBody(
 			name: leaseName(member),
 			namespace: ctx.namespace,
 			labels: { [POOL_LABEL]: pool, [MEMBER_LABEL]: member },
+			...(annotations ? { annotations } : {}),
 		},
 		spec: {
 			holderIdentity: holder,
@@ -64,8 +70,9 @@ export async function createLease(
 	member: string,
 	holder: string,
 	durationSeconds: number,
+	annotations?: Record<string, string>,
 ): Promise<LeaseObject | null> {
-	const body = leaseBody(ctx, pool, member, holder, durationSeconds, 0);
+	const body = leaseBody(ctx, pool, member, holder, durationSeconds, 0, annotations);
 	try {
 		const created = await ctx.kube.coordination.createNamespacedLease({
 			namespace: ctx.namespace,
@@ -89,6 +96,8 @@ export interface LeaseChange {
 	durationSeconds: number;
 	/** A new holder: acquireTime = now and leaseTransitions + 1; otherwise only renewTime = now. */
 	transfer: boolean;
+	/** Annotations to set beside the ones the Lease has (the step a reconciler works on). */
+	annotations?: Record<string, string>;
 }
 
 /**
@@ -122,8 +131,8 @@ export async function replaceLease(
 			leaseTransitions: (spec.leaseTransitions ?? 0) + (change.transfer ? 1 : 0),
 		},
 	};
-	if (current.metadata.annotations)
-		body.metadata!.annotations = { ...current.metadata.annotations };
+	if (current.metadata.annotations || change.annotations)
+		body.metadata!.annotations = { ...current.metadata.annotations, ...change.annotations };
 	try {
 		const replaced = await ctx.kube.coordination.replaceNamespacedLease({
 			name,
@@ -191,22 +200,48 @@ export async function readLease(ctx: EngineContext, member: string): Promise<Lea
 	}
 }
 
+/** The annotations that record a step on the reconciler Lease taken for it. */
+export function stepAnnotations(step: LeaseStep): Record<string, string> {
+	let host = '';
+	try {
+		host = hostname()
+			.replace(/[^A-Za-z0-9._-]/g, '')
+			.slice(0, 64);
+	} catch {
+		// no host name
+	}
+	return { [LEASE_STEP_ANNOTATION]: step, ...(host ? { [LEASE_HOST_ANNOTATION]: host } : {}) };
+}
+
 /**
- * Takes the member's Lease as the reconciler: creates it when the member has none, takes
- * over an expired reconciler Lease with a CAS update. Resolves null when it cannot: a user
- * holds it (expired or not: hands off), a live reconciler holds it, or another writer won.
+ * Takes the member's Lease as the reconciler for a step: creates it when the member has
+ * none, takes over an expired reconciler Lease with a CAS update; the step is recorded on
+ * it (stepAnnotations). Resolves null when it cannot: a user holds it (expired or not: hands
+ * off), a live reconciler holds it, or another writer won. Keep it renewed while the step
+ * runs (keepLease): it lasts RECONCILER_LEASE_SECONDS.
  */
 export async function takeReconcilerLease(
 	ctx: EngineContext,
 	pool: string,
 	member: string,
 	current: LeaseObject | null,
+	step: LeaseStep,
 ): Promise<LeaseObject | null> {
-	if (!current) return createLease(ctx, pool, member, RECONCILER_IDENTITY, RECONCILER_SECONDS);
+	const annotations = stepAnnotations(step);
+	if (!current)
+		return createLease(
+			ctx,
+			pool,
+			member,
+			RECONCILER_IDENTITY,
+			RECONCILER_LEASE_SECONDS,
+			annotations,
+		);
 	if (!heldByReconciler(current) || !leaseExpired(current, ctx.now())) return null;
 	return replaceLease(ctx, current, {
 		holder: RECONCILER_IDENTITY,
-		durationSeconds: RECONCILER_SECONDS,
+		durationSeconds: RECONCILER_LEASE_SECONDS,
 		transfer: true,
+		annotations,
 	});
 }

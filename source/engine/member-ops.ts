@@ -3,13 +3,14 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../kube/errors.js';
 import { plainObject } from '../kube/objects.js';
+import { readCtSpec } from '../pool/ct-spec.js';
 import { PoolError } from '../pool/errors.js';
 import { CT_SPEC_ANNOTATION, pvcName, serviceName } from '../pool/names.js';
 import type { PodObject, PvcObject } from '../pool/objects.js';
 import { isPoolObject } from '../pool/ownership.js';
 import type { SourceFields } from '../pool/spec.js';
 import { clusterError } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggestKubectl } from './context.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
 import { mergePatchOptions } from './merge-patch.js';
@@ -177,11 +178,14 @@ export async function startMember(
 	pvc: PvcObject,
 ): Promise<boolean> {
 	const pod = podFromPvc(pool, member, ctx.namespace, pvc);
-	if (!pod)
+	if (!pod) {
+		const read = readCtSpec(pvc.metadata.annotations?.[CT_SPEC_ANNOTATION]);
+		const why = read && !read.ok ? ` (${read.problem})` : '';
 		throw new PoolError(
 			'failed',
-			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
+			`PVC ${pvcName(member)} has no readable ${CT_SPEC_ANNOTATION} annotation${why}, so its pod cannot be made; release the member or delete the PVC so that it is created again`,
 		);
+	}
 	if (await createPod(ctx, pool, member, pod)) return true;
 	await readMember(ctx, pool, member); // throws when the pod there is not the pool's
 	return false;
@@ -337,14 +341,20 @@ export async function destroyMember(
 	opts: DestroyOptions = {},
 ): Promise<void> {
 	const steps: Array<[Deletable, string, string | undefined, string, string]> = [
-		['pods', member, opts.podUid, `pod ${member}`, `check the pod: kubectl describe pod ${member}`],
+		[
+			'pods',
+			member,
+			opts.podUid,
+			`pod ${member}`,
+			`check the pod: ${suggestKubectl(ctx, `describe pod ${member}`)}`,
+		],
 		['services', serviceName(member), undefined, `Service ${serviceName(member)}`, ''],
 		[
 			'persistentvolumeclaims',
 			pvcName(member),
 			opts.pvcUid,
 			`PVC ${pvcName(member)}`,
-			`check its finalizers: kubectl describe pvc ${pvcName(member)}`,
+			`check its finalizers: ${suggestKubectl(ctx, `describe pvc ${pvcName(member)}`)}`,
 		],
 	];
 	const deleted = new Map<Deletable, string | undefined>();

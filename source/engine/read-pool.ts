@@ -10,12 +10,12 @@ import {
 	type PoolObjects,
 	poolFacts,
 } from '../pool/member-state.js';
-import { POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
+import { memberIndex, POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
 import { type PoolSpec, parseSpec } from '../pool/spec.js';
 import { countMembers, type PoolCounts, type PoolStatus, readStatus } from '../pool/status.js';
 import { checkPoolName, clusterError } from './cluster-error.js';
-import { deriveContext, type EngineContext } from './context.js';
+import { deriveContext, type EngineContext, suggest } from './context.js';
 import { notFoundMessage, readDefinitionMap } from './definition.js';
 import { probeForeign } from './foreign-objects.js';
 import { listPoolRefs } from './list-definitions.js';
@@ -33,6 +33,11 @@ export interface PoolSnapshot {
 	recorded: PoolStatus | null;
 	/** Why the recorded status is unreadable (`status: errors is not a list`), or null. */
 	statusProblem?: string | null;
+	/**
+	 * The pool's objects under a member's name that do not read (pool/object-shape.ts): each
+	 * member (left alone: see ListedObjects) and what is wrong.
+	 */
+	unreadable?: Array<{ member: string; problem: string }>;
 }
 
 /** The snapshot of one pool from its ConfigMap and its objects (pure). */
@@ -41,17 +46,23 @@ export function snapshotOf(
 	configMap: ConfigMapObject,
 	objects: ListedObjects & Pick<PoolObjects, 'foreign'>,
 	now: number,
+	where?: Pick<EngineContext, 'namespace' | 'commandScope'>,
 ): PoolSnapshot {
 	let spec: PoolSpec | null = null;
 	let specError: string | null = null;
 	try {
-		spec = parseSpec(configMap.data?.[SPEC_KEY], pool, { allowPersistent: true });
+		spec = parseSpec(configMap.data?.[SPEC_KEY], pool, {
+			allowPersistent: true,
+			...(where ? { command: (words: string) => suggest(where, words) } : {}),
+		});
 	} catch (err) {
 		specError = (err as Error).message;
 	}
 	const { status: recorded, problem: statusProblem } = readStatus(configMap.data?.[STATUS_KEY]);
 	const size = spec?.size ?? recorded?.desired ?? 0;
 	const facts: PoolFacts = poolFacts(size, spec);
+	// of every pool's listed objects (listPools), this pool's
+	const unreadable = (objects.unreadable ?? []).filter((u) => memberIndex(pool, u.member) !== null);
 	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
 	return {
 		pool,
@@ -61,6 +72,7 @@ export function snapshotOf(
 		counts: countMembers(size, members),
 		recorded,
 		statusProblem,
+		...(unreadable.length > 0 ? { unreadable } : {}),
 	};
 }
 
@@ -71,14 +83,15 @@ export async function readPool(ctx: EngineContext, pool: string): Promise<PoolSn
 		readDefinitionMap(ctx, pool),
 		listPoolObjects(ctx, pool),
 	]);
-	if (!configMap) throw new PoolError('not-found', notFoundMessage(pool, ctx.namespace));
-	const first = snapshotOf(pool, configMap, objects, ctx.now());
+	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
+	const first = snapshotOf(pool, configMap, objects, ctx.now(), ctx);
 	// Pods and PVCs under a member's name without the pool's labels are not in the list: look
 	// for them by name where a member lacks its own (usually few members).
 	const size = first.spec?.size ?? first.recorded?.desired ?? 0;
 	const foreign = await probeForeign(ctx, pool, groupMembers(pool, size, objects));
 	if (foreign.length === 0) return first;
-	return snapshotOf(pool, configMap, { ...objects, foreign }, ctx.now());
+	const all = [...(objects.foreign ?? []), ...foreign];
+	return snapshotOf(pool, configMap, { ...objects, foreign: all }, ctx.now(), ctx);
 }
 
 /** The live state of every pool in the namespace (four list requests in all), by name. */
@@ -99,7 +112,7 @@ export async function listPools(ctx: EngineContext): Promise<PoolSnapshot[]> {
 		const name = configMap.metadata.name ?? '';
 		const pool = configMap.metadata.labels?.[POOL_LABEL] ?? '';
 		if (poolOfConfigMap(name) !== pool) continue;
-		out.push(snapshotOf(pool, configMap, objects, now));
+		out.push(snapshotOf(pool, configMap, objects, now, ctx));
 	}
 	return out.sort((a, b) => a.pool.localeCompare(b.pool));
 }

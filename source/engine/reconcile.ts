@@ -5,7 +5,8 @@
  */
 
 import { isNotFound } from '../kube/errors.js';
-import { heldByReconciler, leaseHolder } from '../pool/lease.js';
+import { describeDrift } from '../pool/drift.js';
+import { heldByReconciler, leaseHolder, RECONCILER_LEASE_SECONDS } from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -15,8 +16,14 @@ import {
 	type PoolFacts,
 	poolFacts,
 } from '../pool/member-state.js';
-import { configMapName, pvcName, REPLACED_ANNOTATION, STATUS_KEY } from '../pool/names.js';
-import type { MemberObjectKind } from '../pool/ownership.js';
+import {
+	configMapName,
+	pvcName,
+	REPLACED_ANNOTATION,
+	SOURCE_LABEL,
+	STATUS_KEY,
+} from '../pool/names.js';
+import { foreignMessage, type MemberObjectKind } from '../pool/ownership.js';
 import {
 	heldText,
 	REPLACE_BACKOFF_MAX_MS,
@@ -27,7 +34,6 @@ import {
 	stormText,
 } from '../pool/replace-backoff.js';
 import { limitRollout, maxUnavailableOf, rolloutProgress } from '../pool/rollout.js';
-import { describeDrift } from '../pool/source-hash.js';
 import type { PoolSpec } from '../pool/spec.js';
 import { sourceFields } from '../pool/spec.js';
 import { buildStatus, type PoolStatus, parseStatus, sameStatus } from '../pool/status.js';
@@ -37,8 +43,11 @@ import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
+import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError } from './foreign-objects.js';
+import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
+import { keepLease } from './lease-keeper.js';
 import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
@@ -78,6 +87,16 @@ export interface ReconcileResult {
 	errors: string[];
 	/** Whether the status was written to the ConfigMap. */
 	statusWritten: boolean;
+	/**
+	 * Drifted members this reconcile left for a later wave of a rollout (maxUnavailable):
+	 * another reconcile, once the wave replaced now is Ready, goes on (see carryRollout).
+	 */
+	heldBack: number;
+	/**
+	 * When another process holds a member's reconciler Lease: how long until the first such
+	 * Lease expires (ms). Look again then: if its holder died, that reconcile takes it over.
+	 */
+	reconcilerLeaseExpiresInMs?: number;
 }
 
 const STEP_ORDER: Record<ReconcileStep, number> = {
@@ -167,10 +186,15 @@ async function reconcileSteps(
 		message: `reconciling pool ${pool} (size ${spec.size})`,
 	});
 	let objects = await listPoolObjects(ctx, pool);
+	// strangers met before: their members are left alone (no Lease taken, nothing made)
+	const known = await recheckStrangers(ctx, pool);
 	const startNow = ctx.now();
 	const planned: Plan[] = [];
 	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, objects)) {
+	for (const m of groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known],
+	})) {
 		const view = memberView(m, facts, startNow);
 		startViews.push(view);
 		const step = planStep(view, startNow);
@@ -183,15 +207,17 @@ async function reconcileSteps(
 		spec.size,
 	);
 	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
-	// the gradual rollout: replaces of Ready drifted members only as far as maxUnavailable allows
+	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
+	// allows (without it, every one now, as the seed says)
 	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } = limitRollout(unstormed, startViews, limit);
+	const { plans, heldBack } =
+		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
 	if (heldBack > 0)
 		emitEvent(ctx, {
 			pool,
 			action: 'rollout',
 			outcome: 'info',
-			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} (at most ${limit} unavailable at once)`,
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
 		});
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
 	const bulk: BulkEvents = { create: [], start: [] };
@@ -203,7 +229,7 @@ async function reconcileSteps(
 	const errors = actions
 		.filter((a) => !a.ok)
 		.sort((a, b) => indexOf(plans, a.member) - indexOf(plans, b.member))
-		.map((a) => `${a.step} ${a.member}: ${a.error ?? 'failed'}`);
+		.map(stepError);
 
 	if (plans.length > 0) objects = await listPoolObjects(ctx, pool);
 	const endNow = ctx.now();
@@ -211,13 +237,19 @@ async function reconcileSteps(
 	const foreign = actions.flatMap((a) =>
 		(a.foreign ?? []).map((kind) => ({ kind, member: a.member })),
 	);
-	const views = groupMembers(pool, spec.size, { ...objects, foreign }).map((m) =>
-		memberView(m, facts, endNow),
-	);
+	rememberStrangers(ctx, pool, known, foreign);
+	const views = groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known, ...foreign],
+	}).map((m) => memberView(m, facts, endNow));
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
 	const failedMembers = new Set(actions.filter((a) => !a.ok).map((a) => a.member));
-	for (const v of views) if (!failedMembers.has(v.name)) errors.push(...memberProblems(v));
+	// objects that do not read (a forged answer): named once, their members left alone
+	const unreadable = new Set((objects.unreadable ?? []).map((u) => u.member));
+	for (const v of views)
+		if (!failedMembers.has(v.name) && !unreadable.has(v.name)) errors.push(...memberProblems(v));
+	errors.push(...(objects.problems ?? []).map((p) => bounded(p, 600)));
 	const recorded = parseStatus(definition.configMap.data?.[STATUS_KEY]);
 	// the storm first: the pools screen shows the first error of a pool
 	const [first, ...held] = backoffErrors(ctx, pool, views, storm, recorded, endNow);
@@ -226,7 +258,7 @@ async function reconcileSteps(
 	errors.push(...held);
 	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
-	const rollout = rolloutProgress(views, facts.sourceHash);
+	const rollout = rolloutProgress(views, facts.sourceHash, spec.image);
 	if (rollout) status.rollout = rollout;
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
@@ -241,7 +273,34 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
-	return { pool, status, actions, errors, statusWritten };
+	const leaseWait = reconcilerLeaseWait(views, endNow);
+	return {
+		pool,
+		status,
+		actions,
+		errors,
+		statusWritten,
+		heldBack,
+		...(leaseWait !== null ? { reconcilerLeaseExpiresInMs: leaseWait } : {}),
+	};
+}
+
+/** How long until the first live reconciler Lease of another process expires, or null for none. */
+function reconcilerLeaseWait(views: readonly MemberView[], now: number): number | null {
+	let wait: number | null = null;
+	for (const v of views)
+		if (v.reconciling && !v.leaseProblem && v.leaseExpiresAt !== null && v.leaseExpiresAt > now)
+			wait = Math.min(wait ?? Number.POSITIVE_INFINITY, v.leaseExpiresAt - now);
+	return wait;
+}
+
+/**
+ * The status line of a failed step: `create desk-3: <reason>`; for a stranger met, the line
+ * every later pass (which leaves the member alone) gives too, so that the status stays put.
+ */
+function stepError(a: ReconcileAction): string {
+	if (a.foreign?.length) return foreignMessage(a.member, a.foreign);
+	return `${a.step} ${a.member}: ${a.error ?? 'failed'}`;
 }
 
 /** True when a planned step is a replace the storm stops: a Failed member with the current source. */
@@ -264,7 +323,7 @@ function backoffErrors(
 ): string[] {
 	const out: string[] = [];
 	if (storm) {
-		const text = stormText(pool, storm);
+		const text = stormText(pool, storm, ctx.namespace);
 		out.push(text);
 		if (!recorded?.errors.includes(text)) {
 			recordAudit(ctx, pool, { action: 'replace-stopped', detail: text });
@@ -470,7 +529,7 @@ function failed(
 ): ReconcileAction {
 	const error = failureText(err);
 	const foreignKinds = err instanceof ForeignObjectError ? { foreign: err.kinds } : {};
-	recordAudit(ctx, pool, { action: 'reconcile-failed', member, detail: `${step}: ${error}` });
+	recordStepFailure(ctx, pool, member, `${step}: ${error}`);
 	emitEvent(ctx, {
 		pool,
 		member,
@@ -507,7 +566,7 @@ async function underLease(
 	});
 	let lease: Awaited<ReturnType<typeof takeReconcilerLease>>;
 	try {
-		lease = await takeReconcilerLease(ctx, pool, member, plan.objects.lease ?? null);
+		lease = await takeReconcilerLease(ctx, pool, member, plan.objects.lease ?? null, step);
 	} catch (err) {
 		return failed(ctx, pool, member, step, err);
 	}
@@ -521,6 +580,9 @@ async function underLease(
 		});
 		return null;
 	}
+	// renewed while the step runs: a reconciler killed mid-step strands the member for
+	// RECONCILER_LEASE_SECONDS at most
+	const kept = keepLease(ctx, lease);
 	let action: ReconcileAction | null = null;
 	let done = false;
 	try {
@@ -549,7 +611,7 @@ async function underLease(
 		action = decided.action;
 	}
 	try {
-		const removed = await deleteLease(ctx, lease);
+		const removed = await deleteLease(ctx, await kept.stop());
 		if (!removed) {
 			emitEvent(ctx, {
 				pool,
@@ -560,7 +622,7 @@ async function underLease(
 			});
 		}
 	} catch (err) {
-		const why = `its Lease could not be removed (it expires in 10 minutes): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
+		const why = `its Lease could not be removed (it expires in ${RECONCILER_LEASE_SECONDS} s): ${failureText(err, { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace: ctx.namespace, name: member })}`;
 		if (action?.ok === false) action.error = `${action.error}; ${why}`;
 		else action = failed(ctx, pool, member, step, new Error(why));
 	}
@@ -633,6 +695,7 @@ function succeeded(
 	member: string,
 	step: ReconcileStep,
 ): ReconcileAction {
+	forgetStepFailure(ctx, pool, member);
 	emitEvent(ctx, { pool, member, action: step, outcome: 'ok', message: doneText(step, member) });
 	return { member, step, ok: true };
 }
@@ -648,10 +711,16 @@ function doneText(step: ReconcileStep, member: string): string {
 /** For a replace, what drifted (`image a -> b`), from the source recorded on the old PVC. */
 function driftNote(
 	step: ReconcileStep,
-	pvc: { metadata: { annotations?: Record<string, string> } } | null,
+	pvc: {
+		metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
+	} | null,
 	spec: PoolSpec,
 ): string {
 	if (step !== 'replace' || !pvc) return '';
-	const changes = describeDrift(pvcSource(pvc), sourceFields(spec));
-	return changes.length > 0 ? ` (${changes.join(', ')})` : '';
+	const changes = describeDrift(
+		pvcSource(pvc),
+		sourceFields(spec),
+		pvc.metadata.labels?.[SOURCE_LABEL],
+	);
+	return changes.length > 0 ? ` (${changes.join('; ')})` : '';
 }

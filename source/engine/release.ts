@@ -3,27 +3,37 @@
  * destroyed and created again from the current source, and the Lease is deleted.
  */
 
+import { sleep } from '../kube/retry.js';
+import { authenticatedUser } from '../kube/whoami.js';
 import { PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
 import {
+	claimUser,
 	heldByReconciler,
+	type LeaseStep,
 	leaseExpired,
+	leaseExpiry,
 	leaseHolder,
 	leaseTimeProblem,
-	RECONCILER_SECONDS,
+	leaseWork,
+	RECONCILER_LEASE_SECONDS,
+	RECONCILER_RENEW_MS,
+	renewedLease,
 } from '../pool/lease.js';
 import { strandedWayOut } from '../pool/member-state.js';
 import { MAINTENANCE_ANNOTATION, memberIndex, memberName, pvcName } from '../pool/names.js';
 import type { LeaseObject } from '../pool/objects.js';
 import { sourceFields } from '../pool/spec.js';
+import { formatAge } from '../text/age.js';
 import { bounded, sanitize } from '../text/sanitize.js';
 import { checkIdentity } from './claim.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, suggest, suggestKubectl } from './context.js';
 import { readDefinition } from './definition.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { flushKubeEvents, recordAudit } from './kube-event.js';
-import { deleteLease, readLease, replaceLease } from './member-lease.js';
+import { keepLease } from './lease-keeper.js';
+import { deleteLease, readLease, replaceLease, stepAnnotations } from './member-lease.js';
 import { annotateOwnedPvc, createMember, destroyMember, readMember } from './member-ops.js';
 
 /** What a release did. */
@@ -60,14 +70,19 @@ export function checkMember(pool: string, member: string): number {
 }
 
 /** The text for a member the pool does not have: its members' range and the way to list them. */
-export function noSuchMemberMessage(pool: string, member: string, size: number): string {
+export function noSuchMemberMessage(
+	ctx: Pick<EngineContext, 'namespace' | 'commandScope'>,
+	pool: string,
+	member: string,
+	size: number,
+): string {
 	const range =
 		size === 0
 			? 'it has no members (its size is 0)'
 			: size === 1
 				? `its only member is ${memberName(pool, 1)}`
 				: `its members are ${memberName(pool, 1)} to ${memberName(pool, size)}`;
-	return `pool ${pool} has no member ${bounded(member)}: ${range}; ctpool status ${pool} lists them`;
+	return `pool ${pool} has no member ${bounded(member)}: ${range}; ${suggest(ctx, `status ${pool}`)} lists them`;
 }
 
 /**
@@ -128,73 +143,77 @@ async function releaseMember(
 	const index = checkMember(pool, member);
 	checkIdentity(identity);
 	const { spec } = await readDefinition(ctx, pool);
-	const lease = await readLease(ctx, member);
+	let lease = await readLease(ctx, member);
 	// Nothing under the member's name that is not the pool's is ever touched: checked before
 	// the first write (the destroy checks each object again, with preconditions).
 	checkOwned(pool, member, [['Lease', lease]]);
 	if (!lease && !(await memberExists(ctx, pool, member, index, spec.size)))
-		throw new PoolError('not-found', noSuchMemberMessage(pool, member, spec.size));
+		throw new PoolError('not-found', noSuchMemberMessage(ctx, pool, member, spec.size));
 	if (!lease) {
 		const message = `${member} has no claim; nothing to do`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
 		return { released: false, recreated: false, message };
 	}
-	const holder = leaseHolder(lease);
-	const shown = holder ? bounded(holder) : '(no holder)';
+	let holder = leaseHolder(lease);
 	if (opts.expiredOf !== undefined) checkStillExpired(member, lease, opts.expiredOf, ctx.now());
-	const stranded = leaseTimeProblem(lease, ctx.now());
 	if (heldByReconciler(lease)) {
-		if (stranded && !opts.force)
-			throw new PoolError(
-				'not-holder',
-				`${member}: ${stranded}; ${strandedWayOut({ name: member })}`,
-			);
-		if (!stranded && !leaseExpired(lease, ctx.now()))
-			throw new PoolError(
-				'busy',
-				`${member} is being reconciled right now (${RECONCILER_IDENTITY} holds its Lease); try again in a moment`,
-			);
-		if (!stranded && !opts.force)
-			throw new PoolError(
-				'not-holder',
-				`${member} is held by a reconciler that stopped mid-step (its Lease has expired); the next reconcile takes it over, or release it with --force`,
-			);
+		const taken = await reconcilerHeld(ctx, member, lease, opts);
+		if (!taken) {
+			const message = `${member} has no claim any more (the step that held it ended); nothing to do`;
+			emitEvent(ctx, { pool, member, action: 'release', outcome: 'info', message });
+			return { released: false, recreated: false, message };
+		}
+		lease = taken;
+		holder = leaseHolder(lease);
 	} else if (holder !== identity && !opts.force) {
 		throw new PoolError(
 			'not-holder',
 			holder
-				? `${member} is claimed by ${shown}, not by ${bounded(identity)}; only the holder can release it, or an administrator with --force`
+				? `${member} is claimed by ${bounded(holder)}, not by ${bounded(identity)}; only the holder can release it, or an administrator with --force`
 				: `${member} has a Lease with no holder; an administrator can release it with --force`,
 		);
 	}
-	const [objects, service] = await Promise.all([
+	const shown = holder ? bounded(holder) : '(no holder)';
+	const [objects, service, releaser] = await Promise.all([
 		readMember(ctx, pool, member),
 		readService(ctx, member),
+		authenticatedUser(ctx.kube),
 	]);
+	// Forced whenever the one releasing is not the one who claimed: another identity, or the
+	// holder's identity named by another user than the cluster authenticated at the claim.
+	const claimer = claimUser(lease);
+	const otherUser = claimer !== '' && releaser !== null && releaser !== claimer;
+	const forced = holder !== identity || otherUser;
 	checkOwned(pool, member, [['Service', service === 'unreadable' ? null : service]]);
 	emitEvent(ctx, {
 		pool,
 		member,
 		action: 'release',
 		outcome: 'start',
-		message: `releasing ${member} (claimed by ${shown})${holder !== identity ? ' with --force' : ''}`,
+		message: `releasing ${member} (claimed by ${shown})${forced ? ' with --force' : ''}`,
 	});
 	const held = await replaceLease(ctx, lease, {
 		holder: RECONCILER_IDENTITY,
-		durationSeconds: RECONCILER_SECONDS,
+		durationSeconds: RECONCILER_LEASE_SECONDS,
 		transfer: true,
+		annotations: stepAnnotations('release'),
 	});
 	if (!held)
 		throw new PoolError(
 			'busy',
 			`the claim on ${member} changed while releasing it; run release again`,
 		);
+	// Renewed while the release runs: a release killed at any step leaves the member to the
+	// next reconcile (or a forced release) within RECONCILER_LEASE_SECONDS, and the step
+	// recorded on the Lease tells them the member may still hold the old desktop.
+	const kept = keepLease(ctx, held);
 	// One account of the act for every Event of this release: who held it, who named whom.
 	const act = {
 		member,
 		...(holder ? { holder } : {}),
 		identity,
-		...(holder !== identity ? { force: true } : {}),
+		...(forced ? { force: true } : {}),
+		...(otherUser ? { detail: `claimed by user ${claimer}, released by user ${releaser}` } : {}),
 	};
 	recordAudit(ctx, pool, { action: 'release', ...act });
 
@@ -214,22 +233,22 @@ async function releaseMember(
 	let quarantined = false;
 	if (destroyError && ctx.signal?.aborted) {
 		// Abandoned (the console quit twice, a signal): the reconciler's Lease is set to expire
-		// at once instead of in 10 minutes, so the next reconcile takes it over and makes the
-		// member again from the image; until then nobody can claim it.
-		const expired = await replaceLease(ctx, held, {
+		// at once, so the next reconcile takes it over and makes the member again from the
+		// image; until then nobody can claim it.
+		const expired = await replaceLease(ctx, await kept.stop(), {
 			holder: RECONCILER_IDENTITY,
 			durationSeconds: 1,
 			transfer: false,
 		}).catch(() => null);
 		const failure = expired
 			? `release of ${member} abandoned while ${destroyError}; its Lease expires at once, so the next reconcile makes it again`
-			: `release of ${member} abandoned while ${destroyError}; its reconciler Lease expires in 10 minutes, then the next reconcile makes it again`;
+			: `release of ${member} abandoned while ${destroyError}; its reconciler Lease expires in ${RECONCILER_LEASE_SECONDS} s, then the next reconcile makes it again`;
 		emitEvent(ctx, { pool, member, action: 'release', outcome: 'error', message: failure });
 		throw new PoolError('failed', failure);
 	}
 	if (destroyError) {
 		quarantined = await quarantine(ctx, pool, member, identity, destroyError);
-	} else if (index <= spec.size) {
+	} else if (index <= spec.size && !kept.lost()) {
 		opts.onProgress?.(`creating ${member} again from ${spec.image}`);
 		try {
 			await createMember(ctx, pool, member, sourceFields(spec));
@@ -238,19 +257,23 @@ async function releaseMember(
 			recreateError = failureText(err);
 		}
 	}
+	const last = await kept.stop();
 	let leaseError = '';
-	try {
-		// A member that may still hold the old desktop and could not be marked keeps the
-		// reconciler's Lease: nobody can claim it, and once the Lease expires the next
-		// reconcile takes it over and makes the member again from the image.
-		if (destroyError && !quarantined)
-			leaseError =
-				'it could not be put in maintenance either, so the reconciler keeps its Lease: nobody can claim it, and in 10 minutes the next reconcile makes it again from the image';
-		else if (!(await deleteLease(ctx, held)))
-			leaseError = 'its Lease changed hands meanwhile and was left to its new holder';
-	} catch (err) {
-		leaseError = `its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over): ${failureText(err)}`;
-	}
+	if (kept.lost())
+		leaseError =
+			'its Lease was taken over while releasing it (renewals failed): the new holder makes the member again';
+	else
+		try {
+			// A member that may still hold the old desktop and could not be marked keeps the
+			// reconciler's Lease: nobody can claim it, and once the Lease expires the next
+			// reconcile takes it over and makes the member again from the image.
+			if (destroyError && !quarantined)
+				leaseError = `it could not be put in maintenance either, so the reconciler keeps its Lease: nobody can claim it, and once it expires (in ${RECONCILER_LEASE_SECONDS} s) the next reconcile makes it again from the image`;
+			else if (!(await deleteLease(ctx, last)))
+				leaseError = 'its Lease changed hands meanwhile and was left to its new holder';
+		} catch (err) {
+			leaseError = `its Lease could not be removed (it expires in ${RECONCILER_LEASE_SECONDS} s, then the next reconcile takes it over): ${failureText(err)}`;
+		}
 	if (destroyError || recreateError)
 		recordAudit(ctx, pool, {
 			action: 'release-failed',
@@ -268,7 +291,7 @@ async function releaseMember(
 	const extra = leaseError ? `; ${leaseError}` : '';
 	let failure = '';
 	if (destroyError && quarantined)
-		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (kubectl delete pod ${member}; kubectl delete pvc ${pvcName(member)}), and the next reconcile makes it again${extra}`;
+		failure = `release of ${member}: ${destroyError}; it is now in maintenance so that nobody gets the old desktop: delete pod ${member} and PVC ${pvcName(member)} (${suggestKubectl(ctx, `delete pod ${member}`)}; ${suggestKubectl(ctx, `delete pvc ${pvcName(member)}`)}), and the next reconcile makes it again${extra}`;
 	else if (destroyError) failure = `release of ${member}: ${destroyError}; ${leaseError}`;
 	else if (recreateError)
 		failure = `released ${member}, but creating it again failed: ${recreateError}; the next reconcile creates it${extra}`;
@@ -311,5 +334,95 @@ async function quarantine(
 			message: `${member} could not be put in maintenance: ${failureText(err)}`,
 		});
 		return false;
+	}
+}
+
+/** How often a forced release looks at a live reconciler Lease while it waits for its expiry. */
+const FORCE_POLL_MS = 1_000;
+
+/** What the holder of a reconciler Lease is doing, in words: `releasing it (on host-a)`. */
+function workText(lease: LeaseObject): string {
+	const { step, host } = leaseWork(lease);
+	const doing = step ? STEP_DOING[step] : 'working on it';
+	return host ? `${doing} (on ${bounded(sanitize(host))})` : doing;
+}
+
+const STEP_DOING: Readonly<Record<LeaseStep, string>> = {
+	release: 'releasing it',
+	create: 'creating it',
+	start: 'starting it',
+	replace: 'replacing it',
+	delete: 'deleting it',
+	takeover: 'taking over its Lease',
+};
+
+/** Seconds from now until t, at least 0, rounded up. */
+function secondsUntil(t: number, now: number): number {
+	return Math.max(0, Math.ceil((t - now) / 1000));
+}
+
+/**
+ * A member whose Lease the reconciler holds. An expired (or stranded) Lease is taken over
+ * with --force. A live one is refused without --force, saying who works on it and what
+ * happens if that process is gone; with --force the release waits for it to expire (it
+ * lasts RECONCILER_LEASE_SECONDS unless renewed), then takes it over; a renewal meanwhile
+ * means its holder is alive, and the release is refused. Resolves with the Lease to take
+ * over, or null when it went away meanwhile (the step ended).
+ */
+async function reconcilerHeld(
+	ctx: EngineContext,
+	member: string,
+	lease: LeaseObject,
+	opts: ReleaseOptions,
+): Promise<LeaseObject | null> {
+	const stranded = leaseTimeProblem(lease, ctx.now());
+	if (stranded) {
+		if (opts.force) return lease;
+		throw new PoolError(
+			'not-holder',
+			`${member}: ${stranded}; ${strandedWayOut({ name: member })}`,
+		);
+	}
+	const expiry = leaseExpiry(lease) ?? 0;
+	if (leaseExpired(lease, ctx.now())) {
+		if (opts.force) return lease;
+		throw new PoolError(
+			'not-holder',
+			`${member} is held by a reconciler that stopped mid-step (its Lease has expired); the next reconcile takes it over, or release it with --force`,
+		);
+	}
+	const left = secondsUntil(expiry, ctx.now());
+	if (!renewedLease(lease))
+		throw new PoolError(
+			'busy',
+			`${member} is held by a reconciler Lease of an older ctpool, which does not renew it: it expires in ${formatAge(left * 1000)} (${new Date(expiry).toISOString()}); then the next reconcile makes ${member} again, or run release --force then`,
+		);
+	if (!opts.force)
+		throw new PoolError(
+			'busy',
+			`${member} is being worked on right now: ${RECONCILER_IDENTITY} holds its Lease, ${workText(lease)}; its holder renews the Lease every ${RECONCILER_RENEW_MS / 1000} s, and it expires in ${left} s unless renewed. Wait for it to finish; if that process was stopped, the next reconcile makes ${member} again once the Lease expires, or release it with --force, which waits for that and takes it over`,
+		);
+	opts.onProgress?.(
+		`${member}: waiting up to ${left} s for the reconciler Lease (${workText(lease)}) to expire`,
+	);
+	let seen = lease;
+	for (;;) {
+		await sleep(FORCE_POLL_MS, ctx.signal);
+		if (ctx.signal?.aborted)
+			throw new PoolError('failed', `release of ${member} abandoned while waiting for its Lease`);
+		const now = await readLease(ctx, member);
+		if (!now) return null;
+		if (!heldByReconciler(now))
+			throw new PoolError(
+				'busy',
+				`the Lease of ${member} changed while waiting for it (now held by ${bounded(leaseHolder(now)) || 'nobody'}); run release again`,
+			);
+		if (now.metadata.resourceVersion !== seen.metadata.resourceVersion)
+			throw new PoolError(
+				'busy',
+				`${member} is being worked on by a live process: it renewed its reconciler Lease just now, ${workText(now)}; wait for it to finish, then release ${member} again if it is still claimed`,
+			);
+		seen = now;
+		if (leaseExpired(now, ctx.now())) return now;
 	}
 }

@@ -3,6 +3,7 @@
  * network failures and deadlines as code 0, and every message scrubbed of secrets.
  */
 import { PoolError } from '../pool/errors.js';
+import { tierWith } from '../pool/permissions.js';
 import { sanitize } from '../text/sanitize.js';
 
 /** A failed API call: the HTTP status (0 = the cluster was not reached), its reason and message. */
@@ -202,9 +203,17 @@ function subjectText(what: ErrorSubject): string {
 	return `${what.verb} ${target}${what.namespace ? ` in namespace ${what.namespace}` : ''}`;
 }
 
-/** The sentence for a missing permission: which verb on which resource, and what to ask for. */
+/**
+ * The sentence for a missing permission: which verb on which resource, what to ask for, and
+ * the smallest tier of `ctpool rbac` that has it.
+ */
 export function forbiddenText(what: ErrorSubject): string {
-	return `forbidden: cannot ${what.verb} ${what.resource}${what.namespace ? ` in namespace ${what.namespace}` : ''} (ask for the "${what.verb}" permission on ${what.resource})`;
+	const tier = tierWith(what.resource, what.verb);
+	const ns = what.namespace ? ` in namespace ${what.namespace}` : '';
+	const how = tier
+		? `; the ${tier} tier has it: ctpool rbac --tier ${tier}${what.namespace ? ` -n ${what.namespace}` : ''}`
+		: '';
+	return `forbidden: cannot ${what.verb} ${what.resource}${ns} (ask for the "${what.verb}" permission on ${what.resource}${how})`;
 }
 
 /**

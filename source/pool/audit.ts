@@ -99,7 +99,15 @@ export interface AuditRecord {
 	identity?: string;
 	/** Who acted: the acting identity (`--identity`, else CTPOOL_IDENTITY, else user@host). */
 	actor: string;
-	/** Done with --force (a release of another identity's claim). */
+	/**
+	 * The user the cluster authenticated the writer as (a SelfSubjectReview), when it could
+	 * be read: unlike actor, not chosen by the writer (but see AUDIT_TRUST_NOTE).
+	 */
+	user?: string;
+	/**
+	 * Done with --force: a release of another identity's claim, or of the holder's claim by
+	 * another authenticated user than the one who claimed.
+	 */
 	force?: boolean;
 	/** How many refusals one ClaimRefused Event stands for (refusals are rate-limited). */
 	count?: number;
@@ -145,6 +153,7 @@ export function auditNote(r: AuditRecord): string {
 	const flags: string[] = [];
 	if (r.force) flags.push('--force');
 	if (r.identity) flags.push(`as ${r.identity}`);
+	if (r.user) flags.push(`user ${r.user}`);
 	if (r.count && r.count > 1) flags.push(`${r.count} times`);
 	const text = `${VERB[r.action]} ${auditTarget(r)}${holder} by ${r.actor}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}${r.detail ? `: ${r.detail}` : ''}`;
 	return text.length > 1000 ? `${text.slice(0, 997)}...` : text;
@@ -157,6 +166,7 @@ export function normalRecord(r: AuditRecord): AuditRecord {
 	else if (r.target) out.target = r.target;
 	if (r.holder) out.holder = r.holder;
 	if (r.identity && r.identity !== r.holder && r.identity !== r.actor) out.identity = r.identity;
+	if (r.user) out.user = r.user;
 	if (r.force) out.force = true;
 	if (r.count && r.count > 1) out.count = r.count;
 	if (r.detail) out.detail = r.detail.length > 2000 ? `${r.detail.slice(0, 1997)}...` : r.detail;
@@ -178,7 +188,14 @@ export interface AuditEntry {
 	holder: string;
 	identity: string;
 	actor: string;
+	/** The authenticated user the writer recorded, or ''. */
+	user: string;
 	force: boolean;
+	/**
+	 * The time the Event claims was later than the cluster's own creationTimestamp (beyond the
+	 * skew allowance) or than now: it was clamped. A sign of a wrong clock or a forgery.
+	 */
+	clamped: boolean;
 	/** How many acts this line stands for (a rate-limited refusal, an Event counted again). */
 	count: number;
 	/** What was acted on when not one member (many members, the pool), else ''. */
@@ -249,6 +266,7 @@ export interface ParsedAuditRecord {
 	holder: string;
 	identity: string;
 	actor: string;
+	user: string;
 	force: boolean;
 	/** 1..AUDIT_COUNT_MAX. */
 	count: number;
@@ -301,6 +319,7 @@ export function parseAuditAnnotation(text: unknown): Parsed<ParsedAuditRecord> {
 			holder: str(r.holder),
 			identity: str(r.identity),
 			actor: str(r.actor),
+			user: str(r.user, 253),
 			force: r.force === true,
 			count,
 			detail: str(r.detail),
@@ -323,15 +342,7 @@ export function auditEntry(e: RawAuditEvent, now?: number): AuditEntry | null {
 	const parsed = parseAuditAnnotation(raw);
 	if (!parsed.ok) return null;
 	const r = parsed.value;
-	let time =
-		millis(e.series?.lastObservedTime) ??
-		millis(e.lastTimestamp) ??
-		millis(e.eventTime) ??
-		millis(e.firstTimestamp) ??
-		millis(e.metadata?.creationTimestamp) ??
-		0;
-	if (now !== undefined && time > now + AUDIT_SKEW_ALLOWANCE_MS)
-		time = now + AUDIT_SKEW_ALLOWANCE_MS;
+	const { time, clamped } = auditTime(e, now);
 	const label = e.metadata?.labels?.[AUDIT_POOL_LABEL];
 	return {
 		time,
@@ -344,7 +355,9 @@ export function auditEntry(e: RawAuditEvent, now?: number): AuditEntry | null {
 		holder: r.holder,
 		identity: r.identity,
 		actor: r.actor,
+		user: r.user,
 		force: r.force,
+		clamped,
 		count: Math.max(r.count, auditCount(e.series?.count) ?? 1),
 		target: r.target,
 		detail: r.detail,
@@ -353,6 +366,42 @@ export function auditEntry(e: RawAuditEvent, now?: number): AuditEntry | null {
 		instance: str(e.reportingInstance, 128),
 	};
 }
+
+/**
+ * The time of an Event's audit line, bounded. The times an Event states (lastTimestamp,
+ * eventTime, series) are written by its reporter and can say anything; its
+ * metadata.creationTimestamp is set by the API server and cannot be forged. A stated time is
+ * kept only up to the creation time (ctpool writes each Event once, so its time is its
+ * creation), and never beyond now plus the skew allowance: so a
+ * `lastTimestamp: 2099-…` neither pins a line on top nor makes the oldest line's age
+ * nonsense. `clamped` says a stated time lay beyond the skew allowance.
+ */
+export function auditTime(e: RawAuditEvent, now?: number): { time: number; clamped: boolean } {
+	const created = millis(e.metadata?.creationTimestamp);
+	const stated =
+		millis(e.series?.lastObservedTime) ??
+		millis(e.lastTimestamp) ??
+		millis(e.eventTime) ??
+		millis(e.firstTimestamp);
+	let time = stated ?? created ?? 0;
+	let clamped = false;
+	if (created !== null && time > created) {
+		clamped = time > created + AUDIT_SKEW_ALLOWANCE_MS;
+		time = created;
+	}
+	if (now !== undefined && time > now + AUDIT_SKEW_ALLOWANCE_MS) {
+		time = now + AUDIT_SKEW_ALLOWANCE_MS;
+		clamped = true;
+	}
+	return { time, clamped };
+}
+
+/**
+ * What anyone reading the audit must know: it is made of Events, which their reporters write
+ * and anyone with `events create` can forge, and where the record that cannot be forged is.
+ */
+export const AUDIT_TRUST_NOTE =
+	"Events are written by their reporters: anyone with 'create' on events can forge a line (ctpool checks only their shape). The cluster's own record of who did what is the API server's audit log (kube-apiserver --audit-log-path and --audit-policy-file; on a managed cluster, its provider's audit logs).";
 
 /** What to keep of the audit trail. */
 export interface AuditFilter {
@@ -427,7 +476,59 @@ export function auditActionText(e: AuditEntry): string {
 	return `${e.action}${e.force ? ' --force' : ''}${e.count > 1 ? ` x${e.count}` : ''}`;
 }
 
-/** Who acted, with the identity named when it was another: `root@host (as nightshift)`. */
+/**
+ * Who acted, with the identity named when it was another and the authenticated user when
+ * recorded: `root@host (as nightshift, user kubernetes-admin)`.
+ */
 export function auditActorText(e: AuditEntry): string {
-	return e.identity ? `${e.actor} (as ${e.identity})` : e.actor;
+	const extra = [
+		...(e.identity ? [`as ${e.identity}`] : []),
+		...(e.user ? [`user ${e.user}`] : []),
+	];
+	return extra.length > 0 ? `${e.actor} (${extra.join(', ')})` : e.actor;
+}
+
+/** An audit trail cut to a number of lines. */
+export interface CappedAudit {
+	/** Newest first. */
+	kept: AuditEntry[];
+	/** How many lines were left out. */
+	dropped: number;
+	/** Of those, how many stated a time beyond the skew allowance (clamped). */
+	droppedClamped: number;
+}
+
+/**
+ * Keeps at most max lines, newest first by their bounded time. Lines whose stated time was
+ * clamped (a forgery, or a writer's wrong clock) give way first, then the oldest: a flood of
+ * future-dated Events cannot push the real lines out.
+ */
+export function capAudit(entries: Iterable<AuditEntry>, max: number): CappedAudit {
+	const all = [...entries].sort(newestFirst);
+	if (all.length <= max) return { kept: all, dropped: 0, droppedClamped: 0 };
+	const clamped = all.filter((e) => e.clamped).length;
+	const dropClamped = Math.min(clamped, all.length - max);
+	let skip = dropClamped;
+	// the oldest clamped lines go first (they sort newest first; walk from the end)
+	const gone = new Set<AuditEntry>();
+	for (let i = all.length - 1; i >= 0 && skip > 0; i--)
+		if (all[i]!.clamped) {
+			gone.add(all[i]!);
+			skip--;
+		}
+	const left = all.filter((e) => !gone.has(e));
+	return { kept: left.slice(0, max), dropped: all.length - max, droppedClamped: dropClamped };
+}
+
+/** What the dropped lines were, for a title: `12 older lines dropped (10 with forged times)`. */
+export function droppedText(c: Pick<CappedAudit, 'dropped' | 'droppedClamped'>): string {
+	if (c.dropped === 0) return '';
+	const older = c.dropped - c.droppedClamped;
+	const parts = [
+		...(c.droppedClamped > 0
+			? [`${c.droppedClamped} with a time beyond their creation (forged, or a wrong clock)`]
+			: []),
+		...(older > 0 ? [`${older} oldest`] : []),
+	];
+	return `${c.dropped} line${c.dropped === 1 ? '' : 's'} dropped: ${parts.join(', ')}`;
 }

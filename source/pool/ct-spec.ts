@@ -5,6 +5,7 @@
  */
 
 import { CONTAINER_NAME, CT_SPEC_ANNOTATION, DATA_MOUNT, ROOTFS_MOUNT } from './names.js';
+import type { Parsed } from './object-shape.js';
 import type { ContainerSpec, PodObject } from './objects.js';
 import { parseQuantity } from './quantity.js';
 import type { SourceFields } from './spec.js';
@@ -92,75 +93,110 @@ export interface ReadCtSpec {
 	fields: Partial<SourceFields>;
 }
 
+/** The most characters of a `corral.ct/spec` annotation read (Corral's is under 200). */
+export const CT_SPEC_TEXT_MAX = 64 * 1024;
+/** The most characters of an image reference (as isImageReference bounds it). */
+export const CT_IMAGE_MAX = 512;
+/** The most whole cores a CT spec may name. */
+export const CT_CPU_MAX = 1024;
+
+/** Thrown inside readCtSpec only, for the one problem it reports. */
+class CtSpecProblem {
+	constructor(readonly text: string) {}
+}
+
+function ctFail(what: string): never {
+	throw new CtSpecProblem(`${CT_SPEC_ANNOTATION}: ${what}`);
+}
+
+/** A memory quantity of more than zero bytes, or the problem. */
+function ctMemory(v: unknown, key: string): string {
+	if (typeof v !== 'string' || !(Number(parseQuantity(v)) > 0))
+		ctFail(`${key} is not a memory quantity such as 512Mi`);
+	return v;
+}
+
 /**
  * Reads a `corral.ct/spec` annotation in Corral's shape (`{"image","cpu":int,"mem",
  * "privileged","init"}`, missing values taken as Corral takes them: cpu 1, mem 512Mi) or in
  * the shape older ctpool builds wrote (seven sorted source fields, cpu a string, `memory`).
- * Null when it is absent or unreadable.
+ * Null when it is absent; a named problem when it is unreadable: not a JSON object, an image
+ * that is empty or longer than 512 characters, cpu not whole cores 1..1024, a memory that is
+ * not a quantity, privileged or init not true or false. Never throws.
+ */
+export function readCtSpec(text: unknown): Parsed<ReadCtSpec> | null {
+	if (text === undefined || text === null || text === '') return null;
+	try {
+		if (typeof text !== 'string') ctFail('is not text');
+		if (text.length > CT_SPEC_TEXT_MAX) ctFail(`is longer than ${CT_SPEC_TEXT_MAX} characters`);
+		let raw: unknown;
+		try {
+			raw = JSON.parse(text);
+		} catch {
+			ctFail('is not JSON');
+		}
+		if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+			ctFail('is not a JSON object');
+		const o = raw as Record<string, unknown>;
+		if (typeof o.image !== 'string' || o.image === '') ctFail('image is missing');
+		if (o.image.length > CT_IMAGE_MAX) ctFail(`image is longer than ${CT_IMAGE_MAX} characters`);
+		for (const key of ['privileged', 'init'] as const)
+			if (o[key] !== undefined && typeof o[key] !== 'boolean')
+				ctFail(`${key} is not true or false`);
+		const flags = { privileged: o.privileged === true, init: o.init === true };
+		const value =
+			typeof o.cpu === 'string' || typeof o.memory === 'string'
+				? olderShape(o, o.image, flags)
+				: corralShape(o, o.image, flags);
+		return { ok: true, value };
+	} catch (err) {
+		if (err instanceof CtSpecProblem) return { ok: false, problem: err.text };
+		return { ok: false, problem: `${CT_SPEC_ANNOTATION}: is unreadable` };
+	}
+}
+
+/**
+ * Reads a `corral.ct/spec` annotation (see readCtSpec); null when it is absent or unreadable.
  */
 export function parseCtSpec(text: string | undefined): ReadCtSpec | null {
-	if (!text) return null;
-	let raw: unknown;
-	try {
-		raw = JSON.parse(text);
-	} catch {
-		return null;
-	}
-	if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-	const o = raw as Record<string, unknown>;
-	if (typeof o.image !== 'string' || o.image === '') return null;
-	for (const key of ['privileged', 'init'] as const)
-		if (o[key] !== undefined && typeof o[key] !== 'boolean') return null;
-	const privileged = o.privileged === true;
-	const init = o.init === true;
-	if (typeof o.cpu === 'string' || typeof o.memory === 'string')
-		return olderShape(o, privileged, init);
-	// Corral's shape: Go decodes cpu into an int and mem into a string; zero values default.
+	const read = readCtSpec(text);
+	return read?.ok ? read.value : null;
+}
+
+type CtFlags = Pick<CtSpec, 'privileged' | 'init'>;
+
+/** Corral's shape: Go decodes cpu into an int and mem into a string; zero values default. */
+function corralShape(o: Record<string, unknown>, image: string, flags: CtFlags): ReadCtSpec {
 	if (
 		o.cpu !== undefined &&
-		(typeof o.cpu !== 'number' || !Number.isSafeInteger(o.cpu) || o.cpu < 0)
+		(typeof o.cpu !== 'number' || !Number.isInteger(o.cpu) || o.cpu < 0 || o.cpu > CT_CPU_MAX)
 	)
-		return null;
-	if (o.mem !== undefined && typeof o.mem !== 'string') return null;
-	const mem = (o.mem as string | undefined) || '512Mi';
-	if (!(Number(parseQuantity(mem)) > 0)) return null;
+		ctFail(`cpu is not whole cores 1..${CT_CPU_MAX}`);
+	const mem = o.mem === undefined || o.mem === '' ? '512Mi' : ctMemory(o.mem, 'mem');
 	const cpu = (o.cpu as number | undefined) || 1;
 	return {
-		ct: { image: o.image, cpu, mem, privileged, init },
+		ct: { image, cpu, mem, ...flags },
 		fields: {
-			image: o.image,
+			image,
 			cpu: o.cpu === undefined ? '1' : (o.cpu as number),
 			memory: mem,
-			privileged,
-			init,
+			...flags,
 		},
 	};
 }
 
 /** The shape of older ctpool builds: cpu a quantity string (rounded up to whole cores), memory. */
-function olderShape(
-	o: Record<string, unknown>,
-	privileged: boolean,
-	init: boolean,
-): ReadCtSpec | null {
+function olderShape(o: Record<string, unknown>, image: string, flags: CtFlags): ReadCtSpec {
 	const cpuText = o.cpu ?? '1';
-	const memory = o.memory ?? '512Mi';
-	if (typeof cpuText !== 'string' || typeof memory !== 'string') return null;
-	const cores = parseQuantity(cpuText);
-	if (cores === null || cores <= 0 || !(Number(parseQuantity(memory)) > 0)) return null;
-	const fields: Partial<SourceFields> = {
-		image: o.image as string,
-		cpu: cpuText,
-		memory,
-		privileged,
-		init,
-	};
-	if (typeof o.disk === 'string') fields.disk = o.disk;
-	if (typeof o.storageClass === 'string') fields.storageClass = o.storageClass;
-	return {
-		ct: { image: o.image as string, cpu: Math.ceil(cores), mem: memory, privileged, init },
-		fields,
-	};
+	const cores = typeof cpuText === 'string' ? parseQuantity(cpuText) : null;
+	if (cores === null || cores <= 0 || Math.ceil(cores) > CT_CPU_MAX)
+		ctFail(`cpu is not a number of cores 1..${CT_CPU_MAX}`);
+	const memory = ctMemory(o.memory ?? '512Mi', 'memory');
+	const fields: Partial<SourceFields> = { image, cpu: cpuText as string, memory, ...flags };
+	if (typeof o.disk === 'string' && o.disk.length <= 64) fields.disk = o.disk;
+	if (typeof o.storageClass === 'string' && o.storageClass.length <= 253)
+		fields.storageClass = o.storageClass;
+	return { ct: { image, cpu: Math.ceil(cores), mem: memory, ...flags }, fields };
 }
 
 /**

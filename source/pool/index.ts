@@ -1,6 +1,8 @@
 /** The pure pool model: plain data in, plain data out. */
 export * from './audit.js';
+export * from './command-hint.js';
 export * from './ct-spec.js';
+export * from './drift.js';
 export * from './errors.js';
 export * from './find.js';
 export * from './image-ref.js';

@@ -1,21 +1,17 @@
 /** Member state, flags and "free", from a member's pod, PVC and Lease. */
 
 import { ctSpecOf, podDifferences, pvcSource } from './ct-spec.js';
+import { describeDrift } from './drift.js';
 import { RECONCILER_IDENTITY } from './errors.js';
-import { leaseExpired, leaseExpiry, leaseHolder, leaseTimeProblem } from './lease.js';
-import {
-	MAINTENANCE_ANNOTATION,
-	memberIndex,
-	memberOfLease,
-	memberOfPvc,
-	pvcName,
-	SOURCE_LABEL,
-} from './names.js';
+import { leaseExpired, leaseExpiry, leaseTimeProblem, readLease } from './lease.js';
+import { readMaintenance } from './maintenance.js';
+import { memberIndex, memberOfLease, memberOfPvc, pvcName, SOURCE_LABEL } from './names.js';
 import { type LeaseObject, type PodObject, type PvcObject, toMillis } from './objects.js';
 import { foreignMessage, isPoolObject, type MemberObjectKind } from './ownership.js';
 import { parseReplaceRecord } from './replace-backoff.js';
-import { describeDrift, sourceHash } from './source-hash.js';
-import { type SourceFields, sourceFields } from './spec.js';
+import { oldSourceNote } from './rollout.js';
+import { sourceHash } from './source-hash.js';
+import { type PoolSpec, type SourceFields, sourceFields } from './spec.js';
 
 /** The states of a member, in the contract's order of precedence. */
 export type MemberState =
@@ -70,13 +66,21 @@ export interface PoolFacts {
 	 * and the drift is described. Absent: only the source label counts.
 	 */
 	source?: SourceFields | null;
+	/**
+	 * The definition sets maxUnavailable: a rollout goes in waves, and a member built from an
+	 * older definition stays claimable (with the old image) until its wave.
+	 */
+	waves?: boolean;
 }
 
 /** The pool facts of a definition (null: unreadable, so no drift and nothing above size but by size). */
-export function poolFacts(size: number, spec: SourceFields | null): PoolFacts {
+export function poolFacts(
+	size: number,
+	spec: (SourceFields & Pick<PoolSpec, 'maxUnavailable'>) | null,
+): PoolFacts {
 	if (!spec) return { size, sourceHash: null, source: null };
 	const source = sourceFields(spec);
-	return { size, sourceHash: sourceHash(source), source };
+	return { size, sourceHash: sourceHash(source), source, waves: spec.maxUnavailable !== undefined };
 }
 
 /** One member as the status, the CLI and the TUI show it. */
@@ -103,6 +107,11 @@ export interface MemberView {
 	 */
 	drift: string[];
 	aboveSize: boolean;
+	/**
+	 * Built from an older definition while a rollout goes in waves (maxUnavailable): it stays
+	 * claimable with the old image until its wave, or its release once claimed.
+	 */
+	waitsForWave: boolean;
 	/** The reconciler holds the Lease. */
 	reconciling: boolean;
 	node: string;
@@ -124,20 +133,29 @@ export interface MemberView {
 }
 
 /**
- * How long a new PVC may wait for its volume before the scheduler's "unbound immediate
- * PersistentVolumeClaims" means Unschedulable rather than a member still starting.
+ * How long a new PVC may wait for its volume before the member's message says the wait is
+ * long (the StorageClass or its provisioner may be at fault); it stays Starting throughout.
  */
 export const VOLUME_BIND_GRACE_MS = 60_000;
 
 /** The scheduler's word for a pod whose Immediate-binding PVC has no volume yet. */
 const UNBOUND_PVC = 'unbound immediate PersistentVolumeClaims';
 
+/** The start of the message of a member whose pod waits for its PVC's volume. */
+export const VOLUME_WAIT = 'waiting for its volume';
+
+/** Whether a member (state and message) is Starting only because its volume is not there yet. */
+export function waitsForVolume(m: { state: string; message: string }): boolean {
+	return m.state === 'Starting' && m.message.startsWith(VOLUME_WAIT);
+}
+
 /**
  * The state of a member and the message that goes with it. A member with neither pod nor
- * PVC is Missing (only members in 1..size are listed without objects). With `now`, a pod
- * that the scheduler holds back only because its new PVC (younger than
- * VOLUME_BIND_GRACE_MS) waits for the provisioner is Starting, not Unschedulable: on a
- * real cluster with Immediate binding every new member passes through that for a moment.
+ * PVC is Missing (only members in 1..size are listed without objects). A pod that the
+ * scheduler holds back only because its PVC waits for its volume ("unbound immediate
+ * PersistentVolumeClaims") is Starting, never Unschedulable: that is a wait, not a want of
+ * room (on a real cluster with Immediate binding every new member passes through it, and a
+ * slow provisioner makes it last). With `now`, a wait past VOLUME_BIND_GRACE_MS says so.
  */
 export function memberState(
 	pod: PodObject | null | undefined,
@@ -156,8 +174,8 @@ export function memberState(
 		const scheduled = conditions.find((c) => c.type === 'PodScheduled');
 		if (scheduled && scheduled.status === 'False' && scheduled.reason === 'Unschedulable') {
 			const message = scheduled.message ?? 'Unschedulable';
-			if (waitingForVolume(message, pvc, now))
-				return { state: 'Starting', message: 'waiting for its volume to be provisioned' };
+			if (waitingForVolume(message, pvc))
+				return { state: 'Starting', message: volumeWaitMessage(pvc!, now) };
 			return { state: 'Unschedulable', message };
 		}
 	}
@@ -169,15 +187,19 @@ export function memberState(
 	return { state: 'Starting', message: startingMessage(pod) };
 }
 
-function waitingForVolume(
-	message: string,
-	pvc: PvcObject | null | undefined,
-	now: number | undefined,
-): boolean {
-	if (now === undefined || !pvc || !message.includes(UNBOUND_PVC)) return false;
-	if (pvc.status?.phase !== undefined && pvc.status.phase !== 'Pending') return false;
+function waitingForVolume(message: string, pvc: PvcObject | null | undefined): boolean {
+	if (!pvc || !message.includes(UNBOUND_PVC)) return false;
+	return pvc.status?.phase === undefined || pvc.status.phase === 'Pending';
+}
+
+/** The message of a member waiting for its volume: the way to look when the wait is long. */
+function volumeWaitMessage(pvc: PvcObject, now: number | undefined): string {
 	const created = toMillis(pvc.metadata.creationTimestamp);
-	return created !== null && now - created < VOLUME_BIND_GRACE_MS;
+	if (now === undefined || created === null || now - created < VOLUME_BIND_GRACE_MS)
+		return VOLUME_WAIT;
+	const name = pvc.metadata.name ?? 'its PVC';
+	const ns = pvc.metadata.namespace ? ` -n ${pvc.metadata.namespace}` : '';
+	return `${VOLUME_WAIT} (PVC ${name} still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc ${name}${ns})`;
 }
 
 function failure(pod: PodObject, pvc: PvcObject | null | undefined): string | null {
@@ -214,11 +236,12 @@ function joinMessage(reason: string, message: string | undefined): string {
 export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
 	const { state, message } = memberState(m.pod, m.pvc, now);
 	const lease = m.lease ?? null;
-	const holderAll = leaseHolder(lease);
+	const leased = readLease(lease, now);
+	const holderAll = leased.holder;
 	const reconciling = lease !== null && holderAll === RECONCILER_IDENTITY;
 	const userClaim = lease !== null && !reconciling;
 	const annotations = m.pvc?.metadata.annotations ?? {};
-	const maintenance = Object.hasOwn(annotations, MAINTENANCE_ANNOTATION);
+	const { on: maintenance, reason: maintenanceReason } = readMaintenance(annotations);
 	const replaced = parseReplaceRecord(annotations, now);
 	const memberHash =
 		m.pod?.metadata.labels?.[SOURCE_LABEL] ?? m.pvc?.metadata.labels?.[SOURCE_LABEL] ?? '';
@@ -227,6 +250,7 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 	const drift = labelDrift ? sourceDrift(m, memberHash, pool) : podDrift(m.pod, pool);
 	const drifted = labelDrift || drift.length > 0;
 	const aboveSize = m.index > pool.size;
+	const waitsForWave = labelDrift && !aboveSize && pool.waves === true;
 	const created = [
 		toMillis(m.pvc?.metadata.creationTimestamp),
 		toMillis(m.pod?.metadata.creationTimestamp),
@@ -240,17 +264,21 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 		hasLease: lease !== null,
 		claimExpired: userClaim && leaseExpired(lease, now),
 		claimedAt: userClaim
-			? (toMillis(lease.spec?.acquireTime) ?? toMillis(lease.metadata.creationTimestamp))
+			? (leased.acquireTime ?? toMillis(lease.metadata.creationTimestamp))
 			: null,
-		leaseExpiresAt: lease ? leaseExpiry(lease) : null,
+		leaseExpiresAt: lease ? leaseExpiry(lease, now) : null,
 		maintenance,
-		maintenanceReason: maintenance ? (annotations[MAINTENANCE_ANNOTATION] ?? '') : '',
+		maintenanceReason,
 		drifted,
 		drift,
 		aboveSize,
+		waitsForWave,
 		reconciling,
 		node: m.pod?.spec?.nodeName ?? '',
-		message,
+		message:
+			message || !labelDrift || aboveSize
+				? message
+				: oldSourceNote(drift, pool.waves === true, userClaim),
 		sourceHash: memberHash,
 		createdAt: created.length > 0 ? Math.min(...created) : null,
 		foreign: [...(m.foreign ?? [])],
@@ -265,9 +293,36 @@ export function memberView(m: MemberObjects, pool: PoolFacts, now: number): Memb
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
 function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
-	const changes = pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source) : [];
-	return changes.length > 0
-		? changes
+	// kept per PVC object, member hash and pool source: every list derives every member again
+	const kept = m.pvc ? driftByPvc.get(m.pvc) : undefined;
+	if (
+		kept &&
+		kept.memberHash === memberHash &&
+		(kept.source === pool.source || (kept.hash !== null && kept.hash === pool.sourceHash))
+	)
+		return kept.drift;
+	const drift = describeSourceDrift(m, memberHash, pool);
+	if (m.pvc)
+		driftByPvc.set(m.pvc, {
+			source: pool.source ?? null,
+			hash: pool.sourceHash,
+			memberHash,
+			drift,
+		});
+	return drift;
+}
+const driftByPvc = new WeakMap<
+	object,
+	{ source: SourceFields | null; hash: string | null; memberHash: string; drift: string[] }
+>();
+
+function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+	const changes =
+		pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source, memberHash) : [];
+	if (changes.length > 0) return changes;
+	// a record that names every field, none different: the definition was written anew
+	return pool.source && m.pvc && pvcSource(m.pvc)
+		? [`the same values written anew (source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'})`]
 		: [`source ${memberHash || 'none'} -> ${pool.sourceHash ?? '?'}`];
 }
 
@@ -295,7 +350,8 @@ const driftByPod = new WeakMap<
 
 /**
  * Why a member is not free, or null when it is: free means no Lease at all, index within
- * size, no drift, no maintenance, and state Ready, Starting or Stopped.
+ * size, no drift (or, in a rollout in waves, drift while it waits for its wave), no
+ * maintenance, and state Ready, Starting or Stopped.
  */
 export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.foreign.length > 0) return foreignMessage(v.name, v.foreign);
@@ -310,7 +366,8 @@ export function notFreeReason(v: Omit<MemberView, 'free'>): string | null {
 	if (v.aboveSize) return 'its index is above the pool size; the next reconcile deletes it';
 	if (v.maintenance)
 		return v.maintenanceReason ? `in maintenance: ${v.maintenanceReason}` : 'in maintenance';
-	if (v.drifted) return 'it has drifted from the pool definition; the next reconcile replaces it';
+	if (v.drifted && !v.waitsForWave)
+		return 'it has drifted from the pool definition; the next reconcile replaces it';
 	if (v.state !== 'Ready' && v.state !== 'Starting' && v.state !== 'Stopped')
 		return `its state is ${v.state}`;
 	return null;

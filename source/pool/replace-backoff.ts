@@ -6,6 +6,7 @@
  * survives reconciles and processes; a replace carries it over to the new PVC.
  */
 
+import { ctpoolCommand } from './command-hint.js';
 import { CLOCK_SKEW_ALLOWANCE_MS } from './lease.js';
 import type { MemberView } from './member-state.js';
 import { REPLACED_ANNOTATION } from './names.js';
@@ -167,11 +168,12 @@ export function replaceStorm(views: readonly BackoffView[], size: number): Repla
  * The status error of a storm: what fails, that replacing stopped, and the way out. Stable
  * while the storm lasts, so that reconciles that change nothing write nothing.
  */
-export function stormText(pool: string, storm: ReplaceStorm): string {
+export function stormText(pool: string, storm: ReplaceStorm, namespace: string): string {
 	const n = storm.members.length;
+	// recorded for every reader (other consoles, other contexts): -n always
 	const cause = isImagePullKind(storm.kind)
-		? `the pool image cannot be pulled; change it with: ctpool apply ${pool} --image <image>`
-		: `fix the cause, or change the definition with ctpool apply ${pool}`;
+		? `the pool image cannot be pulled; change it with: ${ctpoolCommand(`apply ${pool} --image <image>`, namespace)}`
+		: `fix the cause, or change the definition with ${ctpoolCommand(`apply ${pool}`, namespace)}`;
 	return `pool ${pool}: ${n} of ${storm.size} members failed the same way (${storm.kind}) after ${STORM_AFTER_REPLACES} replaces; replacing is stopped until the definition changes or members recover: ${cause}`;
 }
 

@@ -14,19 +14,3 @@ export function sourceJson(src: SourceFields): string {
 export function sourceHash(src: SourceFields): string {
 	return createHash('sha256').update(sourceJson(src)).digest('hex').slice(0, 16);
 }
-
-/** What differs between the source a member was built from and the pool's, e.g. `image a -> b`. */
-export function describeDrift(member: Partial<SourceFields> | null, pool: SourceFields): string[] {
-	if (!member) return [];
-	const out: string[] = [];
-	for (const key of SOURCE_FIELDS) {
-		const was = member[key];
-		if (was === undefined) continue;
-		if (was !== pool[key]) out.push(`${key} ${fmt(was)} -> ${fmt(pool[key])}`);
-	}
-	return out;
-}
-
-function fmt(v: unknown): string {
-	return v === '' ? '""' : String(v);
-}

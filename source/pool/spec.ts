@@ -45,6 +45,17 @@ export const SOURCE_FIELDS = [
 	'storageClass',
 ] as const satisfies ReadonlyArray<keyof SourceFields>;
 
+/** The source field names by weight: the image, the resources, the rest (drift names them so). */
+export const SOURCE_FIELDS_BY_WEIGHT = [
+	'image',
+	'cpu',
+	'memory',
+	'disk',
+	'storageClass',
+	'privileged',
+	'init',
+] as const satisfies ReadonlyArray<keyof SourceFields>;
+
 /** Defaults of the optional fields. */
 export const SPEC_DEFAULTS = {
 	cpu: '1',
@@ -59,23 +70,17 @@ export const SPEC_DEFAULTS = {
 /** Largest pool size. */
 export const MAX_SIZE = 1000;
 
-const KNOWN_KEYS = new Set<string>([
-	'image',
-	'cpu',
-	'memory',
-	'disk',
-	'storageClass',
-	'privileged',
-	'init',
-	'mode',
-	'size',
-	'maxUnavailable',
-]);
+const KNOWN_KEYS = new Set<string>([...SOURCE_FIELDS_BY_WEIGHT, 'mode', 'size', 'maxUnavailable']);
 
 /** Options for validation. */
 export interface ValidateOptions {
 	/** Accept mode: persistent (to read and show such a definition); operations refuse it. */
 	allowPersistent?: boolean;
+	/**
+	 * How the fix's ctpool command is written, so that it runs as printed (its -n and
+	 * --context); default `ctpool <words>`.
+	 */
+	command?: (words: string) => string;
 }
 
 /**
@@ -207,10 +212,11 @@ export function parseSpec(
 	pool: string,
 	opts: ValidateOptions = {},
 ): PoolSpec {
+	const command = opts.command ?? ((words: string) => `ctpool ${words}`);
 	if (text === undefined || text.trim() === '')
 		throw new PoolError(
 			'invalid-spec',
-			`pool ${pool}: the definition has no "spec"; run ctpool apply ${pool} --image IMAGE --size N to write one`,
+			`pool ${pool}: the definition has no "spec"; run ${command(`apply ${pool} --image IMAGE --size N`)} to write one`,
 		);
 	let raw: unknown;
 	try {
@@ -218,7 +224,7 @@ export function parseSpec(
 	} catch (e) {
 		throw new PoolError(
 			'invalid-spec',
-			`pool ${pool}: the definition's spec is not valid JSON (${(e as Error).message}); fix it with ctpool apply ${pool} --image IMAGE --size N`,
+			`pool ${pool}: the definition's spec is not valid JSON (${(e as Error).message}); fix it with ${command(`apply ${pool} --image IMAGE --size N`)}`,
 		);
 	}
 	try {
@@ -228,7 +234,7 @@ export function parseSpec(
 		if (err.kind === 'persistent') throw err;
 		throw new PoolError(
 			'invalid-spec',
-			`pool ${pool}: the definition is invalid: ${err.message}; fix it with ctpool apply ${pool}`,
+			`pool ${pool}: the definition is invalid: ${err.message}; fix it with ${command(`apply ${pool}`)}`,
 		);
 	}
 }

@@ -274,8 +274,10 @@ export function readStatus(raw: unknown): StatusRead {
 		};
 		if (o.rollout !== undefined && o.rollout !== null) {
 			const r = object(o.rollout, 'rollout');
+			const image = text(r, 'image', 'rollout.', 512);
 			status.rollout = {
 				target: text(r, 'target', 'rollout.', 64),
+				...(image ? { image } : {}),
 				updated: whole(r, 'updated', 'rollout.'),
 				total: whole(r, 'total', 'rollout.'),
 			};
@@ -328,8 +330,8 @@ export function shortfall(size: number, views: readonly MemberView[]): Shortfall
 		else if (v.maintenance) s.maintenance++;
 		else if (v.state === 'Failed') s.failed++;
 		else if (v.state === 'Unschedulable') s.unschedulable++;
-		else if (v.drifted) s.drifted++;
 		else if (v.free) s.free++;
+		else if (v.drifted) s.drifted++;
 		// a Lease with no holder: nobody can claim it until --force; counted as claimed
 		else s.claimed++;
 	}

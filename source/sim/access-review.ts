@@ -11,6 +11,7 @@ import { readJson, sendObj } from './http-io.js';
 import { type Attributes, rulesFor, type UserInfo } from './rbac.js';
 import type { Route } from './routing.js';
 import type { ServerContext } from './server-context.js';
+import { isoSeconds } from './store.js';
 
 export { deniedBy } from './access-control.js';
 
@@ -160,10 +161,11 @@ export async function selfReview(
 	res: ServerResponse,
 ): Promise<void> {
 	await readJson(req);
+	// kube-apiserver stamps the review it answers (kubectl auth whoami -o json shows it)
 	sendObj(res, 201, {
 		kind: 'SelfSubjectReview',
 		apiVersion: 'authentication.k8s.io/v1',
-		metadata: { creationTimestamp: null },
+		metadata: { creationTimestamp: isoSeconds(Date.now()) },
 		status: {
 			userInfo: {
 				username: user.username,

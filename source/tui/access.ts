@@ -6,19 +6,16 @@
 import { type AccessNeed, mayI } from '../kube/access-review.js';
 import type { Kube } from '../kube/config.js';
 import { forbiddenText } from '../kube/errors.js';
+import {
+	LEASES,
+	MAINTENANCE_NEEDS,
+	READ_NEEDS as READS,
+	RELEASE_NEEDS,
+} from '../pool/operation-needs.js';
 import { Command } from './keys.js';
 
 /** One right an operation needs. */
 export type { AccessNeed };
-
-const LEASES = { resource: 'leases', group: 'coordination.k8s.io' };
-
-const READS: readonly AccessNeed[] = [
-	{ verb: 'get', resource: 'configmaps' },
-	{ verb: 'list', resource: 'pods' },
-	{ verb: 'list', resource: 'persistentvolumeclaims' },
-	{ verb: 'list', ...LEASES },
-];
 
 /**
  * The rights each mutating command needs, from what the engine and kubectl call: exactly
@@ -33,18 +30,7 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 		{ verb: 'update', ...LEASES },
 		{ verb: 'create', resource: 'pods' },
 	],
-	[Command.Release]: [
-		{ verb: 'get', resource: 'configmaps' },
-		{ verb: 'get', ...LEASES },
-		{ verb: 'update', ...LEASES },
-		{ verb: 'delete', ...LEASES },
-		{ verb: 'get', resource: 'pods' },
-		{ verb: 'get', resource: 'persistentvolumeclaims' },
-		{ verb: 'delete', resource: 'pods' },
-		{ verb: 'delete', resource: 'persistentvolumeclaims' },
-		{ verb: 'create', resource: 'persistentvolumeclaims' },
-		{ verb: 'create', resource: 'pods' },
-	],
+	[Command.Release]: RELEASE_NEEDS,
 	[Command.Reconcile]: [
 		...READS,
 		{ verb: 'get', resource: 'pods' },
@@ -57,11 +43,7 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 		{ verb: 'delete', ...LEASES },
 	],
 	// Only the pool's PVC is marked: it is read (and its labels checked) first.
-	[Command.Maintenance]: [
-		{ verb: 'get', resource: 'configmaps' },
-		{ verb: 'get', resource: 'persistentvolumeclaims' },
-		{ verb: 'patch', resource: 'persistentvolumeclaims' },
-	],
+	[Command.Maintenance]: MAINTENANCE_NEEDS,
 	// kubectl exec reads the pod, then opens the exec.
 	[Command.Console]: [
 		{ verb: 'get', resource: 'pods' },
@@ -69,6 +51,8 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 	],
 };
 COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
+// The container log of a member (L): the API's pods/log.
+COMMAND_NEEDS[Command.ContainerLog] = [{ verb: 'get', resource: 'pods', subresource: 'log' }];
 
 function needKey(n: AccessNeed): string {
 	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;

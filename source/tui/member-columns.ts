@@ -1,5 +1,6 @@
 /** The columns of the members table and what each shows of a member. */
 
+import { isOldSourceNote } from '../pool/rollout.js';
 import { formatAge } from '../text/age.js';
 import { ageSince } from './age.js';
 import type { MemberRow } from './member-row.js';
@@ -178,7 +179,9 @@ export function messageCell(row: MemberRow, hidden: ReadonlySet<MemberColumn>): 
 		notes.push(row.maintenanceReason ? `maint: ${row.maintenanceReason}` : 'maint');
 	if (hidden.has('above') && row.aboveSize) notes.push('above size');
 	if (hidden.has('claim') && row.claimExpired) notes.push('claim EXPIRED');
-	const text = [...notes, row.message].filter(Boolean).join(' · ');
+	// the drift carried here says the member is on an old source: the row keeps it whole
+	const message = hidden.has('drift') && isOldSourceNote(row.message) ? '' : row.message;
+	const text = [...notes, message].filter(Boolean).join(' · ');
 	const tone: CellTone =
 		row.state === 'Failed' || row.claimExpired ? 'error' : notes.length > 0 ? 'warn' : undefined;
 	return { text, tone };

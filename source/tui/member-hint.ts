@@ -6,6 +6,8 @@
  */
 
 import {
+	type CommandScope,
+	ctpoolCommand,
 	failureKind,
 	fitCount,
 	formatCpu,
@@ -26,6 +28,7 @@ import { formatAge } from '../text/age.js';
 import { clockTime } from './age.js';
 import type { MemberRow } from './member-row.js';
 import type { PoolDerivation } from './pool-derivation.js';
+import { poolNamespace } from './pool-key.js';
 
 /** Something read on demand for a hint: the value, or why it cannot be shown. */
 export type Fact<T> = { value: T } | { unavailable: string };
@@ -48,20 +51,34 @@ export interface HintLine {
 /** What a member hint needs of its pool. */
 export interface HintPool {
 	name: string;
+	/** The pool's namespace, and what a suggested command needs to reach it as printed. */
+	namespace: string;
+	scope: CommandScope;
 	spec: PoolSpec | null;
 	rows: readonly MemberRow[];
 	/** The recorded status says replacing is stopped (a replace storm). */
 	stormStopped: boolean;
 }
 
-/** What a hint needs of a derived pool. */
-export function hintPool(p: PoolDerivation): HintPool {
+/** What a hint needs of a derived pool in its namespace (scope: the console's -n and --context). */
+export function hintPool(p: PoolDerivation, namespace: string, scope: CommandScope): HintPool {
 	return {
 		name: p.pool,
+		namespace,
+		scope,
 		spec: p.spec,
 		rows: p.rows,
 		stormStopped: recordedStorm(p.recorded?.errors, p.pool) !== null,
 	};
+}
+
+/** The hint pool of the pool keyed `key` in the console's session (its namespace, -n and --context). */
+export function sessionHintPool(
+	session: { namespace: string; commandScope?: CommandScope },
+	key: string,
+	p: PoolDerivation,
+): HintPool {
+	return hintPool(p, poolNamespace(key, session.namespace), session.commandScope ?? {});
 }
 
 /** The permissions the node room needs, for a hint that cannot show it. */
@@ -88,11 +105,16 @@ export function pullFailures(pool: HintPool): { count: number; most: boolean } {
 	return { count, most: size > 0 && count * 2 > size };
 }
 
-function applyImage(pool: HintPool): string {
-	return `ctpool apply ${pool.name} --image <image>`;
+/** A ctpool command on the pool, runnable as printed (its namespace and context). */
+function onPool(pool: HintPool, words: string): string {
+	return ctpoolCommand(words.replace('{pool}', pool.name), pool.namespace, pool.scope);
 }
 
-function unschedulableHint(pod: PodObject | null, facts: HintFacts): HintLine[] {
+function applyImage(pool: HintPool): string {
+	return onPool(pool, 'apply {pool} --image <image>');
+}
+
+function unschedulableHint(pod: PodObject | null, pool: HintPool, facts: HintFacts): HintLine[] {
 	const req = podRequests(pod ?? {});
 	const needs = `needs ${formatRequests(req)}`;
 	const rooms = facts.rooms;
@@ -126,12 +148,13 @@ function unschedulableHint(pod: PodObject | null, facts: HintFacts): HintLine[] 
 	if (big) {
 		const fit = fitCount(big.allocatable, req);
 		const like = `cpu ${formatCpu(big.allocatable.milliCpu)}, memory ${formatMemory(big.allocatable.memory)}`;
+		const lower = onPool(pool, 'apply {pool} --cpu <cores> --mem <memory>');
 		lines.push({
 			label: '',
 			text:
 				fit > 0
-					? `${fit} more fit when a node like ${big.name} (${like}) is added; or lower the pool's cpu/memory with ctpool apply`
-					: `even an empty ${big.name} (${like}) cannot hold it: lower the pool's cpu/memory with ctpool apply, or add a larger node`,
+					? `${fit} more fit when a node like ${big.name} (${like}) is added; or lower the pool's cpu/memory: ${lower}`
+					: `even an empty ${big.name} (${like}) cannot hold it: lower the pool's cpu/memory (${lower}), or add a larger node`,
 		});
 	}
 	return lines;
@@ -178,7 +201,7 @@ export function memberHint(
 	now: number,
 ): HintLine[] {
 	const lines: HintLine[] = [];
-	if (row.state === 'Unschedulable') lines.push(...unschedulableHint(pod, facts));
+	if (row.state === 'Unschedulable') lines.push(...unschedulableHint(pod, pool, facts));
 	else if (row.state === 'Failed') {
 		const kind = failureKind(row.message);
 		if (isImagePullKind(kind)) {
@@ -205,7 +228,9 @@ export function memberHint(
 			? `it is replaced once ${row.holder} releases it (x force-releases it now)`
 			: row.maintenance
 				? 'it is replaced once its maintenance ends'
-				: 'the next reconcile replaces it (a rollout replaces a few at a time)';
+				: row.waitsForWave
+					? 'it stays claimable with the old image until its wave of the rollout replaces it'
+					: 'the next reconcile replaces it';
 		lines.push({
 			label: lines.length === 0 ? 'Do' : '',
 			text: `differs from the pool: ${what}; ${then}`,

@@ -55,7 +55,8 @@ export function memberRow(objects: MemberObjects, pool: RowPool, now: number): M
 	// Without a readable definition nothing is above size (nothing may be deleted for it).
 	const size = pool.spec?.size ?? Number.MAX_SAFE_INTEGER;
 	const source = pool.spec ? sourceOf(pool.spec) : null;
-	let view = memberView(objects, { size, sourceHash: pool.sourceHash, source }, now);
+	const waves = pool.spec?.maxUnavailable !== undefined;
+	let view = memberView(objects, { size, sourceHash: pool.sourceHash, source, waves }, now);
 	if (view.foreign.length === 0) {
 		const seen = recordedForeign(pool.recorded?.errors, view.name);
 		if (seen) view = { ...view, foreign: seen.kinds, free: false };

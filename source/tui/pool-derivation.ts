@@ -101,7 +101,7 @@ function readDefinition(
 export function poolRollout(p: PoolDerivation): RolloutProgress | null {
 	// no drifted member at all (the incremental count): nothing to scan
 	if (p.counts.drifted === 0) return null;
-	return rolloutProgress(p.rows, p.sourceHash);
+	return rolloutProgress(p.rows, p.sourceHash, p.spec?.image);
 }
 
 /** Derives a whole pool from the index. */

@@ -9,8 +9,9 @@ import type { EngineContext } from '../engine/context.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { setHandlerErrorSink } from '../kube/handler-errors.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { sanitize } from '../text/sanitize.js';
-import { deniedCommands } from './access.js';
+import { type AccessRecheck, startAccessRecheck } from './access-recheck.js';
 import { startAuditFeed } from './audit-feed.js';
 import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
 import { type ConsoleWatch, startConsoleWatch } from './console-watch.js';
@@ -46,6 +47,8 @@ export interface TuiOptions {
 	bell?: boolean;
 	/** The watch, started before the console loaded (else the console starts it). */
 	watch?: ConsoleWatch;
+	/** What suggested commands need to run as printed (the default namespace, --context). */
+	commandScope?: CommandScope;
 }
 
 /** Options of a console session: runTui's, plus what the demo and the tests add. */
@@ -137,6 +140,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			readOnly: opts.readOnly ?? false,
 			note: opts.note ?? '',
 			allNamespaces,
+			...(opts.commandScope ? { commandScope: opts.commandScope } : {}),
 		},
 		pool: opts.pool ? poolKey(allNamespaces ? namespace : null, opts.pool) : null,
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
@@ -147,7 +151,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		kube,
 		namespace,
 		actor,
-		...(opts.engine ? { engine: opts.engine } : {}),
+		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
 	/** A watch error in the console's event log (never on the terminal under the frame). */
@@ -177,21 +181,25 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	// What the first frame does not need waits until the pool objects are listed (or
 	// SECONDARY_START_MS at most), so that it never slows their lists: who did what (the audit
 	// screen) and refused claims (the headers), and what the identity may not do.
-	const secondary: { auditFeed: ReturnType<typeof startAuditFeed> | null; started: boolean } = {
-		auditFeed: null,
-		started: false,
-	};
+	const secondary: {
+		auditFeed: ReturnType<typeof startAuditFeed> | null;
+		access: AccessRecheck | null;
+		started: boolean;
+	} = { auditFeed: null, access: null, started: false };
 	const startSecondary = () => {
 		if (secondary.started) return;
 		secondary.started = true;
 		// -A: who did what, and the refused claims, in every namespace the identity can list
 		secondary.auditFeed = startAuditFeed(kube, allNamespaces ? undefined : namespace, store);
-		// across namespaces the rights differ per namespace: the cluster's answer to each act says
-		if (!opts.readOnly && !allNamespaces)
-			void deniedCommands(kube, namespace).then(
-				(denied) => store.getState().setDenied(denied),
-				() => {},
-			);
+		// across namespaces the rights differ per namespace: the cluster's answer to each act
+		// says; a refusal shown is asked again until the right is back
+		secondary.access = startAccessRecheck({
+			store,
+			kube,
+			namespace,
+			keys: !opts.readOnly && !allNamespaces,
+		});
+		if (!opts.readOnly && !allNamespaces) void secondary.access.check();
 	};
 	let secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
 	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
@@ -297,6 +305,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		}
 		watch.stop();
 		secondary.auditFeed?.stop();
+		secondary.access?.stop();
 		try {
 			await stopExtra?.();
 		} catch {

@@ -14,7 +14,9 @@ import {
 	type WatchChange,
 	type WatchKind,
 } from '../kube/pool-watch.js';
-import { type AuditEntry, newestFirst } from '../pool/audit.js';
+import { readBatch } from '../kube/watch-boundary.js';
+import { type AuditEntry, capAudit } from '../pool/audit.js';
+import type { CommandScope } from '../pool/command-hint.js';
 import { auditLines, refusedByPool } from './audit-filter.js';
 import { boundedString } from './bounded-object.js';
 import { findHits } from './find-hits.js';
@@ -24,6 +26,7 @@ import { filterRows } from './member-filter.js';
 import type { HintFacts } from './member-hint.js';
 import type { MemberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
+import { ObjectProblems, problemLine } from './object-problems.js';
 import { OnScreen } from './on-screen.js';
 import type { PoolColumn } from './pool-columns.js';
 import {
@@ -55,6 +58,12 @@ export interface AuditFeed {
 	entries: readonly AuditEntry[];
 	/** The time of the oldest line seen, or null. */
 	oldest: number | null;
+	/**
+	 * Lines left out to keep AUDIT_LINES_MAX since the last full list (see capAudit: those
+	 * with a forged or wrong time first), and how many of them had such a time.
+	 */
+	dropped?: number;
+	droppedClamped?: number;
 }
 
 /** What the audit screen shows: all shown pools, one pool, or one member. */
@@ -75,7 +84,7 @@ export interface AuditView {
 	selectedIndex: number;
 }
 
-/** The most audit lines the console keeps (the oldest give way). */
+/** The most audit lines the console keeps (lines with forged times, then the oldest, give way). */
 export const AUDIT_LINES_MAX = 5000;
 
 /** A member a bulk action is asked for, as its confirmation lists it. */
@@ -198,6 +207,11 @@ export interface ConsoleSession {
 	note: string;
 	/** Every namespace is watched (-A): pools are keyed `namespace/pool` (see pool-key.ts). */
 	allNamespaces: boolean;
+	/**
+	 * What a suggested command needs to run as printed: the namespace a bare ctpool picks
+	 * (-n is written for any other) and the --context given. Absent: -n is always written.
+	 */
+	commandScope?: CommandScope;
 }
 
 /** What the runner must do once the app unmounts. */
@@ -233,6 +247,8 @@ export interface ConsoleState {
 	authProblem: string | null;
 	/** Increases with every applied batch. */
 	revision: number;
+	/** The watched objects that do not read, one line each (left out of every pool; see object-problems.ts). */
+	unreadable: readonly string[];
 	/** The pools by key (the name, or `namespace/name` across namespaces), sorted. */
 	poolNames: readonly string[];
 	pools: Readonly<Record<string, PoolDerivation>>;
@@ -402,6 +418,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		...opts.session,
 	};
 	const index = new PoolIndex(session.allNamespaces);
+	const objectProblems = new ObjectProblems();
 	return createStore<ConsoleState & ConsoleActions>()((set, get) => ({
 		session,
 		onScreen: opts.onScreen ?? new OnScreen(),
@@ -411,6 +428,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		connectionByKind: {},
 		listed: {},
 		revision: 0,
+		unreadable: [],
 		poolNames: [],
 		pools: {},
 		history: {},
@@ -450,8 +468,20 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
 
-		applyBatch(changes) {
-			if (changes.length === 0) return;
+		applyBatch(batch) {
+			if (batch.length === 0) return;
+			// the boundary: an object that does not read is left out and named, the rest goes on
+			const { changes, problems } = readBatch(batch);
+			const fresh = objectProblems.apply(changes, problems);
+			for (const p of fresh)
+				get().logEvent({
+					time: get().now,
+					actor: 'ctpool',
+					pool: p.pool,
+					action: 'watch',
+					outcome: 'error',
+					message: problemLine(p),
+				});
 			const dirty = index.apply(changes);
 			const state = get();
 			const pools: Record<string, PoolDerivation> = { ...state.pools };
@@ -484,7 +514,11 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				const kept = [...marks].filter((m) => p?.positions.has(m));
 				if (kept.length !== marks.size) marks = new Set(kept);
 			}
-			set({ pools, poolNames, history, marks, revision: state.revision + 1 });
+			const unreadable =
+				objectProblems.size > 0 || state.unreadable.length > 0
+					? objectProblems.lines()
+					: state.unreadable;
+			set({ pools, poolNames, history, marks, unreadable, revision: state.revision + 1 });
 		},
 
 		setAuthProblem(problem) {
@@ -708,11 +742,24 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			for (const e of list) auditByName.set(e.name, e);
 			if ('upsert' in change) auditByName.set(change.upsert.name, change.upsert);
 			if ('delete' in change && !auditByName.delete(change.delete)) return;
-			const entries = [...auditByName.values()].sort(newestFirst);
-			for (const gone of entries.splice(AUDIT_LINES_MAX)) auditByName.delete(gone.name);
+			const capped = capAudit(auditByName.values(), AUDIT_LINES_MAX);
+			const entries = capped.kept;
+			if (capped.dropped > 0) {
+				const kept = new Set(entries.map((e) => e.name));
+				for (const name of [...auditByName.keys()]) if (!kept.has(name)) auditByName.delete(name);
+			}
 			let oldest: number | null = null;
 			for (const e of entries) if (oldest === null || e.time < oldest) oldest = e.time;
-			set({ audit: { ...get().audit, entries, oldest } });
+			const before: Partial<AuditFeed> = 'reset' in change ? {} : get().audit;
+			set({
+				audit: {
+					...get().audit,
+					entries,
+					oldest,
+					dropped: (before.dropped ?? 0) + capped.dropped,
+					droppedClamped: (before.droppedClamped ?? 0) + capped.droppedClamped,
+				},
+			});
 		},
 
 		setAuditStatus(status, message = '') {

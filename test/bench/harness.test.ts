@@ -152,7 +152,14 @@ describe('report', () => {
 describe('flags', () => {
 	it('defaults to every scenario in a fixed order', () => {
 		const a = parseBenchArgs([]);
-		expect(a.opts.scenarios).toEqual(['startup', 'live', 'reconcile', 'claims', 'scale']);
+		expect(a.opts.scenarios).toEqual([
+			'startup',
+			'live',
+			'reconcile',
+			'claims',
+			'scale',
+			'failover',
+		]);
 		expect(a.opts).toMatchObject({
 			members: 2000,
 			rounds: 3,

@@ -1,7 +1,8 @@
 /**
  * The short chaos run inside npm test: the same driver as `npm run chaos`, with a small
  * pool for about fifteen seconds of faults, kills, users and an admin, foreign objects under
- * member names, a reconciler with its clock ahead and the reconcilers' rights revoked.
+ * member names, forged Events and malformed pool statuses (issue 22), a reconciler with its
+ * clock ahead and the reconcilers' rights revoked.
  * On the real control plane (CTPOOL_TEST_CLUSTER=real) it runs in a fresh namespace of its
  * own, without the faults only the simulator can inject (its fault switch, crashing pods).
  */
@@ -66,9 +67,16 @@ describe.skipIf(!built)('a short chaos run', () => {
 		expect(r.invariants.checks).toBeGreaterThan(r.actors.claims);
 		expect(r.finalChecks).toBeGreaterThan(result.options.size * 6);
 		expect(r.finalStates).toEqual({ Ready: result.options.size });
-		// Someone else's objects under member names were there all along and left alone.
-		expect(r.foreign.planted).toBe(12);
+		// Someone else's objects under member names (and a stranger's pod alone under one)
+		// were there all along and left alone.
+		expect(r.foreign.planted).toBe(13);
 		expect(r.foreign.untouched).toBe(r.foreign.planted);
+		// Forged Events (bad audit annotations, a 2099 date, a huge count) and statuses of the
+		// wrong shape were planted; the checks above held (each is a violation otherwise).
+		expect(r.forged.events).toBe(6);
+		expect(r.forged.unreadable).toBe(4);
+		expect(r.forged.statuses).toBe(r.options.malformedStatuses);
+		expect(r.forged.auditLines).toBeGreaterThanOrEqual(2);
 		// The reconcilers lost their RoleBinding mid-run, one ran with its clock ahead.
 		expect(r.rightsRevoked).toBeGreaterThan(0);
 		expect(r.options.skewMs).toBeGreaterThan(0);

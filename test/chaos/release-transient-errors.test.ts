@@ -97,7 +97,7 @@ describe("the quarantine message's own recovery steps", () => {
 		c.clear();
 		expect(String(err)).toContain('it is now in maintenance');
 		expect(String(err)).toContain(
-			`kubectl delete pod ${member}; kubectl delete pvc ${pvcName(member)}`,
+			`kubectl delete pod ${member} -n corral; kubectl delete pvc ${pvcName(member)} -n corral`,
 		);
 		expect(pvc(member)?.metadata.annotations?.[MAINTENANCE_ANNOTATION]).toBeTruthy();
 		c.sim.store.delete('pods', 'corral', member, { gracePeriodSeconds: 0 });

@@ -67,7 +67,7 @@ describe('a reconciler Lease left by a release whose Lease delete got a 503', ()
 			times: 4,
 		});
 		await expect(release(c.context(), 'relstale', member, 'alice@example.com')).rejects.toThrow(
-			'its Lease could not be removed (it expires in 10 minutes, then the next reconcile takes it over)',
+			'its Lease could not be removed (it expires in 20 s, then the next reconcile takes it over)',
 		);
 		expect(failed()).toBe(4);
 		expect(holder(member)).toBe('corral-vdi/reconciler');

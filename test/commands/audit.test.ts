@@ -35,6 +35,7 @@ function ours(items: Item[]): Item[] {
 
 interface Item {
 	time: string;
+	user: string;
 	namespace: string;
 	pool: string;
 	member: string;
@@ -96,7 +97,8 @@ describe('ctpool audit', () => {
 			actor: 'root@admin',
 			force: true,
 			count: 1,
-			message: `released ${member} from alice@example.com by root@admin (--force, as nightshift@example.com)`,
+			message: `released ${member} from alice@example.com by root@admin (--force, as nightshift@example.com${release.user ? `, user ${release.user}` : ''})`,
+			timeClamped: false,
 		});
 		const claim = list.items.find((i) => i.action === 'claim')!;
 		expect(claim).toMatchObject({ holder: 'alice@example.com', actor: 'broker@example.com' });
@@ -106,10 +108,20 @@ describe('ctpool audit', () => {
 		const apply = list.items.find((i) => i.action === 'create' && i.member === '')!;
 		expect(apply.actor).toBe(mine);
 
-		expect((await auditJson(['--identity', 'root@admin'])).items.map((i) => i.action)).toEqual([
+		expect((await auditJson(['--by', 'root@admin'])).items.map((i) => i.action)).toEqual([
 			'create',
 			'release',
 		]);
+		// the filter's old spelling shared its name with the global --identity (who acts): refused,
+		// in front of the command as after it, with the way to the filter (issue 24, finding 8)
+		for (const argv of [
+			['audit', '--identity', 'root@admin'],
+			['--identity', 'root@admin', 'audit'],
+		]) {
+			const old = await ctpool([...argv, ...kc], { env: ENV });
+			expect(old.code).toBe(2);
+			expect(old.stderr).toContain('audit filters by identity with --by ID');
+		}
 		expect((await auditJson(['--action', 'force-release'])).items).toHaveLength(1);
 		expect((await auditJson(['--action', 'claim', '--since', '1h'])).items).toHaveLength(1);
 
@@ -118,7 +130,7 @@ describe('ctpool audit', () => {
 		const lines = table.stdout.trim().split('\n');
 		expect(lines[0]).toMatch(/^AGE +POOL +ACTION +MEMBER +HOLDER +BY +DETAIL$/);
 		expect(lines.find((l) => l.includes('release --force'))).toMatch(
-			/alice@example\.com +root@admin \(as nightshift@example\.com\)/,
+			/alice@example\.com +root@admin \(as nightshift@example\.com(, user [^)]+)?\)/,
 		);
 	});
 

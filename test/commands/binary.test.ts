@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtOrSay, CLI } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { kubectlAvailable } from '../support/kubectl.js';
 
 const built = builtOrSay('the built-binary tests');
 
@@ -14,12 +18,18 @@ interface Run {
 
 function run(
 	args: string[],
-	opts: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {},
+	opts: {
+		onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+		/** Another program than `node dist/cli.js` (kubectl), and what to add to its environment. */
+		program?: string;
+		env?: Record<string, string>;
+	} = {},
 ): Promise<Run> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [CLI, ...args], {
+		const [file, argv] = opts.program ? [opts.program, args] : [process.execPath, [CLI, ...args]];
+		const child = spawn(file, argv, {
 			stdio: ['ignore', 'pipe', 'pipe'],
-			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' },
+			env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '', ...opts.env },
 		});
 		let stdout = '';
 		let stderr = '';
@@ -94,5 +104,43 @@ describe.skipIf(!built)('the built ctpool binary', () => {
 		expect(interrupted).toBe(true);
 		expect(r.signal).toBeNull();
 		expect(r.code).toBe(0);
+	});
+
+	it('runs as kubectl ctpool with the global flags before the command (issue 24, finding 4)', async (t) => {
+		if (!kubectlAvailable()) {
+			if (process.env.CI === 'true') throw new Error('kubectl is not on the PATH (CI=true)');
+			t.skip('kubectl is not on the PATH');
+		}
+		const bin = mkdtempSync(join(tmpdir(), 'ctpool-plugin-'));
+		try {
+			symlinkSync(CLI, join(bin, 'kubectl-ctpool'));
+			const env = { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` };
+			const kubectl = (args: string[]) => run(['ctpool', ...args], { program: 'kubectl', env });
+			const kc = ['--kubeconfig', c.sim.kubeconfigPath];
+			const apply = await run([
+				'apply',
+				'plug',
+				'--image',
+				'ghcr.io/example/desktop:1',
+				'--size',
+				'1',
+				'-n',
+				'corral',
+				...kc,
+			]);
+			expect(apply.code).toBe(0);
+			const status = await kubectl(['-n', 'corral', ...kc, 'status', '-o', 'json']);
+			expect(status.stderr).toBe('');
+			expect(status.code).toBe(0);
+			expect(JSON.parse(status.stdout).items.map((i: { pool: string }) => i.pool)).toContain(
+				'plug',
+			);
+			const typo = await kubectl(['-n', 'corral', ...kc, 'stauts']);
+			expect(typo.code).toBe(1);
+			expect(typo.stderr).toContain('unknown command "stauts"; did you mean "status"?');
+			expect(typo.stderr).toMatch(/the pools there are [a-z, ]*plug/);
+		} finally {
+			rmSync(bin, { recursive: true, force: true });
+		}
 	});
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putDefinition } from '../engine/fixtures.js';
 import { builtOrSay, CLI } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { describeWithClient } from '../support/kubectl.js';
 import { ctpool } from './capture.js';
 
 const built = builtOrSay('the pool-name completion tests');
@@ -14,9 +15,15 @@ const built = builtOrSay('the pool-name completion tests');
 function has(shell: string): boolean {
 	return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
 }
-for (const shell of ['zsh', 'fish'])
-	if (!has(shell))
-		console.warn(`skipping the ${shell} completion tests: ${shell} is not installed`);
+/** A describe block for one shell: skipped without it (saying so), failing under CI=true. */
+function describeShell(shell: string, name: string, fn: () => void): void {
+	describeWithClient(
+		name,
+		has(shell),
+		`${shell} is not installed (apt-get install -y ${shell})`,
+		fn,
+	);
+}
 
 let c: TestCluster;
 let dir: string;
@@ -49,11 +56,50 @@ afterAll(async () => {
 	if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/**
+ * Pool names a forged API answer could carry (the cluster itself refuses them): command
+ * substitutions, backticks, quotes, `;`, a newline, and a plain name.
+ */
+const HOSTILE = [
+	// biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, as a pool name would carry it
+	'x$(touch${IFS}pwned)',
+	// biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, as a pool name would carry it
+	'y`touch${IFS}pwned2`',
+	"q';touch pwned3;'",
+	'd"$(touch pwned4)"',
+	's;touch pwned5',
+	'n\n$(touch pwned6)',
+	'(touch pwned7)',
+	'desk',
+];
+
+/**
+ * A directory holding a `ctpool` whose pool lookup answers the hostile names (the forged
+ * answer), for the shells' PATH; and an empty working directory for them to run in.
+ */
+function hostileLookup(): { bin: string; work: string } {
+	const root = mkdtempSync(join(dir, 'forged-'));
+	const bin = join(root, 'bin');
+	const work = join(root, 'work');
+	mkdirSync(bin);
+	mkdirSync(work);
+	writeFileSync(join(root, 'names'), `${HOSTILE.join('\n')}\n`);
+	const shim = join(bin, 'ctpool');
+	writeFileSync(shim, `#!/bin/sh\nexec cat ${JSON.stringify(join(root, 'names'))}\n`);
+	chmodSync(shim, 0o755);
+	return { bin, work };
+}
+
+/** Whether a candidate is one of the hostile lines, offered as it is. */
+function literalLine(candidate: string): boolean {
+	return HOSTILE.flatMap((h) => h.split('\n')).includes(candidate);
+}
+
 /** The shells' environment: the shim first on the PATH, no kubeconfig from the user. */
-function shellEnv(): NodeJS.ProcessEnv {
+function shellEnv(bin = binDir): NodeJS.ProcessEnv {
 	return {
 		...process.env,
-		PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`,
+		PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
 		KUBECONFIG: '',
 		CORRAL_NAMESPACE: 'corral',
 	};
@@ -63,12 +109,12 @@ function shellEnv(): NodeJS.ProcessEnv {
  * What a shell prints running the script (its stdout's lines, sorted); stderr output fails.
  * Asynchronous: the simulated cluster answering the pool lookup runs in this process.
  */
-function shellLines(shell: string, args: string[], cwd?: string): Promise<string[]> {
+function shellLines(shell: string, args: string[], cwd?: string, bin?: string): Promise<string[]> {
 	return new Promise((resolve, reject) => {
 		execFile(
 			shell,
 			args,
-			{ encoding: 'utf8', env: shellEnv(), timeout: 60_000, ...(cwd ? { cwd } : {}) },
+			{ encoding: 'utf8', env: shellEnv(bin), timeout: 60_000, ...(cwd ? { cwd } : {}) },
 			(err, stdout, stderr) => {
 				if (err) reject(err);
 				else if (stderr !== '') reject(new Error(`${shell} wrote to stderr: ${stderr}`));
@@ -164,8 +210,7 @@ describe('bash completion', () => {
 	it('offers a name from the cluster as one literal word, never running what it holds', async () => {
 		// A forged answer (the cluster itself refuses such names): the lookup is replaced.
 		const work = mkdtempSync(join(dir, 'hostile-'));
-		// biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, as a pool name would carry it
-		const hostile = ['x$(touch${IFS}pwned)', 'y`touch${IFS}pwned2`', 'desk'];
+		const hostile = HOSTILE.slice(0, 2).concat('desk');
 		const script = `src=$1; shift; source "$src"; _ctpool_pools() { printf '%s\\n' ${hostile.map((h) => `'${h}'`).join(' ')}; }; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; _ctpool; printf "%s\\n" "\${COMPREPLY[@]}"`;
 		const offered = await shellLines(
 			'bash',
@@ -189,7 +234,7 @@ describe('bash completion', () => {
 	});
 });
 
-describe.skipIf(!has('fish'))('fish completion', () => {
+describeShell('fish', 'fish completion', () => {
 	it('completes commands and pool names', async () => {
 		const complete = async (line: string) =>
 			(
@@ -206,9 +251,36 @@ describe.skipIf(!has('fish'))('fish completion', () => {
 				'lab',
 			]);
 	});
+
+	it('offers a name from the cluster as one literal word or not at all, never running what it holds', async () => {
+		const { bin, work } = hostileLookup();
+		for (const line of ['ctpool status ', 'ctpool ']) {
+			const offered = (
+				await shellLines(
+					'fish',
+					['--no-config', '-c', `source ${scripts.fish}; complete -C ${JSON.stringify(line)}`],
+					work,
+					bin,
+				)
+			).map((l) => l.split('\t')[0]!);
+			expect(offered).toContain('desk');
+			for (const o of offered.filter((x) => !/^[a-z][a-z-]*$/.test(x)))
+				expect(literalLine(o), `offered ${JSON.stringify(o)}`).toBe(true);
+		}
+		expect(readdirSync(work)).toEqual([]);
+	});
 });
 
-describe.skipIf(!has('zsh'))('zsh completion', () => {
+describeShell('zsh', 'zsh completion', () => {
+	it('offers a name from the cluster as one literal word, never running what it holds', async () => {
+		const { bin, work } = hostileLookup();
+		const script = `autoload -U compinit && compinit -u; source ${scripts.zsh}; setopt ksharrays; COMP_WORDS=(ctpool status ''); COMP_CWORD=2; _ctpool; print -rl -- "\${COMPREPLY[@]}"`;
+		const offered = await shellLines('zsh', ['-f', '-c', script], work, bin);
+		expect(offered).toContain('desk');
+		for (const o of offered) expect(literalLine(o), `offered ${JSON.stringify(o)}`).toBe(true);
+		expect(readdirSync(work)).toEqual([]);
+	});
+
 	it('loads through bashcompinit and completes the commands', async () => {
 		const script = `autoload -U compinit && compinit -u; source ${scripts.zsh}; setopt ksharrays; COMP_WORDS=(ctpool st); COMP_CWORD=1; _ctpool; print -l -- "\${COMPREPLY[@]}"`;
 		expect(await shellLines('zsh', ['-f', '-c', script])).toEqual(['status']);

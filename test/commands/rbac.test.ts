@@ -12,10 +12,12 @@ import {
 	allows,
 	COMMAND_RULES,
 	EVENT_RULES,
+	LOG_RULES,
 	NODE_ROOM_RULES,
 	type PolicyRule,
-	READ_ONLY_RULES,
 	SERVICE_READ_RULES,
+	TIERS,
+	tierRules,
 	WATCH_RULES,
 } from '../../source/pool/permissions.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
@@ -52,6 +54,7 @@ describe('ctpool rbac', () => {
 			...WATCH_RULES,
 			...EVENT_RULES,
 			...SERVICE_READ_RULES,
+			...LOG_RULES,
 		]);
 		// The seed's list, rule by rule.
 		expect(role.rules!.slice(0, 5)).toEqual([
@@ -92,14 +95,18 @@ describe('ctpool rbac', () => {
 		});
 	});
 
-	it('read-only: get, list and watch only', async () => {
-		const { docs } = await rbac(['--read-only', '--user', 'alice@example.com', '-n', 'labs']);
+	it('--tier viewer (and --read-only, its older name): get, list and watch only, no exec', async () => {
+		const { docs } = await rbac(['--tier', 'viewer', '--user', 'alice@example.com', '-n', 'labs']);
 		const [role, binding] = docs as [Doc, Doc];
-		expect(role.metadata).toEqual({ name: 'ctpool-read-only', namespace: 'labs' });
-		expect(role.rules).toEqual(READ_ONLY_RULES);
+		expect(role.metadata).toEqual({ name: 'ctpool-viewer', namespace: 'labs' });
+		expect(role.rules).toEqual(tierRules('viewer'));
 		for (const r of role.rules!)
 			for (const v of r.verbs) expect(['get', 'list', 'watch']).toContain(v);
-		expect(binding.roleRef?.name).toBe('ctpool-read-only');
+		expect(allows(role.rules!, '', 'pods/exec', 'create')).toBe(false);
+		expect(allows(role.rules!, '', 'pods/log', 'get')).toBe(true);
+		expect(binding.roleRef?.name).toBe('ctpool-viewer');
+		const older = await rbac(['--read-only', '--user', 'alice@example.com', '-n', 'labs']);
+		expect(older.docs).toEqual(docs);
 		expect(binding.subjects).toEqual([
 			{ kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' },
 		]);
@@ -107,7 +114,7 @@ describe('ctpool rbac', () => {
 
 	it('leaves out watch, Events and Services on request, binds a group, and follows CORRAL_NAMESPACE', async () => {
 		const { docs } = await rbac(
-			['--no-watch', '--no-events', '--no-services', '--group', 'desk-admins'],
+			['--no-watch', '--no-events', '--no-services', '--no-logs', '--group', 'desk-admins'],
 			{
 				CORRAL_NAMESPACE: 'team-x',
 			},
@@ -140,6 +147,7 @@ describe('ctpool rbac', () => {
 			...WATCH_RULES,
 			...EVENT_RULES,
 			...SERVICE_READ_RULES,
+			...LOG_RULES,
 		]);
 		expect(cluster.metadata).toEqual({ name: 'ctpool-node-room' });
 		expect(cluster.rules).toEqual(NODE_ROOM_RULES);
@@ -159,6 +167,58 @@ describe('ctpool rbac', () => {
 		// without --nodes: no cluster-wide grant
 		const plain = await rbac([]);
 		expect(plain.docs.map((d) => d.kind)).toEqual(['Role', 'RoleBinding']);
+	});
+
+	it('--tier reconciler: what the Deployment needs, bound to its ServiceAccount; no exec, no logs, no definitions made or deleted', async () => {
+		const { docs, text } = await rbac(['--tier', 'reconciler', '-n', 'labs']);
+		const [role, binding] = docs as [Doc, Doc];
+		expect(role.metadata).toEqual({ name: 'ctpool-reconciler', namespace: 'labs' });
+		expect(role.rules).toEqual(tierRules('reconciler'));
+		for (const [resource, verb, allowed] of [
+			['pods/exec', 'create', false],
+			['pods/log', 'get', false],
+			['configmaps', 'create', false],
+			['configmaps', 'delete', false],
+			['configmaps', 'patch', true],
+			['pods', 'create', true],
+			['pods', 'delete', true],
+			['persistentvolumeclaims', 'delete', true],
+			['services', 'delete', true],
+			['events', 'create', true],
+		] as const)
+			expect({ resource, verb, allowed: allows(role.rules!, '', resource, verb) }).toEqual({
+				resource,
+				verb,
+				allowed,
+			});
+		for (const verb of ['get', 'list', 'watch', 'create', 'update', 'delete'])
+			expect(allows(role.rules!, 'coordination.k8s.io', 'leases', verb)).toBe(true);
+		expect(binding.subjects).toEqual([
+			{ kind: 'ServiceAccount', name: 'ctpool-reconciler', namespace: 'labs' },
+		]);
+		expect(text).toMatch(/^# ctpool's reconciler tier in namespace labs/);
+	});
+
+	it('every tier is a subset of what ctpool asks for, and the operator tier is the default', async () => {
+		const plain = await rbac([]);
+		expect(plain.docs[0]!.rules).toEqual(tierRules('operator'));
+		expect((await rbac(['--tier', 'operator'])).text).toBe(plain.text);
+		for (const tier of TIERS)
+			for (const r of tierRules(tier))
+				for (const verb of r.verbs)
+					expect(verb).toMatch(/^(get|list|watch|create|update|patch|delete)$/);
+	});
+
+	it('refuses an unknown tier, and --read-only with another tier, with exit 2', async () => {
+		const bad = await ctpool(['rbac', '--tier', 'admin'], { env: {} });
+		expect(bad.code).toBe(2);
+		expect(bad.stderr).toContain(
+			'--tier "admin" is not a tier; use one of viewer, operator, reconciler',
+		);
+		expect(bad.stdout).toBe('');
+		const both = await ctpool(['rbac', '--read-only', '--tier', 'operator'], { env: {} });
+		expect(both.code).toBe(2);
+		expect(both.stderr).toContain('--read-only is the viewer tier');
 	});
 
 	it('refuses two subjects, or a ServiceAccount that is no name, with exit 2', async () => {
@@ -250,6 +310,7 @@ describe('ctpool rbac | kubectl apply -f -', () => {
 			...WATCH_RULES,
 			...EVENT_RULES,
 			...SERVICE_READ_RULES,
+			...LOG_RULES,
 		]);
 	});
 });

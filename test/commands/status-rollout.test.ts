@@ -1,4 +1,4 @@
-/** `ctpool status` shows a rollout under way, from the members as they are (table and JSON). */
+/** `ctpool status` shows a rollout under way (its image), from the members as they are (table and JSON). */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, writeDefinition } from '../../source/engine/index.js';
@@ -25,9 +25,15 @@ describe('ctpool status during a rollout', () => {
 		const kc = c.kc;
 		const table = await ctpool(['status', 'roll', ...kc]);
 		expect(table.code).toBe(0);
-		expect(table.stdout).toContain(`rolling 0/2 to source ${target.slice(0, 8)}…`);
+		// the image it rolls to, not the source hash (issue 24)
+		expect(table.stdout).toContain('rolling 0/2 to ghcr.io/example/desktop:2\n');
 		const json = await ctpool(['status', 'roll', '-o', 'json', ...kc]);
-		expect(JSON.parse(json.stdout).rollout).toEqual({ target, updated: 0, total: 2 });
+		expect(JSON.parse(json.stdout).rollout).toEqual({
+			target,
+			image: 'ghcr.io/example/desktop:2',
+			updated: 0,
+			total: 2,
+		});
 		// no drift, no rollout
 		await apply(ctx, 'still', poolSpec({ size: 1 }));
 		const still = await ctpool(['status', 'still', '-o', 'json', ...kc]);

@@ -71,6 +71,10 @@ const USAGE: Array<[string[], string | RegExp]> = [
 	[['apply', 'desk', ...IMG, '--size', '2', '--read-only'], '--read-only refuses ctpool apply'],
 	[['reconcile'], 'missing <pool>'],
 	[['reconcile', 'desk', '--interval', '10s'], '--interval only goes with --watch'],
+	[
+		['reconcile', 'desk', '--watch', '--no-wait'],
+		'--no-wait only goes with a one-shot reconcile (--watch goes on with every wave anyway)',
+	],
 	[['reconcile', 'desk', '--watch', '--interval', 'soon'], 'is not a duration'],
 	[['reconcile', 'desk', '--watch', '--interval', '0s'], 'is too short'],
 	[['status', 'desk', '-o', 'xml'], 'is not an output format'],

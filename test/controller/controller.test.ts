@@ -6,6 +6,7 @@ import {
 	type Disposition,
 	type ReconcileOutcome,
 } from '../../source/controller/controller.js';
+import { setHandlerErrorSink } from '../../source/kube/handler-errors.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 class Broken extends Error {}
@@ -127,6 +128,114 @@ describe('the reconcile controller', () => {
 		expect(h.controller.isStopped('ns/p')).toBe(false);
 		expect(h.done.map((d) => d.d.kind)).toEqual(['terminal', 'ok']);
 		await h.controller.stop();
+	});
+
+	it('keeps a failing pool backing off however many watch events arrive (issue 22, finding 3)', async () => {
+		const h = harness({
+			backoff: { initialMs: 5, maxMs: 300_000 },
+			settleMs: 20,
+			reconcile: () => ({ failed: true }),
+		});
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		// a busy pool: an event every 10 ms for a minute (its own failed writes among them)
+		for (let t = 0; t < 60_000; t += 10) {
+			h.controller.notify('ns/p');
+			await h.advance(10);
+		}
+		// 5 ms doubling, as if no event had come: 14 passes in a minute, not one per settle
+		expect(h.times('ns/p')).toEqual([
+			0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115, 10_235, 20_475, 40_955,
+		]);
+		await h.controller.stop();
+	});
+
+	it('ends a backoff when the definition changes or a pass succeeds, and events count again', async () => {
+		let spec = 'v1';
+		let failing = true;
+		const h = harness({
+			backoff: { initialMs: 1000, maxMs: 300_000 },
+			settleMs: 100,
+			version: () => spec,
+			reconcile: () => (failing ? { failed: true } : undefined),
+		});
+		h.controller.enqueue('ns/p');
+		await h.settle();
+		await h.advance(15_500); // passes at 0, 1 s, 3 s, 7 s, 15 s; the next at 31 s
+		expect(h.times('ns/p')).toEqual([0, 1000, 3000, 7000, 15_000]);
+		h.controller.notify('ns/p');
+		await h.advance(1000);
+		expect(h.times('ns/p')).toHaveLength(5); // an event of the same definition waits for the retry
+		spec = 'v2'; // the definition changed: the backoff starts again, the event counts
+		h.controller.notify('ns/p');
+		await h.advance(100);
+		expect(h.times('ns/p').at(-1)).toBe(16_600);
+		expect(h.controller.backingOff('ns/p')).toBe(true);
+		failing = false;
+		await h.advance(1000); // the first retry of the new definition (1 s) succeeds
+		expect(h.times('ns/p').at(-1)).toBe(17_600);
+		expect(h.controller.backingOff('ns/p')).toBe(false);
+		h.controller.notify('ns/p');
+		await h.advance(100);
+		expect(h.times('ns/p').at(-1)).toBe(17_700);
+		await h.controller.stop();
+	});
+
+	it('does not let a pass its own events ran into come before its retry', {
+		timeout: 5000,
+	}, async () => {
+		const clock = new FakeClock();
+		const start = clock.now();
+		const at: number[] = [];
+		let controller: Controller | null = null;
+		controller = new Controller({
+			clock,
+			resyncMs: 60_000,
+			settleMs: 0,
+			backoff: { initialMs: 1000, maxMs: 60_000 },
+			async reconcile(key) {
+				at.push(clock.now() - start);
+				controller?.notify(key); // its own writes, seen by the watch during the pass
+				controller?.enqueue(key);
+				return { failed: true };
+			},
+		});
+		controller.enqueue('ns/p');
+		await controller.idle();
+		await clock.advance(10_000, () => controller.idle());
+		expect(at).toEqual([0, 1000, 3000, 7000]);
+		await controller.stop();
+	});
+
+	it('tells a throwing listener in one line naming the pool, and goes on', async () => {
+		const lines: string[] = [];
+		const before = setHandlerErrorSink((line) => lines.push(line));
+		try {
+			const clock = new FakeClock();
+			const at: number[] = [];
+			const controller = new Controller({
+				clock,
+				resyncMs: 1000,
+				async reconcile() {
+					at.push(clock.now());
+					return undefined;
+				},
+				onDone() {
+					throw new TypeError('the listener broke');
+				},
+			});
+			controller.enqueue('ns/p');
+			await controller.idle();
+			await clock.advance(2000, () => controller.idle());
+			expect(at).toHaveLength(3);
+			expect(lines[0]).toBe(
+				"ctpool: handling the report of ns/p's reconcile failed, skipped it: TypeError: the listener broke",
+			);
+			expect(lines).toHaveLength(3);
+			await controller.stop();
+		} finally {
+			setHandlerErrorSink(before);
+		}
 	});
 
 	it('turns a burst of 100 watch events into one reconcile', async () => {

@@ -45,7 +45,25 @@ describe('the metrics server', () => {
 			port: 8080,
 		});
 		expect(parseListenAddress('metrics-addr', '[::1]:0')).toEqual({ host: '::1', port: 0 });
-		for (const bad of ['8080', ':8080', 'host:99999', 'a b:1', '127.0.0.1:-1']) {
+		expect(parseListenAddress('metrics-addr', 'localhost:9090')).toEqual({
+			host: 'localhost',
+			port: 9090,
+		});
+		// numbers a resolver would read as addresses (`0` is every address), and IPv6 without brackets
+		for (const bad of [
+			'8080',
+			':8080',
+			'host:99999',
+			'a b:1',
+			'127.0.0.1:-1',
+			'0:8080',
+			'127.1:8080',
+			'2130706433:8080',
+			'0x7f.1:8080',
+			'[127.0.0.1]:8080',
+			'::1:8080',
+			'-bad-.example:80',
+		]) {
 			const err = (() => {
 				try {
 					parseListenAddress('metrics-addr', bad);
@@ -54,7 +72,60 @@ describe('the metrics server', () => {
 				}
 			})();
 			expect(err).toBeInstanceOf(PoolError);
-			expect((err as PoolError).message).toContain('--metrics-addr takes HOST:PORT');
+			expect({ bad, message: (err as PoolError).message }).toEqual({
+				bad,
+				message: expect.stringContaining('--metrics-addr takes HOST:PORT'),
+			});
+		}
+	});
+
+	it('listens on exactly the address asked for, not on every address', async () => {
+		const registry = new Registry();
+		const reach = async (host: string, port: number) =>
+			fetch(`http://${host}:${port}/healthz`).then(
+				(r) => r.status,
+				(e: unknown) => ((e as { cause?: { code?: string } }).cause?.code ?? 'failed') as string,
+			);
+		// 127.0.0.2 is a loopback address of its own on Linux: bound there, 127.0.0.1 is refused
+		const two = await startMetricsServer({ host: '127.0.0.2', port: 0 }, registry, () => null);
+		try {
+			expect(two.url).toBe(`http://127.0.0.2:${two.address.port}`);
+			expect(await reach('127.0.0.2', two.address.port)).toBe(200);
+			expect(await reach('127.0.0.1', two.address.port)).toBe('ECONNREFUSED');
+		} finally {
+			await two.close();
+		}
+		// a host name binds the one address it resolves to, and says which
+		const named = await startMetricsServer({ host: 'localhost', port: 0 }, registry, () => null);
+		try {
+			expect(['127.0.0.1', '::1']).toContain(named.address.host);
+			expect(named.url).toMatch(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d+$/);
+			expect(await reach('127.0.0.2', named.address.port)).toBe('ECONNREFUSED');
+		} finally {
+			await named.close();
+		}
+	});
+
+	it('[::] is every IPv6 address and no IPv4 one', async (t) => {
+		const registry = new Registry();
+		const any = await startMetricsServer({ host: '::', port: 0 }, registry, () => null).catch(
+			(e: NodeJS.ErrnoException) => e,
+		);
+		if (any instanceof Error) {
+			// Reason: this machine has no IPv6 (the kernel refused the address).
+			t.skip(`no IPv6 here: ${any.code}`);
+			return;
+		}
+		try {
+			expect(any.url).toBe(`http://[::]:${any.address.port}`);
+			expect((await fetch(`http://[::1]:${any.address.port}/healthz`)).status).toBe(200);
+			const v4 = await fetch(`http://127.0.0.1:${any.address.port}/healthz`).then(
+				() => 'reached',
+				(e: unknown) => (e as { cause?: { code?: string } }).cause?.code,
+			);
+			expect(v4).toBe('ECONNREFUSED');
+		} finally {
+			await any.close();
 		}
 	});
 });

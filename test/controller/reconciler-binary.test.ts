@@ -11,6 +11,7 @@ import { createEngineContext } from '../../source/engine/context.js';
 import { CLI, requireBuild } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
+import { sample } from '../support/reconciler-process.js';
 import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
@@ -25,22 +26,6 @@ afterAll(async () => {
 	if (child && child.exitCode === null) child.kill('SIGKILL');
 	await c?.close();
 });
-
-/** One sample of the Prometheus text: the value of name with exactly these labels, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-	for (const line of text.split('\n')) {
-		const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-		if (!m || m[1] !== name) continue;
-		const got: Record<string, string> = {};
-		for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) got[l[1]!] = l[2]!;
-		if (
-			Object.keys(got).length === Object.keys(labels).length &&
-			Object.entries(labels).every(([k, v]) => got[k] === v)
-		)
-			return Number(m[3]);
-	}
-	return undefined;
-}
 
 async function get(url: string): Promise<{ status: number; text: string }> {
 	const res = await fetch(url);

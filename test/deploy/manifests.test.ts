@@ -1,8 +1,10 @@
 /**
- * deploy/: the manifests parse, the Role is ctpool's permissions plus watch and Events
- * create, the Deployment runs two hardened replicas of the reconciler with probes on its
- * endpoints, and the Dockerfile builds a small non-root image without dev dependencies.
- * The server-side dry run needs a simulated cluster that serves Deployments and RBAC.
+ * deploy/: the manifests parse; role.yaml is exactly `ctpool rbac --tier reconciler` for the
+ * namespace (no pods/exec, no definitions made or deleted); the Deployment runs two hardened
+ * replicas of the reconciler with probes on its endpoints, serving them on the pod's own
+ * address only; a NetworkPolicy lets only monitoring namespaces reach that port; and the
+ * Dockerfile builds a small non-root image without dev dependencies. The server-side dry
+ * run needs a simulated cluster that serves the kinds (the real one: test/real/deploy.test.ts).
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -10,7 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { roleRules } from '../../source/pool/permissions.js';
+import { allows, tierRules } from '../../source/pool/permissions.js';
+import { ctpool } from '../commands/capture.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { simFetch, withSim } from '../support/sim.js';
 
@@ -35,15 +38,13 @@ function one(kind: string): Doc {
 	return found[0]!.doc;
 }
 
-/** The Role `ctpool rbac` prints: the seed's permissions, watch and the optional rules. */
-const ROLE_RULES = roleRules().flatMap((g) => g.rules);
-
 describe('deploy/', () => {
-	it('holds a ServiceAccount, the Role, its RoleBinding and the Deployment, all in the Corral namespace', () => {
+	it('holds a ServiceAccount, the Role, its RoleBinding, the NetworkPolicy and the Deployment, all in the Corral namespace', () => {
 		const kinds = docs().map((d) => `${d.doc.apiVersion} ${d.doc.kind}`);
 		expect(kinds.sort()).toEqual(
 			[
 				'apps/v1 Deployment',
+				'networking.k8s.io/v1 NetworkPolicy',
 				'rbac.authorization.k8s.io/v1 Role',
 				'rbac.authorization.k8s.io/v1 RoleBinding',
 				'v1 ServiceAccount',
@@ -52,9 +53,39 @@ describe('deploy/', () => {
 		for (const { file, doc } of docs()) expect(doc.metadata.namespace, file).toBe(NAMESPACE);
 	});
 
-	it("gives the reconciler exactly ctpool's Role: the seed's rules, watch, and Events", () => {
+	it('role.yaml is exactly `ctpool rbac --tier reconciler` for the namespace', async () => {
+		const printed = await ctpool(['rbac', '--tier', 'reconciler', '-n', NAMESPACE], { env: {} });
+		expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+		expect(readFileSync(join(DEPLOY, 'role.yaml'), 'utf8')).toBe(printed.stdout);
+	});
+
+	it('gives the reconciler the reconciler tier: no exec, no logs, no definitions made or deleted', () => {
 		const role = one('Role');
-		expect(role.rules).toEqual(ROLE_RULES);
+		expect(role.rules).toEqual(tierRules('reconciler'));
+		for (const [resource, verb] of [
+			['pods/exec', 'create'],
+			['pods/exec', 'get'],
+			['pods/log', 'get'],
+			['configmaps', 'create'],
+			['configmaps', 'delete'],
+			['configmaps', 'update'],
+		] as const)
+			expect({ resource, verb, allowed: allows(role.rules, '', resource, verb) }).toEqual({
+				resource,
+				verb,
+				allowed: false,
+			});
+		for (const r of role.rules as Array<{ resources: string[]; verbs: string[] }>) {
+			expect(r.resources).not.toContain('*');
+			expect(r.verbs).not.toContain('*');
+		}
+		// leader election's Lease: read, made, renewed and taken over (get, create, update)
+		const leases = (
+			role.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>
+		)
+			.filter((r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'))
+			.flatMap((r) => r.verbs);
+		expect(leases).toEqual(expect.arrayContaining(['get', 'create', 'update']));
 		const binding = one('RoleBinding');
 		const sa = one('ServiceAccount');
 		expect(binding.roleRef).toEqual({
@@ -82,7 +113,7 @@ describe('deploy/', () => {
 			'--all',
 			'--watch',
 			'--metrics-addr',
-			'0.0.0.0:8080',
+			'$(POD_IP):8080',
 		]);
 		const port = c.ports.find((p: Doc) => p.name === 'metrics');
 		expect(port.containerPort).toBe(8080);
@@ -102,7 +133,28 @@ describe('deploy/', () => {
 			c.env.map((e: Doc) => [e.name, e.valueFrom?.fieldRef?.fieldPath]),
 		);
 		expect(env.POD_NAMESPACE).toBe('metadata.namespace');
+		// /metrics, /healthz and /readyz on the pod's own address, not on every address
+		expect(env.POD_IP).toBe('status.podIP');
 		expect(c.args).toEqual(expect.arrayContaining(['--namespace', '$(POD_NAMESPACE)']));
+		// one writer: the replicas elect a leader, each known by its pod's name
+		expect(c.args).toContain('--leader-elect');
+		expect(env.POD_NAME).toBe('metadata.name');
+	});
+
+	it("lets only pods of namespaces labelled for monitoring reach the reconciler's metrics port", () => {
+		const policy = one('NetworkPolicy');
+		const d = one('Deployment');
+		expect(policy.spec.podSelector).toEqual({ matchLabels: d.spec.selector.matchLabels });
+		expect(policy.spec.policyTypes).toEqual(['Ingress']);
+		expect(policy.spec.ingress).toEqual([
+			{
+				from: [{ namespaceSelector: { matchLabels: { 'corral.dev/monitoring': 'true' } } }],
+				ports: [{ protocol: 'TCP', port: 'metrics' }],
+			},
+		]);
+		// the named port is the one the probes and /metrics use
+		const port = d.spec.template.spec.containers[0].ports.find((p: Doc) => p.name === 'metrics');
+		expect(port.containerPort).toBe(8080);
 	});
 
 	it('builds a small multi-stage Node 20 image that runs as a non-root user without dev dependencies', () => {
@@ -149,14 +201,22 @@ describeKubectl('kubectl apply --dry-run=server -f deploy/', () => {
 			t.skip(`the simulated cluster does not serve ${lacks.join(', ')} yet`);
 			return;
 		}
-		const r = await kubectl(['apply', '--dry-run=server', '-f', DEPLOY], {
+		// The simulated cluster does not serve NetworkPolicies (it has no network to police):
+		// that file is dry-run on the real control plane (test/real/deploy.test.ts).
+		const policies = await served('networking.k8s.io/v1', 'networkpolicies');
+		const files = readdirSync(DEPLOY)
+			.filter((f) => f.endsWith('.yaml') && (policies || f !== 'networkpolicy.yaml'))
+			.flatMap((f) => ['-f', join(DEPLOY, f)]);
+		const r = await kubectl(['apply', '--dry-run=server', ...files], {
 			kubeconfig: s.kubeconfigPath,
 			cacheDir: join(s.sim.dir, 'kubectl-cache'),
 		});
 		expect(r.stderr).toBe('');
 		expect(r.code).toBe(0);
 		expect(r.stdout).toContain('deployment.apps/ctpool-reconciler created (server dry run)');
-		expect(r.stdout).toContain('role.rbac.authorization.k8s.io/ctpool created (server dry run)');
+		expect(r.stdout).toContain(
+			'role.rbac.authorization.k8s.io/ctpool-reconciler created (server dry run)',
+		);
 		expect(s.cluster.store.get('deployments', NAMESPACE, 'ctpool-reconciler')).toBeUndefined();
 	});
 });

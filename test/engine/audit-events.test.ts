@@ -13,6 +13,7 @@ import {
 	setMaintenance,
 	writeDefinition,
 } from '../../source/engine/index.js';
+import { authenticatedUser } from '../../source/kube/whoami.js';
 import {
 	AUDIT_ANNOTATION,
 	AUDIT_POOL_LABEL,
@@ -28,8 +29,11 @@ import { waitFor } from '../support/wait.js';
 import { poolError, putLease, waitReady } from './fixtures.js';
 
 let c: TestCluster;
+/** The user the cluster authenticates the tests' connection as (every record names it). */
+let user: string | null = null;
 beforeAll(async () => {
 	c = await startTestCluster();
+	user = await authenticatedUser(c.kube);
 });
 afterAll(() => c?.close());
 
@@ -88,7 +92,9 @@ async function recordsOf(pool: string, act: () => Promise<unknown>): Promise<Aud
 	return (await eventsOf(pool))
 		.filter((e) => !before.has(e.metadata.name))
 		.map((e) => {
-			const { v: _v, ...r } = checkOneFormat(e);
+			const { v: _v, user: recorded, ...r } = checkOneFormat(e);
+			// every record names the authenticated user (checked here, left out below)
+			expect(recorded).toBe(user ?? undefined);
 			return r;
 		});
 }
@@ -188,7 +194,7 @@ describe('one Event format', () => {
 			force: true,
 		});
 		expect((await eventsOf(pool)).at(-2)?.message).toBe(
-			'released aud-1 from bob@example.com by root@admin-host (--force)',
+			`released aud-1 from bob@example.com by root@admin-host (--force${user ? `, user ${user}` : ''})`,
 		);
 		await waitReady(ops, pool, 2);
 
@@ -387,7 +393,7 @@ describe('one Event format', () => {
 		expect(last).toMatchObject({ holder: 'hal@example.com', count: 5 });
 		expect(refusals.at(-1)!.count).toBe(5);
 		expect(refusals.at(-1)!.message).toMatch(
-			/^refused a claim in pool audr for hal@example.com by broker@example.com \(5 times\): /,
+			/^refused a claim in pool audr for hal@example.com by broker@example.com \((user [^,]+, )?5 times\): /,
 		);
 		await waitFor(
 			async () => (await readAudit(ops, { pool, action: 'claim-refused' })).entries.length === 3,

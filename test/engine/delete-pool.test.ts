@@ -42,7 +42,7 @@ describe('delete', () => {
 		expect(err!.kind).toBe('failed');
 		expect(err!.message).toContain('keep-1 is claimed by wes@example.com');
 		expect(err!.message).toContain('keep-2 is in maintenance');
-		expect(err!.message).toContain('ctpool delete keep again');
+		expect(err!.message).toContain(`ctpool delete keep -n ${c.ns} again`);
 		expect(err!.message).not.toContain('keep-3');
 		// keep-3 is gone; the definition stays with size 0.
 		expect((await left('keep')).sort()).toEqual(

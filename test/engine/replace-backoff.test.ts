@@ -139,7 +139,7 @@ describe('replace backoff', () => {
 			const stopped = await reconcile(ctx, 'broken');
 			expect(stopped.actions).toEqual([]);
 			expect(stopped.errors).toEqual([
-				'pool broken: 3 of 3 members failed the same way (ImagePullBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: the pool image cannot be pulled; change it with: ctpool apply broken --image <image>',
+				`pool broken: 3 of 3 members failed the same way (ImagePullBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: the pool image cannot be pulled; change it with: ctpool apply broken --image <image> -n ${c.ns}`,
 			]);
 			expect(stopped.status.errors).toEqual(stopped.errors);
 			await waitFor(async () => (await stopEvents()).length === 1, 'the ReplaceStopped Event');
@@ -211,7 +211,7 @@ describe('replace backoff', () => {
 		const stopped = await reconcile(ctx, 'crash');
 		expect(stopped.actions).toEqual([]);
 		expect(stopped.errors).toEqual([
-			'pool crash: 2 of 2 members failed the same way (CrashLoopBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: fix the cause, or change the definition with ctpool apply crash',
+			`pool crash: 2 of 2 members failed the same way (CrashLoopBackOff) after 2 replaces; replacing is stopped until the definition changes or members recover: fix the cause, or change the definition with ctpool apply crash -n ${c.ns}`,
 		]);
 	});
 });

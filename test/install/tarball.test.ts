@@ -64,16 +64,18 @@ describe.skipIf(!built)('the npm tarball', () => {
 	/** Why the install could not run (registry and cache both unable), or '' when installed. */
 	let unreachable = '';
 	let c: TestCluster;
+	let manifestBefore = '';
+	let manifestAfter = '';
+	let installWarnings = '';
 
 	beforeAll(async () => {
 		dir = mkdtempSync(join(tmpdir(), 'ctpool-tarball-'));
-		// --ignore-scripts: pack the dist/ already built; prepare would rebuild it under the
-		// feet of the other test files that run it.
-		const pack = await run(
-			'npm',
-			['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
-			cleanEnv(),
-		);
+		// with its scripts, as an admin runs it: prepack writes the published package.json
+		// (no prepare, so nothing is built: the dist/ already built is packed, under the feet of
+		// no other test file), postpack puts the clone's back
+		manifestBefore = readFileSync(join(ROOT, 'package.json'), 'utf8');
+		const pack = await run('npm', ['pack', '--json', '--pack-destination', dir], cleanEnv());
+		manifestAfter = readFileSync(join(ROOT, 'package.json'), 'utf8');
 		if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
 		const info = JSON.parse(pack.stdout) as Array<{
 			filename: string;
@@ -93,11 +95,12 @@ describe.skipIf(!built)('the npm tarball', () => {
 				'--prefer-offline',
 				'--no-audit',
 				'--no-fund',
-				'--loglevel=error',
+				'--loglevel=warn',
 			],
 			cleanEnv(),
 			dir,
 		);
+		installWarnings = install.stderr;
 		if (install.code !== 0) {
 			if (UNREACHABLE.test(install.stderr) && process.env.CI !== 'true')
 				unreachable = install.stderr.trim().split('\n').slice(0, 3).join(' ');
@@ -139,6 +142,15 @@ describe.skipIf(!built)('the npm tarball', () => {
 		// nothing fetched: no node_modules beside dist/ (no dev dependency, no runtime one)
 		expect(readdirSync(pkgDir).sort()).toEqual(['README.md', 'dist', 'package.json']);
 		expect(readdirSync(join(prefix, 'bin')).sort()).toEqual(['ctpool', 'kubectl-ctpool']);
+		// no install script to run or to warn about (it was `install-scripts ctpool@0.1.0
+		// (prepare: npm run build)`; issue 24, finding 9)
+		expect(manifest.scripts).toBeUndefined();
+		expect(manifest.devDependencies).toBeUndefined();
+		expect(installWarnings).not.toMatch(/install-scripts|prepare/);
+		// the clone's package.json is put back as it was, and still builds on npm install
+		expect(manifestAfter).toBe(manifestBefore);
+		expect(JSON.parse(manifestAfter).scripts.prepare).toBe('npm run build');
+		expect(existsSync(join(ROOT, '.package.json.prepack'))).toBe(false);
 	});
 
 	it('runs ctpool --version, --help and a command that reads the cluster from the prefix', async (t) => {

@@ -94,7 +94,7 @@ describe('describeError', () => {
 			status(403, 'Forbidden', 'pods "desk-1" is forbidden: User "bob" cannot delete resource'),
 		);
 		expect(describeError(err, { verb: 'delete', resource: 'pods', namespace: 'corral' })).toBe(
-			'forbidden: cannot delete pods in namespace corral (ask for the "delete" permission on pods)',
+			'forbidden: cannot delete pods in namespace corral (ask for the "delete" permission on pods; the operator tier has it: ctpool rbac --tier operator -n corral)',
 		);
 	});
 
@@ -180,7 +180,7 @@ describe('against the simulated cluster', () => {
 		expect(apiFailure(forbidden)?.code).toBe(403);
 		expect(describeError(forbidden)).not.toContain(token);
 		expect(describeError(forbidden, { verb: 'get', resource: 'pods', namespace: 'corral' })).toBe(
-			'forbidden: cannot get pods in namespace corral (ask for the "get" permission on pods)',
+			'forbidden: cannot get pods in namespace corral (ask for the "get" permission on pods; the viewer tier has it: ctpool rbac --tier viewer -n corral)',
 		);
 	});
 });

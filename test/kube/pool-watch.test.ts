@@ -489,7 +489,7 @@ describe('startPoolWatch', () => {
 		expect(failed).toMatchObject({
 			phase: 'failed',
 			reason:
-				'forbidden: cannot list pods in namespace corral (ask for the "list" permission on pods)',
+				'forbidden: cannot list pods in namespace corral (ask for the "list" permission on pods; the viewer tier has it: ctpool rbac --tier viewer -n corral)',
 		});
 		// The other kinds are fine; only pods failed.
 		expect(rec.byKind.at(-1)).toMatchObject({

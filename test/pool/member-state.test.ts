@@ -8,6 +8,7 @@ import {
 	notFreeReason,
 	type PoolFacts,
 	VOLUME_BIND_GRACE_MS,
+	waitsForVolume,
 } from '../../source/pool/index.js';
 import { HASH, lease, NOW, pod, pvc, reconcilerLease } from './fixtures.js';
 
@@ -132,7 +133,7 @@ describe('memberState: first rule that matches wins', () => {
 		expect(memberState(p, pvc('desk-1')).message).toBe(msg);
 	});
 
-	it('a pod held back only while its new PVC waits for the provisioner is Starting, then Unschedulable', () => {
+	it('a pod held back only because its PVC waits for its volume is Starting, never Unschedulable (issue 24, finding 8)', () => {
 		const msg =
 			'0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
 		const p = pod('desk-1', {
@@ -145,15 +146,21 @@ describe('memberState: first rule that matches wins', () => {
 		const created = Date.parse(pending.metadata.creationTimestamp as string);
 		expect(memberState(p, pending, created + 5_000)).toEqual({
 			state: 'Starting',
-			message: 'waiting for its volume to be provisioned',
+			message: 'waiting for its volume',
 		});
-		// A volume that never comes: the scheduler's word stands after the grace.
+		expect(waitsForVolume(memberState(p, pending, created + 5_000))).toBe(true);
+		// A slow provisioner (1,000 new members): still a wait, and the message says where to look.
 		expect(memberState(p, pending, created + VOLUME_BIND_GRACE_MS)).toEqual({
-			state: 'Unschedulable',
-			message: msg,
+			state: 'Starting',
+			message:
+				'waiting for its volume (PVC desk-1-data still Pending after a minute: check its StorageClass and provisioner, kubectl describe pvc desk-1-data)',
 		});
-		// Without a clock (a caller that cannot tell), or once the PVC is Bound: Unschedulable.
-		expect(memberState(p, pending).state).toBe('Unschedulable');
+		// Without a clock: the same wait, without the long-wait hint.
+		expect(memberState(p, pending)).toEqual({
+			state: 'Starting',
+			message: 'waiting for its volume',
+		});
+		// Once the PVC is Bound the scheduler's word stands (it is not the volume then).
 		expect(memberState(p, pvc('desk-1'), created + 5_000).state).toBe('Unschedulable');
 		// Any other scheduler message is capacity: Unschedulable at once.
 		const full = pod('desk-1', {

@@ -2,14 +2,20 @@
 
 import { describe, expect, it } from 'vitest';
 import { groupMembers, memberView } from '../../source/pool/member-state.js';
-import { limitRollout, maxUnavailableOf, rolloutProgress } from '../../source/pool/rollout.js';
+import {
+	limitRollout,
+	maxUnavailableOf,
+	rolloutProgress,
+	rolloutText,
+} from '../../source/pool/rollout.js';
 import { specProblems, validateSpec } from '../../source/pool/spec.js';
+import { countMembers, shortfall } from '../../source/pool/status.js';
 import { HASH, lease, NOW, pod, pvc } from './fixtures.js';
 
 const OLD = 'bbbbbbbbbbbbbbbb';
 
 /** Views of pool desk of size 6: members 1-4 on the old source and Ready, 5 Starting on the new, 6 claimed and old. */
-function views() {
+function views(waves = false) {
 	const pods = [1, 2, 3, 4].map((i) => pod(`desk-${i}`, { hash: OLD }));
 	pods.push(pod('desk-5', { phase: 'Pending', conditions: [] }));
 	pods.push(pod('desk-6', { hash: OLD }));
@@ -20,16 +26,17 @@ function views() {
 		pvcs,
 		leases: [lease('desk-6', 'alice@example.com')],
 	});
-	return members.map((m) => memberView(m, { size: 6, sourceHash: HASH }, NOW));
+	return members.map((m) => memberView(m, { size: 6, sourceHash: HASH, waves }, NOW));
 }
 
 describe('the rollout', () => {
-	it('resolves maxUnavailable: a number, a percentage of the size rounded down, 25% by default, at least 1', () => {
+	it('resolves maxUnavailable: a number, a percentage of the size rounded down, at least 1; no limit when absent (the seed: all at once)', () => {
 		expect(maxUnavailableOf({ size: 20, maxUnavailable: 3 })).toBe(3);
 		expect(maxUnavailableOf({ size: 20, maxUnavailable: '10%' })).toBe(2);
-		expect(maxUnavailableOf({ size: 20 })).toBe(5);
-		expect(maxUnavailableOf({ size: 3 })).toBe(1);
-		expect(maxUnavailableOf({ size: 0 })).toBe(1);
+		expect(maxUnavailableOf({ size: 20, maxUnavailable: '25%' })).toBe(5);
+		expect(maxUnavailableOf({ size: 3, maxUnavailable: '25%' })).toBe(1);
+		expect(maxUnavailableOf({ size: 0, maxUnavailable: '25%' })).toBe(1);
+		expect(maxUnavailableOf({ size: 20 })).toBeNull();
 	});
 
 	it('holds back replaces of Ready drifted members beyond the budget, lowest index first, and nothing else', () => {
@@ -60,5 +67,49 @@ describe('the rollout', () => {
 			expect(specProblems({ ...base, maxUnavailable: bad }).join()).toMatch(
 				/maxUnavailable .* must be a whole number of at least 1 or a percentage/,
 			);
+	});
+
+	it('shows the image it rolls to, the source hash only when the image is not known', () => {
+		expect(rolloutProgress(views(), HASH, 'ghcr.io/example/desktop:2')).toEqual({
+			target: HASH,
+			image: 'ghcr.io/example/desktop:2',
+			updated: 1,
+			total: 5,
+		});
+		expect(
+			rolloutText({ target: HASH, image: 'ghcr.io/example/desktop:2', updated: 1, total: 5 }),
+		).toBe('rolling 1/5 to ghcr.io/example/desktop:2');
+		expect(rolloutText({ target: HASH, updated: 1, total: 5 })).toBe(
+			`rolling 1/5 to source ${HASH.slice(0, 8)}…`,
+		);
+	});
+});
+
+describe('members waiting for their wave', () => {
+	it('stay claimable with the old image, and say so: the pool is not exhausted', () => {
+		const v = views(true);
+		const old = v.filter((x) => x.index <= 4);
+		for (const x of old)
+			expect(x).toMatchObject({
+				drifted: true,
+				waitsForWave: true,
+				free: true,
+				message: 'old definition, replaced after release or in its wave',
+			});
+		// the claimed one on the old source is replaced after its release
+		expect(v[5]).toMatchObject({ free: false, waitsForWave: true });
+		expect(v[5]!.message).toBe('old definition, replaced after release or in its wave');
+		const c = countMembers(6, v);
+		expect(c).toMatchObject({ free: 5, claimableNow: 4, exhausted: false, drifted: 5 });
+		// they count as free in the no-free answer's parts too
+		expect(shortfall(6, v)).toMatchObject({ free: 5, drifted: 0, claimed: 1 });
+	});
+
+	it('without waves (no maxUnavailable) a drifted member is not free: the next reconcile replaces it', () => {
+		const v = views(false);
+		expect(v[0]).toMatchObject({ drifted: true, waitsForWave: false, free: false });
+		expect(v[0]!.message).toBe('old definition, replaced by the next reconcile');
+		expect(v[5]!.message).toBe('old definition, replaced after release');
+		expect(countMembers(6, v)).toMatchObject({ free: 1, exhausted: false });
 	});
 });

@@ -1,9 +1,11 @@
 /**
  * Least privilege: ctpool run as a ServiceAccount bound to exactly the Role `ctpool rbac`
- * prints (applied with `kubectl apply -f -`) can do everything; under `--read-only` it can
- * read and nothing else; and with any one rule (one verb of one resource) taken away,
- * exactly the operations that need it fail, exit 1, naming the verb, the resource and the
- * namespace, and the console shows the matching keys disabled with that reason.
+ * prints (the operator tier, applied with `kubectl apply -f -`) can do everything; under the
+ * viewer tier it can read and nothing else, under the reconciler tier reconcile (and its
+ * metrics) and no shell, each refusal naming the right and the tier that has it, before
+ * anything changes; and with any one rule (one verb of one resource) taken away, exactly the
+ * operations that need it fail, exit 1, naming the verb, the resource and the namespace, and
+ * the console shows the matching keys disabled with that reason.
  */
 
 import { loadAllYaml } from '@kubernetes/client-node';
@@ -12,7 +14,7 @@ import type { CommandIo } from '../../source/commands/io.js';
 import { runCli } from '../../source/commands/main.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { startPoolWatch } from '../../source/kube/pool-watch.js';
-import type { PolicyRule } from '../../source/pool/permissions.js';
+import { type PolicyRule, tierRules } from '../../source/pool/permissions.js';
 import { deniedCommands } from '../../source/tui/access.js';
 import { createEngineOperations } from '../../source/tui/engine-operations.js';
 import { Command } from '../../source/tui/keys.js';
@@ -188,6 +190,8 @@ const RULES = [
 	['', 'services', 'delete'],
 	['', 'services', 'get'],
 	['', 'pods/exec', 'create'],
+	// optional: the console's container log (L)
+	['', 'pods/log', 'get'],
 	...['get', 'list', 'create', 'update', 'delete', 'watch'].map((v) => [
 		'coordination.k8s.io',
 		'leases',
@@ -225,6 +229,66 @@ function without(
 			if (verbs.length > 0) out.push({ apiGroups: r.apiGroups, resources: [res], verbs });
 		}
 	return out;
+}
+
+/** How a refusal names the tier with the right a viewer or the reconciler lacks. */
+const OPERATOR_HAS_IT = /the operator tier has it: ctpool rbac --tier operator -n \S+/;
+
+/** The Role `ctpool rbac <args> -n <ns>` prints. */
+async function printedRole(args: string[]): Promise<{ rules: PolicyRule[] }> {
+	const printed = await ctpoolHere(['rbac', ...args, '-n', c.ns]);
+	expect(printed.code).toBe(0);
+	return (loadAllYaml(printed.stdout) as Array<{ kind: string; rules: PolicyRule[] }>).find(
+		(d) => d.kind === 'Role',
+	)!;
+}
+
+/** What a refused command must leave as it was: a pool's definition, its members, their Leases and PVC annotations. */
+async function clusterFacts(pool: string): Promise<unknown> {
+	const sel = { labelSelector: `corral.dev/vdi-ct-pool=${pool}` };
+	const cm = await c.api.get('configmaps', `corral-vdi-ctpool-${pool}`);
+	const spec = (cm?.data as Record<string, string> | undefined)?.spec;
+	const pods = (await c.api.list('pods', sel)).map((p) => `${p.metadata.name} ${p.metadata.uid}`);
+	const pvcs = (await c.api.list('persistentvolumeclaims', sel)).map(
+		(p) => `${p.metadata.name} ${p.metadata.uid} ${JSON.stringify(p.metadata.annotations ?? {})}`,
+	);
+	const leases = (await c.api.list('leases', sel)).map(
+		(l) => `${l.metadata.name} ${l.metadata.resourceVersion}`,
+	);
+	return { spec, pods: pods.sort(), pvcs: pvcs.sort(), leases: leases.sort() };
+}
+
+/**
+ * `reconcile --all --watch --metrics-addr 127.0.0.1:0` as the account until /metrics counts
+ * the pool's claim, then Ctrl-C: what it printed, its exit code and the last scrape.
+ */
+async function watchWithMetrics(
+	kc: string,
+	pool: string,
+): Promise<{ code: number; stderr: string; metrics: string }> {
+	const bg = backgroundRun([
+		...['reconcile', '--all', '--watch', '--metrics-addr', '127.0.0.1:0'],
+		...['--kubeconfig', kc],
+	]);
+	let metrics = '';
+	try {
+		const url = await waitFor(
+			() =>
+				bg.out.code !== undefined
+					? 'ended'
+					: /metrics on (http:\/\/\S+)\/metrics/.exec(bg.out.stderr)?.[1],
+			'the metrics address',
+		);
+		expect(url).not.toBe('ended');
+		await waitFor(async () => {
+			metrics = await (await fetch(`${url}/metrics`)).text();
+			return new RegExp(`^ctpool_pool_claimed\\{[^}]*pool="${pool}"[^}]*\\} 1$`, 'm').test(metrics);
+		}, `/metrics counts the claim in ${pool}`);
+	} finally {
+		bg.stop();
+	}
+	await bg.done;
+	return { code: bg.out.code!, stderr: bg.out.stderr, metrics };
 }
 
 /** The ctpool message for a denied verb on a resource in the namespace (source/kube/errors.ts). */
@@ -345,28 +409,18 @@ async function recordedStatus(pool: string): Promise<string | undefined> {
  * printed, or a pod it did not start again, is its failure here, with code 1.
  */
 async function watchRun(pool: string, kc: string): Promise<RunResult> {
-	const controller = new AbortController();
 	const member = `${pool}-1`;
 	const before = await podUid(member);
-	let stdout = '';
-	let stderr = '';
-	const io: CommandIo = {
-		stdout: { write: (t: string) => (stdout += t), isTTY: false },
-		stderr: { write: (t: string) => (stderr += t), isTTY: false },
-		env: { NO_COLOR: '1', CORRAL_NAMESPACE: c.ns },
-		signal: controller.signal,
-		engine: { deleteTimeoutMs: 20_000 },
-	};
-	let code: number | undefined;
-	const run = runCli(
-		['reconcile', pool, '--watch', '--interval', '10m', '--kubeconfig', kc],
-		io,
-	).then((n) => {
-		code = n;
-	});
+	const bg = backgroundRun(['reconcile', pool, '--watch', '--interval', '10m', '--kubeconfig', kc]);
+	const out = bg.out;
 	let again = false;
 	try {
-		await waitFor(() => code !== undefined || /Ctrl-C stops/.test(stderr), 'the watch to start');
+		await waitFor(
+			() => out.code !== undefined || /Ctrl-C stops/.test(out.stderr),
+			'the watch to start',
+		);
+		// refused up front: it ended before watching anything
+		if (out.code !== undefined) return { ...out, code: out.code || 1 };
 		// Its watches list (or are refused) after the banner; the pool found in their lists is
 		// reconciled at once, recording its status. A watch starts where its list ended, so a
 		// deletion after that reaches it. (Where the status cannot be recorded, a short wait.)
@@ -386,12 +440,34 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 			() => false,
 		);
 	} finally {
-		controller.abort();
+		bg.stop();
 	}
-	await run;
+	await bg.done;
 	// A denial it printed, or a pod it did not start again, is its failure.
-	const failed = !again || /forbidden/.test(stderr.replace(/^.*Events are not recorded.*$/gm, ''));
-	return { code: failed ? code || 1 : code!, stdout, stderr };
+	const failed =
+		!again || /forbidden/.test(out.stderr.replace(/^.*Events are not recorded.*$/gm, ''));
+	return { ...out, code: failed ? out.code || 1 : out.code! };
+}
+
+/** `ctpool <argv>` in this process until stopped (Ctrl-C): its output so far, and its end. */
+function backgroundRun(argv: string[]): {
+	out: { stdout: string; stderr: string; code: number | undefined };
+	stop(): void;
+	done: Promise<void>;
+} {
+	const controller = new AbortController();
+	const out = { stdout: '', stderr: '', code: undefined as number | undefined };
+	const io: CommandIo = {
+		stdout: { write: (t: string) => (out.stdout += t), isTTY: false },
+		stderr: { write: (t: string) => (out.stderr += t), isTTY: false },
+		env: { NO_COLOR: '1', CORRAL_NAMESPACE: c.ns },
+		signal: controller.signal,
+		engine: { deleteTimeoutMs: 20_000 },
+	};
+	const done = runCli(argv, io).then((n) => {
+		out.code = n;
+	});
+	return { out, stop: () => controller.abort(), done };
 }
 
 describeKubectl('least privilege', () => {
@@ -442,26 +518,24 @@ describeKubectl('least privilege', () => {
 		await consoleKeys(kube, 'fullp');
 	});
 
-	it('ctpool rbac --read-only: status and the console work, every mutating command fails with a 403', async () => {
-		const printed = await ctpoolHere([
-			'rbac',
-			'--read-only',
-			'--service-account',
-			'reader',
-			'-n',
-			c.ns,
-		]);
-		const ro = (loadAllYaml(printed.stdout) as Array<{ kind: string; rules: PolicyRule[] }>).find(
-			(d) => d.kind === 'Role',
-		)!;
+	it('the viewer tier: status, find, audit and the console work; every changing command and key is refused naming the right and the operator tier, and nothing changes', async () => {
+		const ro = await printedRole(['--tier', 'viewer', '--service-account', 'reader']);
+		expect(ro.rules).toEqual(tierRules('viewer'));
 		const kc = await grant('reader', ro.rules);
 		const kube = await loadKube({ kubeconfig: kc });
 		await admin(['apply', 'rop', ...POOL_FLAGS, '--size', '2']);
 		await running('rop', 2);
 		// A claim for the forced release to undo.
 		expect((await admin(['claim', 'rop', 'alice@example.com'])).stdout).toBe('rop-1\n');
-		const status = await ctpoolHere(['status', 'rop', '-o', 'json', '--kubeconfig', kc]);
-		expect(status.code).toBe(0);
+		const as = (argv: string[]) => ctpoolHere([...argv, '--kubeconfig', kc]);
+		for (const argv of [
+			['status', 'rop', '-o', 'json'],
+			['find', 'alice', '-o', 'json'],
+			['audit', 'rop', '-o', 'json'],
+		]) {
+			const r = await as(argv);
+			expect({ argv, code: r.code, stderr: r.stderr }).toEqual({ argv, code: 0, stderr: '' });
+		}
 		const store = createConsoleStore({
 			session: { namespace: c.ns, actor: 'reader' },
 			pool: 'rop',
@@ -482,29 +556,107 @@ describeKubectl('least privilege', () => {
 		} finally {
 			watch.stop();
 		}
+		// The console: every changing key and the shell disabled, saying which tier has the right;
+		// the container log (a read) stays.
 		const denied = await deniedCommands(kube, c.ns);
-		for (const key of [
-			Command.Claim,
-			Command.Release,
-			Command.Reconcile,
-			Command.Maintenance,
-			Command.Console,
-		])
-			expect(denied[key]).toMatch(denialPattern('\\S+', '\\S+'));
-		for (const argv of [
-			['apply', 'rop', '--size', '3'],
-			['apply', 'ron', ...POOL_FLAGS, '--size', '1'],
-			['claim', 'rop', 'bob@example.com'],
-			['maintenance', 'rop', 'rop-1', 'on'],
-			['release', 'rop', 'rop-1', 'x@example.com', '--force'],
-			['delete', 'rop'],
-		]) {
-			const r = await ctpoolHere([...argv, '--kubeconfig', kc]);
+		expect(Object.keys(denied).sort()).toEqual(
+			[
+				Command.Claim,
+				Command.Release,
+				Command.Reconcile,
+				Command.Loop,
+				Command.Maintenance,
+				Command.Console,
+			].sort(),
+		);
+		for (const key of Object.keys(denied) as Command[])
+			expect({ key, reason: denied[key] }).toEqual({
+				key,
+				reason: expect.stringMatching(OPERATOR_HAS_IT),
+			});
+		const before = await clusterFacts('rop');
+		for (const [argv, upFront] of [
+			[['apply', 'rop', '--size', '3'], false],
+			[['apply', 'ron', ...POOL_FLAGS, '--size', '1'], false],
+			[['claim', 'rop', 'bob@example.com'], true],
+			[['maintenance', 'rop', 'rop-1', 'on'], true],
+			[['release', 'rop', 'rop-1', 'x@example.com', '--force'], true],
+			[['reconcile', 'rop'], true],
+			[['delete', 'rop'], true],
+		] as const) {
+			const r = await as([...argv]);
 			expect({ argv, code: r.code }).toEqual({ argv, code: 1 });
 			expect(r.stderr).toMatch(
 				new RegExp(`forbidden: cannot (create|patch|update|delete) \\S+ in namespace ${c.ns}\\b`),
 			);
+			expect({ argv, stderr: r.stderr }).toEqual({
+				argv,
+				stderr: expect.stringMatching(OPERATOR_HAS_IT),
+			});
+			if (upFront) expect(r.stderr).toContain('refused before any change');
 		}
+		expect(await clusterFacts('rop')).toEqual(before);
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-ron')).toBeUndefined();
+	});
+
+	it('the reconciler tier: reconcile, reconcile --watch and its /metrics (counts only) work; definitions, the shell and the log are refused naming the tier that has them', async () => {
+		const rr = await printedRole(['--tier', 'reconciler', '--service-account', 'recon']);
+		expect(rr.rules).toEqual(tierRules('reconciler'));
+		const kc = await grant('recon', rr.rules);
+		const kube = await loadKube({ kubeconfig: kc });
+		await admin(['apply', 'rcp', ...POOL_FLAGS, '--size', '2']);
+		await running('rcp', 2);
+		const held = (await admin(['claim', 'rcp', 'alice@example.com'])).stdout.trim();
+		const other = held === 'rcp-1' ? 'rcp-2' : 'rcp-1';
+		const as = (argv: string[]) => ctpoolHere([...argv, '--kubeconfig', kc]);
+		// a member's pod gone: reconcile starts it again
+		await c.api.delete('pods', other, { gracePeriodSeconds: 0 });
+		await waitFor(async () => (await podUid(other)) === undefined, `${other} gone`);
+		const once = await as(['reconcile', 'rcp']);
+		expect({ code: once.code, stderr: once.stderr }).toEqual({ code: 0, stderr: '' });
+		expect(once.stdout).toContain(`${other} started`);
+		expect((await as(['status', 'rcp'])).code).toBe(0);
+		// The in-cluster Deployment's command, with its metrics.
+		const scraped = await watchWithMetrics(kc, 'rcp');
+		expect(scraped.stderr).not.toMatch(/forbidden/);
+		expect(scraped.code).toBe(0);
+		expect(scraped.metrics).toMatch(
+			new RegExp(`^ctpool_pool_claimed\\{namespace="${c.ns}",pool="rcp"\\} 1$`, 'm'),
+		);
+		// Counts only: no holder, no identity, in a label or a value.
+		expect(scraped.metrics).not.toMatch(/alice|example\.com|reconciler|serviceaccount/i);
+		for (const line of scraped.metrics.split('\n').filter((l) => l && !l.startsWith('#'))) {
+			const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+			expect({ line, ok: m !== null }).toEqual({ line, ok: true });
+			expect(Number.isFinite(Number(m![3]))).toBe(true);
+			for (const pair of (m![2] ?? '').split(/,(?=[a-z_]+=)/).filter(Boolean))
+				expect(['namespace', 'pool', 'state', 'kind', 'le']).toContain(pair.split('=')[0]);
+		}
+		// What it must not do: make or delete definitions, open a shell, read a log.
+		const made = await as(['apply', 'rcn', ...POOL_FLAGS, '--size', '1']);
+		expect(made.code).toBe(1);
+		expect(made.stderr).toMatch(
+			new RegExp(`forbidden: cannot create configmaps in namespace ${c.ns}\\b`),
+		);
+		expect(made.stderr).toMatch(OPERATOR_HAS_IT);
+		const gone = await as(['delete', 'rcp']);
+		expect(gone.code).toBe(1);
+		expect(gone.stderr).toMatch(
+			/delete refused before any change: forbidden: cannot delete configmaps/,
+		);
+		expect(gone.stderr).toMatch(OPERATOR_HAS_IT);
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-rcp')).toBeDefined();
+		expect(await c.api.get('configmaps', 'corral-vdi-ctpool-rcn')).toBeUndefined();
+		const denied = await deniedCommands(kube, c.ns);
+		expect(Object.keys(denied).sort()).toEqual([Command.Console, Command.ContainerLog].sort());
+		expect(denied[Command.Console]).toMatch(/cannot create pods\/exec .*the operator tier has it/);
+		expect(denied[Command.ContainerLog]).toMatch(/cannot get pods\/log .*the viewer tier has it/);
+	});
+
+	it('the operator tier is the default: the Role every test above ran under', async () => {
+		expect(role.rules).toEqual(tierRules('operator'));
+		const named = await printedRole(['--tier', 'operator', '--service-account', 'desk-admin']);
+		expect(named.rules).toEqual(role.rules);
 	});
 
 	it('takes away, one at a time below, every rule of the printed Role and nothing else', () => {

@@ -204,22 +204,30 @@ export class RealAudit {
 
 	/** ctpool's mutating requests after a mark, in the simulated audit's shape. */
 	async ctpoolMutations(mark: number): Promise<AuditMutation[]> {
-		return (await this.ctpoolRequests(mark))
-			.filter((l) => MUTATING.has(l.verb) && !l.objectRef?.subresource)
-			.map((l, i) => {
-				const code = l.responseStatus?.code ?? 0;
-				return {
-					seq: mark + i,
-					time: l.requestReceivedTimestamp ?? '',
-					verb: l.verb,
-					resource: l.objectRef?.resource ?? '',
-					...(l.objectRef?.namespace ? { namespace: l.objectRef.namespace } : {}),
-					name: l.objectRef?.name ?? '',
-					resourceVersion: '',
-					code,
-					who: 'ctpool',
-					changed: code >= 200 && code < 300,
-				};
-			});
+		return (
+			(await this.ctpoolRequests(mark))
+				// a self review (what may I do?) is a create that stores nothing
+				.filter(
+					(l) =>
+						MUTATING.has(l.verb) &&
+						!l.objectRef?.subresource &&
+						!/^selfsubject\w+reviews$/.test(l.objectRef?.resource ?? ''),
+				)
+				.map((l, i) => {
+					const code = l.responseStatus?.code ?? 0;
+					return {
+						seq: mark + i,
+						time: l.requestReceivedTimestamp ?? '',
+						verb: l.verb,
+						resource: l.objectRef?.resource ?? '',
+						...(l.objectRef?.namespace ? { namespace: l.objectRef.namespace } : {}),
+						name: l.objectRef?.name ?? '',
+						resourceVersion: '',
+						code,
+						who: 'ctpool',
+						changed: code >= 200 && code < 300,
+					};
+				})
+		);
 	}
 }

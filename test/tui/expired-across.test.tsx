@@ -61,6 +61,7 @@ function line(namespace: string, holder: string, name: string): AuditEntry {
 		holder,
 		identity: '',
 		actor: holder,
+		user: '',
 		force: false,
 		count: 1,
 		target: '',
@@ -68,6 +69,7 @@ function line(namespace: string, holder: string, name: string): AuditEntry {
 		message: `claim desk-1 for ${holder}`,
 		name,
 		instance: '',
+		clamped: false,
 	};
 }
 

@@ -132,7 +132,7 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 			'Do needs cpu 2, memory 4Gi; the roomiest node, node-a, has cpu 1, memory 6Gi free',
 		);
 		expect(frame).toContain(
-			"4 more fit when a node like node-b (cpu 8, memory 32Gi) is added; or lower the pool's cpu/memory with ctpool apply",
+			"4 more fit when a node like node-b (cpu 8, memory 32Gi) is added; or lower the pool's cpu/memory: ctpool apply desk --cpu <cores> --mem <memory> -n corral",
 		);
 	});
 
@@ -159,7 +159,7 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 		);
 		const frame = flat(await details(objects, s, columns, rows));
 		expect(frame).toContain(
-			'the pool image registry.invalid/desktop:1 cannot be pulled (3 of 3 members): fix it in the registry, or change it with: ctpool apply desk --image <image>',
+			'the pool image registry.invalid/desktop:1 cannot be pulled (3 of 3 members): fix it in the registry, or change it with: ctpool apply desk --image <image> -n corral',
 		);
 		expect(frame).toContain('the next reconcile replaces it (r reconciles now)');
 		// not pulled: the actual image is not known yet
@@ -276,7 +276,7 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 		const frame = r.lastFrame();
 		expectLayout(frame, columns, rows);
 		expect(flat(frame)).toContain(
-			'Do: desk: the pool image cannot be pulled; replacing stopped. Change the image: ctpool apply desk --image <image>',
+			'Do: desk: the pool image cannot be pulled; replacing stopped. Change the image: ctpool apply desk --image <image> -n corral',
 		);
 		// and in the details of a member
 		await r.press(KEY.enter, KEY.enter);

@@ -1,12 +1,13 @@
 /**
  * A rollout under way shows in the console: the member screens' header leads its spec line
- * with `rolling 2/4 to source <hash>…` (the figures below stay where they are), and the pools
- * screen leads a pool's last-reconcile cell with it where the column fits.
+ * with `rolling 2/4 to <image>` and what the members on the old image wait for (the figures
+ * below stay where they are), and the pools screen leads a pool's last-reconcile cell with it
+ * where the column fits. In a rollout in waves (maxUnavailable) the members waiting for their
+ * wave stay claimable: idle desktops on the old image are no exhaustion (issue 24, finding 2).
  */
 
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sourceFields, sourceHash } from '../../source/pool/index.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { member } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';
@@ -20,7 +21,8 @@ afterEach(() => {
 
 const OLD = spec({ size: 5, image: 'ghcr.io/example/desktop:1' });
 const NEW = spec({ size: 5, image: 'ghcr.io/example/desktop:2' });
-const TARGET = sourceHash(sourceFields(NEW));
+/** The image the rollout goes to, with or without its registry and path as the width allows. */
+const TO_NEW = 'rolling 2/4 to (ghcr\\.io/example/)?desktop:2';
 
 /**
  * desk moving from :1 to :2: desk-1 claimed on the old source (it stays), desk-2 and desk-3
@@ -48,8 +50,14 @@ describe.each([
 		r = await renderConsole(rollingDesk(), { columns, rows });
 		const frame = r.lastFrame();
 		const line = lineWith(frame, 'rolling');
-		expect(line).toContain(`rolling 2/4 to source ${TARGET.slice(0, 8)}…`);
-		expect(line).toContain('image ghcr.io/example/desktop:2');
+		// the image, never the source hash; the claimed member waits for its release
+		expect(line).toMatch(
+			new RegExp(`^${TO_NEW} · 1 (claimed on the )?old image, replaced after release`),
+		);
+		if (columns >= 200)
+			expect(line).toMatch(
+				/^rolling 2\/4 to ghcr\.io\/example\/desktop:2 · 1 claimed on the old image, replaced after release · size 5 · ephemeral/,
+			);
 		// whole at every size: the labels shorten where the full ones do not fit
 		expect(lineWith(frame, 'desired')).toMatch(
 			columns >= 120
@@ -76,8 +84,56 @@ describe.each([
 
 describe('rollout progress on the pools screen', () => {
 	it('leads the last-reconcile cell where the column fits', async () => {
-		r = await renderConsole(rollingDesk(null), { columns: 160, rows: 40 });
+		r = await renderConsole(rollingDesk(null), { columns: 180, rows: 40 });
 		const row = lineWith(r.lastFrame(), 'desktop:2');
-		expect(row).toContain(`rolling 2/4 to source ${TARGET.slice(0, 8)}…`);
+		expect(row).toContain('rolling 2/4 to ghcr.io/example/desktop:2');
+	});
+});
+
+/** desk in waves of 1, size 8: four claimed and four idle desktops, all on the old image. */
+function waitingDesk() {
+	const waves = spec({ size: 8, image: 'ghcr.io/example/desktop:2', maxUnavailable: 1 });
+	const users = ['alice', 'bob', 'carol', 'dave'];
+	return storeWith(
+		[1, 2, 3, 4, 5, 6, 7, 8].flatMap((i) =>
+			member('desk', i, waves, {
+				builtFrom: OLD,
+				...(i <= 4 ? { holder: `${users[i - 1]}@example.com` } : {}),
+			}),
+		),
+		{ spec: waves },
+	);
+}
+
+describe.each([
+	[80, 24],
+	[120, 40],
+])('a rollout in waves at %ix%i', (columns, rows) => {
+	it('keeps the idle desktops on the old image claimable: no EXHAUSTED, and the header and rows say what they wait for', async () => {
+		const store = waitingDesk();
+		r = await renderConsole(store, { columns, rows });
+		const frame = r.lastFrame();
+		expect(frame).not.toContain('EXHAUSTED');
+		expect(lineWith(frame, 'desired')).toMatch(
+			columns >= 120 ? /claimable now 4 soon 0 / : /free 4\+0 /,
+		);
+		expect(lineWith(frame, 'rolling')).toMatch(
+			/^rolling 0\/4 to (ghcr\.io\/example\/)?desktop:2 · 8 (on the )?old image, replaced after release or in its wave/,
+		);
+		const pool = store.getState().pools.desk!;
+		expect(pool.counts).toMatchObject({ free: 4, exhausted: false, drifted: 8 });
+		for (const row of pool.rows)
+			expect(row.message).toBe('old image, replaced after release or in its wave');
+		for (const l of lines(frame)) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+	});
+});
+
+describe('a rollout in waves, wide', () => {
+	it('says on each row that the member is on the old image, replaced after release or in its wave', async () => {
+		r = await renderConsole(waitingDesk(), { columns: 200, rows: 40 });
+		for (const m of ['desk-1', 'desk-5'])
+			expect(lineWith(r.lastFrame(), m)).toContain(
+				'old image, replaced after release or in its wave',
+			);
 	});
 });

@@ -7,6 +7,7 @@ import {
 	auditActionText,
 	auditActorText,
 	DEFAULT_EVENT_TTL_MS,
+	droppedText,
 } from '../../pool/audit.js';
 import { formatAge } from '../../text/age.js';
 import { clockTime } from '../age.js';
@@ -60,7 +61,10 @@ const COLUMNS: readonly ColumnSpec<AuditColumn>[] = [
 export function auditCell(column: AuditColumn, e: AuditEntry, now: number): Cell {
 	switch (column) {
 		case 'age':
-			return { text: formatAge(Math.max(0, now - e.time)), tone: 'muted' };
+			// a time the Event stated beyond its creation was clamped: marked, not trusted
+			return e.clamped
+				? { text: `${formatAge(Math.max(0, now - e.time))}!`, tone: 'warn' }
+				: { text: formatAge(Math.max(0, now - e.time)), tone: 'muted' };
 		case 'namespace':
 			return { text: e.namespace };
 		case 'pool':
@@ -88,11 +92,27 @@ export function scopeText(scope: AuditScope): string {
 	return 'all pools';
 }
 
-/** How far back the audit reaches: the cluster's Event TTL, and the oldest line seen. */
+/**
+ * How far back the audit reaches: the cluster's Event TTL, the oldest line seen, and the
+ * lines the console's cap left out.
+ */
 export function keptText(feed: AuditFeed, now: number): string {
 	const ttl = `Events kept ~${Math.round(DEFAULT_EVENT_TTL_MS / 3_600_000)}h by the cluster`;
-	return feed.oldest === null ? ttl : `${ttl}, oldest ${formatAge(now - feed.oldest)} ago`;
+	const kept =
+		feed.oldest === null ? ttl : `${ttl}, oldest ${formatAge(Math.max(0, now - feed.oldest))} ago`;
+	const dropped = droppedText({
+		dropped: feed.dropped ?? 0,
+		droppedClamped: feed.droppedClamped ?? 0,
+	});
+	return dropped ? `${kept} · ${dropped}` : kept;
 }
+
+/** The audit screen's warning, fitted to its width: what Events prove, and what does. */
+export const SCREEN_TRUST_NOTE =
+	"Events are written by their reporters: anyone who may create events can forge a line. The cluster's own record is the API server's audit log (--audit-log-path).";
+
+/** Lines of the trust note at most. */
+const TRUST_LINES = 2;
 
 /** Lines of the selected line's whole text at most. */
 const WHOLE_LINES = 4;
@@ -119,13 +139,17 @@ export function AuditView({ width, height }: AuditViewProps) {
 	const selected = lines[at];
 	const whole = selected
 		? wrapText(
-				`${clockTime(selected.time)} ${selected.namespace ? `ns ${selected.namespace} · ` : ''}${selected.message}${selected.instance ? ` · from ${selected.instance}` : ''}`,
+				`${clockTime(selected.time)} ${selected.namespace ? `ns ${selected.namespace} · ` : ''}${selected.message}${selected.instance ? ` · from ${selected.instance}` : ''}${selected.clamped ? ' · its stated time lies beyond its creation (forged, or a wrong clock): shown at its creation' : ''}`,
 				Math.max(10, width),
 			).slice(0, WHOLE_LINES)
 		: [];
 	const problem = parseAuditFilter(view.filter).problem;
-	// title, column titles, the rows, then a rule and the selected line whole
-	const bodyHeight = Math.max(1, height - 2 - (whole.length > 0 ? whole.length + 1 : 0));
+	const trust = wrapText(SCREEN_TRUST_NOTE, Math.max(10, width)).slice(0, TRUST_LINES);
+	// title, column titles, the rows, then a rule and the selected line whole, then the note
+	const bodyHeight = Math.max(
+		1,
+		height - 2 - (whole.length > 0 ? whole.length + 1 : 0) - trust.length,
+	);
 	start.current = windowStart(lines.length, at, bodyHeight, start.current);
 	const shown = lines.slice(start.current, start.current + bodyHeight);
 	const status = problem
@@ -185,6 +209,12 @@ export function AuditView({ width, height }: AuditViewProps) {
 					))}
 				</>
 			) : null}
+			{trust.map((line, i) => (
+				// biome-ignore lint/suspicious/noArrayIndexKey: the lines of one text, in order
+				<Text key={`trust-${i}`} color={theme.muted} wrap="truncate">
+					{line}
+				</Text>
+			))}
 		</Box>
 	);
 }

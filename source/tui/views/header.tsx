@@ -2,12 +2,12 @@
 
 import { Box, Text } from 'ink';
 import { recordedStorm } from '../../pool/index.js';
-import { rolloutText } from '../../pool/rollout.js';
 import { refusedIn } from '../audit-filter.js';
 import { columnTitle } from '../member-columns.js';
 import { poolColumnTitle, UNKNOWN } from '../pool-columns.js';
-import { type PoolDerivation, poolRollout } from '../pool-derivation.js';
+import type { PoolDerivation } from '../pool-derivation.js';
 import { poolName as nameOfPool, poolNamespace } from '../pool-key.js';
+import { rolloutLead } from '../rollout-lead.js';
 import { sortLabel } from '../sorting.js';
 import { headerConnection } from '../staleness.js';
 import { knownFigures, type Screen } from '../store.js';
@@ -25,13 +25,19 @@ export function headerHeight(screen: Screen, note: string): number {
 	return base + (note ? 1 : 0);
 }
 
-function specLine(p: PoolDerivation | null, pool: string, known: boolean): string {
+/** The pool's spec in one line (without the image when a rollout's lead names it). */
+function specLine(
+	p: PoolDerivation | null,
+	pool: string,
+	known: boolean,
+	rolling: boolean,
+): string {
 	if (!p?.defined && !known) return `pool ${pool}: ${UNKNOWN} reading its definition`;
 	if (!p?.defined) return `pool ${pool}: no definition ConfigMap in this namespace`;
 	if (!p.spec) return `definition unreadable: ${p.specError ?? ''}`;
 	const s = p.spec;
 	const parts = [
-		`image ${s.image}`,
+		...(rolling ? [] : [`image ${s.image}`]),
 		`size ${s.size}`,
 		s.mode,
 		`cpu ${s.cpu}`,
@@ -170,7 +176,7 @@ export function Header() {
 	);
 	const c = pool?.counts;
 	// a rollout leads the spec line (the new source's spec): the figures below stay in place
-	const rollout = knownCounts && pool ? poolRollout(pool) : null;
+	const rollout = knownCounts && pool ? rolloutLead(pool, columns) : null;
 	const stormed = pool ? recordedStorm(pool.recorded?.errors, pool.pool) : false;
 	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
 	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
@@ -196,10 +202,10 @@ export function Header() {
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
 						{rollout ? (
 							<Text bold color={theme.accent}>
-								{clean(rolloutText(rollout))} ·{' '}
+								{clean(rollout)} ·{' '}
 							</Text>
 						) : null}
-						{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec))}
+						{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec, rollout !== null))}
 					</Text>
 					<Text wrap="truncate">
 						{!knownCounts ? (

@@ -7,12 +7,19 @@ import {
 	leaseName,
 	notFreeReason,
 	pvcName,
+	readLease,
 	SOURCE_LABEL,
 	toMillis,
 } from '../../pool/index.js';
 import { formatAge } from '../../text/age.js';
 import { ageSince, clockTime } from '../age.js';
-import { type HintFacts, type HintPool, hintPool, imageLine, memberHint } from '../member-hint.js';
+import {
+	type HintFacts,
+	type HintPool,
+	imageLine,
+	memberHint,
+	sessionHintPool,
+} from '../member-hint.js';
 import type { MemberRow } from '../member-row.js';
 import type { MemberObjectSet } from '../object-index.js';
 import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store.js';
@@ -30,7 +37,7 @@ export interface DetailLine {
 }
 
 function when(t: unknown, now: number): string {
-	const ms = toMillis(t as string | undefined);
+	const ms = typeof t === 'number' ? t : toMillis(t as string | undefined);
 	return ms === null ? '-' : `${clockTime(ms)} (${ageSince(ms, now)} ago)`;
 }
 
@@ -124,7 +131,7 @@ export function detailLines(
 	} else lines.push({ label: 'PVC', text: 'none', tone: 'muted' });
 	const lease = objects.lease;
 	if (lease) {
-		const spec = lease.spec ?? {};
+		const spec = readLease(lease);
 		const expiry =
 			row.leaseExpiresAt === null
 				? 'no readable expiry (counts as expired)'
@@ -133,7 +140,7 @@ export function detailLines(
 					: `expires in ${formatAge(row.leaseExpiresAt - now)}`;
 		lines.push({
 			label: 'Lease',
-			text: `${lease.metadata.name ?? leaseName(row.name)} · holder ${spec.holderIdentity || '-'} · acquired ${when(spec.acquireTime, now)} · renewed ${when(spec.renewTime, now)} · ${spec.leaseDurationSeconds ?? '?'}s · ${expiry}`,
+			text: `${lease.metadata.name ?? leaseName(row.name)} · holder ${spec.holder || '-'} · acquired ${when(spec.acquireTime, now)} · renewed ${when(spec.renewTime, now)} · ${spec.durationSeconds ?? '?'}s · ${expiry}`,
 			tone: row.claimExpired ? 'error' : undefined,
 		});
 	} else lines.push({ label: 'Lease', text: 'none (no claim)', tone: 'muted' });
@@ -214,6 +221,8 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 		of: useConsole((s) => visibleRows(s).length),
 	};
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const poolKeyNow = useConsole((s) => s.pool);
+	const session = useConsole((s) => s.session);
 	const facts = useConsole((s) =>
 		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
 	);
@@ -232,7 +241,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	}
 	const hint: DetailHint | undefined = pool
 		? {
-				pool: hintPool(pool),
+				pool: sessionHintPool(session, poolKeyNow ?? pool.pool, pool),
 				facts,
 				width: Math.max(20, width - LABEL_WIDTH),
 			}

@@ -3,7 +3,7 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import { refusedByPool } from '../audit-filter.js';
-import { hintPool, poolHint } from '../member-hint.js';
+import { poolHint, sessionHintPool } from '../member-hint.js';
 import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
 import { splitPoolKey } from '../pool-key.js';
 import { connectionView } from '../staleness.js';
@@ -43,6 +43,7 @@ function PoolsTable({ width, height }: PoolsViewProps) {
 	const now = useConsole((s) => s.now);
 	const stale = useConsole((s) => connectionView(s.connection, s.now).stale);
 	const namespace = useConsole((s) => s.session.namespace);
+	const session = useConsole((s) => s.session);
 	const allNamespaces = useConsole((s) => s.session.allNamespaces);
 	const knownSpec = useConsole((s) => knownFigures(s).spec);
 	const knownCounts = useConsole((s) => knownFigures(s).counts);
@@ -72,11 +73,11 @@ function PoolsTable({ width, height }: PoolsViewProps) {
 		if (!knownCounts) return out;
 		for (const n of names) {
 			const p = pools[n];
-			const h = p ? poolHint(hintPool(p)) : null;
+			const h = p ? poolHint(sessionHintPool(session, n, p)) : null;
 			if (h) out.set(n, h);
 		}
 		return out;
-	}, [names, pools, knownCounts]);
+	}, [names, pools, knownCounts, session]);
 	// the row shown selected (the first when none is chosen yet)
 	const selectedHint = hints.get(names[Math.max(0, names.indexOf(selectedPool ?? ''))] ?? '');
 	const hintText =

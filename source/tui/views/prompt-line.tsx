@@ -56,6 +56,7 @@ export function promptLines(
 		case 'release': {
 			const holder = prompt.holder ? `held by ${truncate(prompt.holder, 80)}` : 'with no holder';
 			const stranded = prompt.stranded ? `; stranded: ${truncate(prompt.stranded, 160)}` : '';
+			// across namespaces (-A) two pools may share a name: the confirmation names its namespace
 			return wrapText(
 				`Release ${prompt.member}${ofPool(pool)} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
 				width,
