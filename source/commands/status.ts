@@ -108,7 +108,7 @@ function printTable(io: CommandIo, snap: PoolSnapshot, now: number, color: boole
 	const c = snap.counts;
 	println(
 		io.stdout,
-		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}${volumeWaits(snap.members, '   ')}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
+		`desired ${c.desired}   observed ${c.observed}   ready ${c.ready}   claimed ${c.claimed}   free ${c.free} (now ${c.claimableNow}, soon ${c.claimableSoon})   unschedulable ${c.unschedulable}${volumeWaits(snap.members, '   ')}   failed ${c.failed}   expired ${c.expired}   drifted ${c.drifted}${c.exhausted ? '   EXHAUSTED' : ''}`,
 	);
 	const rollout = liveRollout(snap);
 	if (rollout) println(io.stdout, rolloutText(rollout));
@@ -194,6 +194,8 @@ async function printPools(
 			String(c.claimed),
 			String(c.free),
 			String(c.unschedulable),
+			String(c.failed),
+			String(c.expired),
 			String(c.drifted),
 			c.exhausted ? 'EXHAUSTED' : 'no',
 			snap.specError
@@ -211,6 +213,8 @@ async function printPools(
 		'CLAIMED',
 		'FREE',
 		'UNSCHED',
+		'FAILED',
+		'EXPIRED',
 		'DRIFTED',
 		'EXHAUSTED',
 		'IMAGE',

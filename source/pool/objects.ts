@@ -31,6 +31,8 @@ export interface ContainerStatus {
 	name: string;
 	ready?: boolean;
 	restartCount?: number;
+	/** The running (or last) container's ID (`containerd://…`); it changes on each restart. */
+	containerID?: string;
 	/** The image the kubelet runs, as it reports it. */
 	image?: string;
 	/** The image's digest reference (`docker.io/library/x@sha256:...`). */

@@ -49,6 +49,10 @@ export interface PoolCounts {
 	claimed: number;
 	free: number;
 	unschedulable: number;
+	/** Members in state Failed (a broken image, a crashing container, a failed pod). */
+	failed: number;
+	/** Members whose claim expired (held until released or renewed). */
+	expired: number;
 	drifted: number;
 	exhausted: boolean;
 	/** Free and Ready: a claim gets a desktop at once. */
@@ -64,9 +68,13 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 	let claimed = 0;
 	let free = 0;
 	let unschedulable = 0;
+	let failed = 0;
+	let expired = 0;
 	let drifted = 0;
 	let claimableNow = 0;
 	for (const v of views) {
+		if (v.state === 'Failed') failed++;
+		if (v.claimExpired) expired++;
 		if (v.free && v.state === 'Ready') claimableNow++;
 		if (v.state !== 'Missing') observed++;
 		if (v.state === 'Ready') ready++;
@@ -82,6 +90,8 @@ export function countMembers(size: number, views: readonly MemberView[]): PoolCo
 		claimed,
 		free,
 		unschedulable,
+		failed,
+		expired,
 		drifted,
 		exhausted: observed > 0 && free === 0,
 		claimableNow,

@@ -1,7 +1,7 @@
 /**
  * The audit screen's lines: the console's audit trail narrowed to the screen's scope (all
  * shown pools, a pool, a member) and to the filter typed after `/`. The filter is words:
- * `pool:P`, `member:M`, `identity:I` (also `id:` and `by:`; the actor, the holder or the
+ * `pool:P` (`pool:NS/P` across namespaces), `ns:NS`, `member:M`, `identity:I` (also `id:` and `by:`; the actor, the holder or the
  * identity named), `action:A` (`force-release` for forced releases), `since:30m`; any other
  * word must appear in the line (pool, member, holder, actor, identity, action, note), case
  * ignored.
@@ -14,7 +14,7 @@ import {
 	DEFAULT_EVENT_TTL_MS,
 } from '../pool/audit.js';
 import { durationMs } from '../text/age.js';
-import { poolKey } from './pool-key.js';
+import { poolKey, splitPoolKey } from './pool-key.js';
 import type { AuditScope, ConsoleState } from './store.js';
 
 /** A parsed audit filter: the exact fields, the free words, and what did not parse. */
@@ -27,7 +27,9 @@ export interface ParsedAuditFilter {
 	problem: string;
 }
 
-const KEYS: Record<string, 'pool' | 'member' | 'identity' | 'action' | 'since'> = {
+const KEYS: Record<string, 'namespace' | 'pool' | 'member' | 'identity' | 'action' | 'since'> = {
+	ns: 'namespace',
+	namespace: 'namespace',
 	pool: 'pool',
 	member: 'member',
 	identity: 'identity',
@@ -53,6 +55,11 @@ export function parseAuditFilter(text: string): ParsedAuditFilter {
 			const ms = durationMs(value);
 			if (ms === null) out.problem = `since:${value} is not a duration (use 30m, 2h)`;
 			else out.sinceMs = ms;
+		} else if (key === 'pool' && value.includes('/')) {
+			// pool:team-b/desk names the namespace too (-A shows pools so)
+			const { namespace, pool } = splitPoolKey(value);
+			if (namespace) out.fields.namespace = namespace;
+			if (pool) out.fields.pool = pool;
 		} else if (value) out.fields[key] = value;
 	}
 	return out;
@@ -75,19 +82,24 @@ function haystack(e: AuditEntry): string {
 		.toLowerCase();
 }
 
-/** The lines of a scope that pass a filter, newest first (the entries' order). */
+/**
+ * The lines of a scope that pass a filter, newest first (the entries' order). The scope's
+ * pool is a pool key: `namespace/pool` when the console watches every namespace.
+ */
 export function filterAudit(
 	entries: readonly AuditEntry[],
 	scope: AuditScope,
 	filterText: string,
 	now: number,
+	allNamespaces = false,
 ): AuditEntry[] {
 	const f = parseAuditFilter(filterText);
 	const fields: AuditFilter = { ...f.fields };
 	if (f.sinceMs !== undefined) fields.since = now - f.sinceMs;
 	return entries.filter(
 		(e) =>
-			(scope.pool === undefined || e.pool === scope.pool) &&
+			(scope.pool === undefined ||
+				poolKey(allNamespaces ? e.namespace : null, e.pool) === scope.pool) &&
 			(scope.member === undefined || e.member === scope.member) &&
 			auditMatches(e, fields) &&
 			(f.words.length === 0 ||
@@ -108,7 +120,7 @@ let memo: {
 
 /** The audit screen's lines for a state (remembered while nothing they depend on changes). */
 export function auditLines(
-	state: Pick<ConsoleState, 'audit' | 'auditView' | 'now'>,
+	state: Pick<ConsoleState, 'audit' | 'auditView' | 'now' | 'session'>,
 ): readonly AuditEntry[] {
 	const { entries } = state.audit;
 	const { scope, filter } = state.auditView;
@@ -122,7 +134,7 @@ export function auditLines(
 		memo.minute === minute
 	)
 		return memo.lines;
-	const lines = filterAudit(entries, scope, filter, state.now);
+	const lines = filterAudit(entries, scope, filter, state.now, state.session.allNamespaces);
 	memo = { entries, scope, filter, minute, lines };
 	return lines;
 }

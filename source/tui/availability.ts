@@ -43,6 +43,12 @@ export function blockedReason(
 			if (screen !== 'members') return 'marks are made on the members screen';
 			return row ? null : 'select a member first';
 		case Command.MarkExpired:
+			// on the pools screen * releases (after one confirmation): release's rights apply
+			if (screen === 'pools')
+				return (
+					staticBlock(state, Command.Release) ??
+					(state.busy ? `wait: ${state.busy.label} is running` : null)
+				);
 			return screen === 'members' ? null : 'marks are made on the members screen';
 		case Command.Unmark:
 			return state.marks.size > 0 ? null : 'nothing is marked';

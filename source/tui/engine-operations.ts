@@ -13,6 +13,7 @@ import {
 	readNodeRooms,
 	reconcile,
 	release,
+	releaseExpired,
 	setMaintenance,
 } from '../engine/index.js';
 import type { Kube } from '../kube/config.js';
@@ -20,12 +21,19 @@ import { describeError } from '../kube/errors.js';
 import { failureKind } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { boundedString } from './bounded-object.js';
+import { betweenLine, containerOf, hasPreviousContainer, nextContainer } from './log-follow.js';
 import { HINT_LOG_LINES, type HintFacts } from './member-hint.js';
 import type { ConsoleOperations } from './operations.js';
-import { poolName, poolNamespace } from './pool-key.js';
+import { poolName, poolNamespace, splitPoolKey } from './pool-key.js';
 import { createReconcileLoop, type ReconcileLoop } from './reconcile-loop.js';
 import { authWord } from './staleness.js';
-import { type BulkAction, bulkVerb, type ConsoleStore, selectedRow } from './store.js';
+import {
+	type BulkAction,
+	bulkVerb,
+	type ConsoleStore,
+	type PodLogView,
+	selectedRow,
+} from './store.js';
 
 /** Who the console acts as when no --identity is given: the CLI's rule (CTPOOL_IDENTITY, else user@host). */
 export function defaultActor(): string {
@@ -147,11 +155,11 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		const { ctx, seen } = context(where.pool);
 		running = (async () => {
 			try {
-				const message = await fn(ctx, (m) => store.getState().setBusyDetail(m));
+				const message = inPool(where.pool, await fn(ctx, (m) => store.getState().setBusyDetail(m)));
 				store.getState().setStatus(message, 'ok');
 				store.getState().setAuthProblem(null);
 			} catch (err) {
-				const message = describeError(err);
+				const message = inPool(where.pool, describeError(err));
 				noteAuth(message);
 				store.getState().setStatus(message, 'error');
 				if (!seen.error)
@@ -171,6 +179,8 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	};
 	let running: Promise<void> | null = null;
 	let logFollow: AbortController | null = null;
+	/** The last lines of a member's pod that was replaced while its log was followed. */
+	let kept: { member: string; lines: readonly string[] } | null = null;
 
 	const reconcileWith = async (ctx: EngineContext, pool: string): Promise<string> => {
 		const result = await reconcile(ctx, pool);
@@ -327,6 +337,39 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				},
 			);
 		},
+		releaseExpired(claims) {
+			const n = claims.length;
+			act(
+				`releasing ${n} expired claim${n === 1 ? '' : 's'}`,
+				{ pool: '', action: 'release' },
+				async (ctx, progress) => {
+					const outcomes = await releaseExpired(ctx, claims, {
+						onProgress: progress,
+						onOutcome: (o) => {
+							if (o.ok) return;
+							noteAuth(o.message);
+							store.getState().logEvent({
+								time: Date.now(),
+								actor,
+								pool: `${o.namespace}/${o.pool}`,
+								member: o.member,
+								action: 'release',
+								outcome: 'error',
+								message: o.message,
+							});
+						},
+					});
+					const done = outcomes.filter((o) => o.ok).map((o) => o.member);
+					const failed = outcomes.filter((o) => !o.ok);
+					const summary = `release expired: ${done.length} of ${n} done${done.length > 0 ? ` (${done.join(', ')})` : ''}`;
+					if (failed.length > 0)
+						throw new Error(
+							`${summary}; ${failed.length} not: ${failed.map((o) => `${o.namespace}/${o.pool} ${o.member}: ${o.message}`).join('; ')}`,
+						);
+					return summary;
+				},
+			);
+		},
 		loadEvents(member) {
 			loadHintFacts(member);
 			const set = store.getState().setDetails;
@@ -351,6 +394,19 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			const follow = new AbortController();
 			logFollow = follow;
 			const s = store.getState();
+			// a replaced pod has no previous container: its predecessor's lines, kept, are shown
+			if (previous && kept?.member === member && !hasPreviousContainer(store, member)) {
+				s.setPodLog({
+					member,
+					previous,
+					phase: 'ended',
+					lines: kept.lines,
+					dropped: 0,
+					error: null,
+					note: 'the replaced pod',
+				});
+				return;
+			}
 			s.setPodLog({ member, previous, phase: 'connecting', lines: [], dropped: 0, error: null });
 			// lines are batched into one store update per tick of the event loop
 			let pending: string[] = [];
@@ -361,30 +417,67 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				pending = [];
 				if (!follow.signal.aborted) store.getState().appendPodLog(member, lines);
 			};
-			const setPhase = (phase: 'following' | 'ended' | 'error', error: string | null = null) => {
+			const flush = () => {
+				if (!timer) return;
+				clearTimeout(timer);
+				push();
+			};
+			const setPhase = (phase: PodLogView['phase'], error: string | null = null) => {
 				if (follow.signal.aborted) return;
-				if (timer) {
-					clearTimeout(timer);
-					push();
-				}
+				flush();
 				const log = store.getState().podLog;
 				if (log?.member === member) store.getState().setPodLog({ ...log, phase, error });
 			};
 			const open = store.getState().pool;
-			void memberLog(
-				open ? engine.context({ namespace: poolNamespace(open, namespace) }) : engine.ctx,
-				member,
-				AbortSignal.any([abort.signal, follow.signal]),
-				(line) => {
-					pending.push(sanitize(boundedString(line)));
-					timer ??= setTimeout(push, 50);
-				},
-				{ previous },
-				() => setPhase('following'),
-			).then(
-				() => setPhase('ended'),
-				(err) => setPhase('error', describeError(err)),
-			);
+			const ctx = open ? engine.context({ namespace: poolNamespace(open, namespace) }) : engine.ctx;
+			const signal = AbortSignal.any([abort.signal, follow.signal]);
+			const read = () =>
+				memberLog(
+					ctx,
+					member,
+					signal,
+					(line) => {
+						pending.push(sanitize(boundedString(line)));
+						timer ??= setTimeout(push, 50);
+					},
+					{ previous },
+					() => setPhase('following'),
+				);
+			if (previous) {
+				void read().then(
+					() => setPhase('ended'),
+					(err) => setPhase('error', describeError(err)),
+				);
+				return;
+			}
+			void (async () => {
+				let container = containerOf(store.getState().memberObjects(member).pod);
+				for (;;) {
+					let failure: string | null = null;
+					try {
+						await read();
+					} catch (err) {
+						failure = describeError(err);
+					}
+					if (signal.aborted) return;
+					// refused while its container runs on (forbidden, a server error): an error, not
+					// an end; either way a next container of the member is followed when it comes
+					const now = containerOf(store.getState().memberObjects(member).pod);
+					const running =
+						failure !== null && now !== null && now.id !== '' && now.id === container?.id;
+					setPhase(running ? 'error' : 'waiting', failure);
+					const next = await nextContainer(store, member, container, signal);
+					if (!next || signal.aborted) return;
+					const log = store.getState().podLog;
+					if (!log || log.member !== member) return;
+					const between = betweenLine(member, container, next);
+					if (container && next.uid !== container.uid) {
+						kept = { member, lines: log.lines };
+						store.getState().setPodLog({ ...log, lines: [between], dropped: 0 });
+					} else store.getState().appendPodLog(member, [between]);
+					container = next;
+				}
+			})();
 		},
 		stopLog() {
 			logFollow?.abort();
@@ -429,4 +522,14 @@ async function bulkStep(
 			action === 'maintenance-on',
 			action === 'maintenance-on' ? reason : undefined,
 		);
+}
+
+/**
+ * A message about a pool, led by its key when that names the namespace (-A: `desk` alone may
+ * be two pools) and the message does not name it already.
+ */
+function inPool(key: string, message: string): string {
+	return splitPoolKey(key).namespace === null || message.includes(key)
+		? message
+		: `${key}: ${message}`;
 }

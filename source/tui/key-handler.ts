@@ -4,11 +4,14 @@ import type { Key } from 'ink';
 import { identityProblem } from '../pool/index.js';
 import { sanitize } from '../text/sanitize.js';
 import { blockedReason, targetPool } from './availability.js';
+import { shownExpiredClaims } from './expired-claims.js';
 import { selectedHit } from './find-hits.js';
-import { bindingOf, Command, commandOf } from './keys.js';
+import { bindingOf, Command, commandOf, HELP_GROUPS } from './keys.js';
+import { editLine, lineOf } from './line-edit.js';
 import { columnTitle } from './member-columns.js';
 import type { ConsoleOperations } from './operations.js';
 import { poolColumnTitle } from './pool-columns.js';
+import { ofPool } from './pool-key.js';
 import { MEMBER_SORT_COLUMNS, nextSortColumn, POOL_SORT_COLUMNS, sortLabel } from './sorting.js';
 import {
 	type BulkAction,
@@ -18,7 +21,6 @@ import {
 	type ConsoleState,
 	type ConsoleStore,
 	currentPool,
-	type Prompt,
 	selectedRow,
 	visibleRows,
 } from './store.js';
@@ -92,36 +94,28 @@ function scrollKey(command: Command, ctx: KeyContext): boolean {
 	}
 }
 
-/** The keys of the bulk confirmation: ↑ ↓ PgUp PgDn scroll its list. */
-function bulkScroll(
-	prompt: Extract<Prompt, { kind: 'bulk' }>,
-	key: Key,
+/** The keys of a confirmation over a list: ↑ ↓ PgUp PgDn (k j too, unless typing) scroll it. */
+function listScroll(scroll: number, key: Key, input: string, typing: boolean): number | null {
+	if (key.upArrow || (!typing && input === 'k')) return scroll - 1;
+	if (key.downArrow || (!typing && input === 'j')) return scroll + 1;
+	if (key.pageUp) return scroll - 5;
+	if (key.pageDown) return scroll + 5;
+	return null;
+}
+
+/** Keeps a list's first shown line within it. */
+function clampScroll(scroll: number, length: number): number {
+	return Math.max(0, Math.min(length - 1, scroll));
+}
+
+/** The prompt's line after a key press (readline keys; see line-edit.ts), or null. */
+function edited<P extends { value: string; cursor?: number }>(
+	prompt: P,
 	input: string,
-): number | null {
-	const typing = prompt.action === 'maintenance-on';
-	if (key.upArrow || (!typing && input === 'k')) return prompt.scroll - 1;
-	if (key.downArrow || (!typing && input === 'j')) return prompt.scroll + 1;
-	if (key.pageUp) return prompt.scroll - 5;
-	if (key.pageDown) return prompt.scroll + 5;
-	return null;
-}
-
-function isPrintable(input: string, key: Key): boolean {
-	return (
-		input.length > 0 &&
-		!key.ctrl &&
-		!key.meta &&
-		!key.return &&
-		!key.escape &&
-		!key.tab &&
-		!/[\u0000-\u001f\u007f]/.test(input)
-	);
-}
-
-function editText(value: string, input: string, key: Key): string | null {
-	if (key.backspace || key.delete) return value.slice(0, -1);
-	if (isPrintable(input, key)) return value + sanitize(input);
-	return null;
+	key: Key,
+): P | null {
+	const line = editLine(lineOf(prompt), input, key);
+	return line ? { ...prompt, value: line.value, cursor: line.cursor } : null;
 }
 
 /**
@@ -171,6 +165,18 @@ const KEEPS_STATUS: ReadonlySet<Command> = new Set([
 	Command.Help,
 ]);
 
+/** ←/→, Tab and Shift-Tab, or a group's number: another group of keys in help; true when it was one. */
+function helpGroupKey(s: ConsoleState & ConsoleActions, input: string, key: Key): boolean {
+	const n = HELP_GROUPS.length;
+	let next: number | null = null;
+	if (key.rightArrow || (key.tab && !key.shift)) next = (s.helpGroup + 1) % n;
+	else if (key.leftArrow || (key.tab && key.shift)) next = (s.helpGroup + n - 1) % n;
+	else if (/^[1-9]$/.test(input) && Number(input) <= n) next = Number(input) - 1;
+	if (next === null) return false;
+	s.setHelpGroup(next);
+	return true;
+}
+
 /** Opens the audit screen on what the screen shows: every shown pool, the pool, the member. */
 function openAudit(ctx: KeyContext): void {
 	const s = ctx.store.getState();
@@ -198,10 +204,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 			} else if (key.return) s.setPrompt(null);
 			else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) {
-					s.setPrompt({ kind: 'filter', value });
-					setFilter(value);
+				const next = edited(prompt, input, key);
+				if (next) {
+					s.setPrompt(next);
+					if (next.value !== prompt.value) setFilter(next.value);
 				}
 			}
 			return;
@@ -214,15 +220,16 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 				if (!openHit(ctx) && s.find.trim())
 					s.setStatus(`nothing matches "${s.find.trim()}" (Esc clears the find)`, 'error');
-			} else if (key.upArrow) s.move(-1);
+			} else if (key.tab) s.setPrompt(null);
+			else if (key.upArrow) s.move(-1);
 			else if (key.downArrow) s.move(1);
 			else if (key.pageUp) s.move(-Math.max(1, ctx.pageSize()));
 			else if (key.pageDown) s.move(Math.max(1, ctx.pageSize()));
 			else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) {
-					s.setPrompt({ kind: 'find', value });
-					s.setFind(value);
+				const next = edited(prompt, input, key);
+				if (next) {
+					s.setPrompt(next);
+					if (next.value !== prompt.value) s.setFind(next.value);
 				}
 			}
 			return;
@@ -241,32 +248,29 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 					ctx.ops.claim(pool, identity);
 				}
 			} else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ kind: 'claim', value, error: null });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt({ ...next, error: null });
 			}
 			return;
 		}
 		if (prompt.kind === 'maintenance') {
 			if (key.escape) {
 				s.setPrompt(null);
-				s.setStatus(`maintenance of ${prompt.member} cancelled`);
+				s.setStatus(`maintenance of ${prompt.member}${ofPool(targetPool(s) ?? '')} cancelled`);
 			} else if (key.return) {
 				const pool = targetPool(s);
 				s.setPrompt(null);
 				if (pool) ctx.ops.maintenance(pool, prompt.member, true, prompt.value.trim());
 			} else {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ ...prompt, value });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt(next);
 			}
 			return;
 		}
 		if (prompt.kind === 'bulk') {
-			const scroll = bulkScroll(prompt, key, input);
+			const scroll = listScroll(prompt.scroll, key, input, prompt.action === 'maintenance-on');
 			if (scroll !== null) {
-				s.setPrompt({
-					...prompt,
-					scroll: Math.max(0, Math.min(prompt.members.length - 1, scroll)),
-				});
+				s.setPrompt({ ...prompt, scroll: clampScroll(scroll, prompt.members.length) });
 				return;
 			}
 			const acting = prompt.members.filter((m) => !m.skip).map((m) => m.name);
@@ -282,8 +286,21 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 				s.setPrompt(null);
 				s.setStatus(`${bulkVerb(prompt.action)}: cancelled (${acting.length} marked)`);
 			} else if (prompt.action === 'maintenance-on') {
-				const value = editText(prompt.value, input, key);
-				if (value !== null) s.setPrompt({ ...prompt, value });
+				const next = edited(prompt, input, key);
+				if (next) s.setPrompt(next);
+			}
+			return;
+		}
+		if (prompt.kind === 'expired') {
+			const scroll = listScroll(prompt.scroll, key, input, false);
+			if (scroll !== null)
+				s.setPrompt({ ...prompt, scroll: clampScroll(scroll, prompt.claims.length) });
+			else if (input === 'y' || input === 'Y') {
+				s.setPrompt(null);
+				ctx.ops.releaseExpired(prompt.claims);
+			} else if (input === 'n' || input === 'N' || key.escape) {
+				s.setPrompt(null);
+				s.setStatus(`release of ${prompt.claims.length} expired claims: cancelled`);
 			}
 			return;
 		}
@@ -295,11 +312,12 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			if (pool) ctx.ops.release(pool, prompt.member);
 		} else if (input === 'n' || input === 'N' || key.escape) {
 			s.setPrompt(null);
-			s.setStatus(`release of ${prompt.member} cancelled`);
+			s.setStatus(`release of ${prompt.member}${ofPool(targetPool(s) ?? '')} cancelled`);
 		}
 		return;
 	}
 
+	if (s.screen === 'help' && helpGroupKey(s, input, key)) return;
 	const command = commandOf(input, key);
 	if (!command) return;
 	if (s.screen === 'help') {
@@ -390,6 +408,10 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			if (row) s.setMarks([row.name], !s.marks.has(row.name));
 			return;
 		case Command.MarkExpired: {
+			if (s.screen === 'pools') {
+				confirmExpired(s);
+				return;
+			}
 			const expired = visibleRows(s).filter((r) => r.claimExpired && !r.reconciling);
 			s.setMarks(
 				expired.map((r) => r.name),
@@ -511,6 +533,20 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			quit(ctx);
 			return;
 	}
+}
+
+/** `*` on the pools screen: one confirmation of every expired claim shown, or why there is none. */
+function confirmExpired(s: ConsoleState & ConsoleActions): void {
+	const claims = shownExpiredClaims(s);
+	if (claims.length === 0) {
+		s.setStatus(
+			s.find.trim()
+				? `no member the find shows has an expired claim`
+				: 'no member of the shown pools has an expired claim',
+		);
+		return;
+	}
+	s.setPrompt({ kind: 'expired', claims, scroll: 0 });
 }
 
 function isInMaintenance(state: ConsoleState, member: string): boolean {

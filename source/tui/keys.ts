@@ -154,7 +154,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 		command: Command.MarkExpired,
 		keys: '*',
 		hint: 'mark expired',
-		description: 'mark every member (the filter lets through) whose claim expired',
+		description:
+			'members: mark every expired claim (the filter lets through) · pools, find: release every expired claim shown (one confirmation)',
 		mutating: false,
 	},
 	{
@@ -239,6 +240,69 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
 
+/** The commands that move the selection or scroll the text, on every screen. */
+export const MOVE_COMMANDS: readonly Command[] = [
+	Command.Up,
+	Command.Down,
+	Command.Top,
+	Command.Bottom,
+	Command.PageUp,
+	Command.PageDown,
+];
+
+/** The groups of keys help shows, in order; every binding is in exactly one. */
+export const HELP_GROUPS: ReadonlyArray<{ title: string; commands: readonly Command[] }> = [
+	{
+		title: 'Move',
+		commands: [
+			...MOVE_COMMANDS,
+			Command.PrevMember,
+			Command.NextMember,
+			Command.Open,
+			Command.Back,
+		],
+	},
+	{
+		title: 'Find, sort, mark',
+		commands: [
+			Command.Filter,
+			Command.Sort,
+			Command.Reverse,
+			Command.Mark,
+			Command.MarkExpired,
+			Command.Unmark,
+		],
+	},
+	{
+		title: 'Act on the cluster',
+		commands: [
+			Command.Claim,
+			Command.Release,
+			Command.Reconcile,
+			Command.Loop,
+			Command.Maintenance,
+			Command.Console,
+		],
+	},
+	{
+		title: 'Views',
+		commands: [
+			Command.Log,
+			Command.ContainerLog,
+			Command.Previous,
+			Command.Audit,
+			Command.Help,
+			Command.Quit,
+		],
+	},
+];
+
+/** The bindings of a help group, in KEY_BINDINGS order. */
+export function groupBindings(group: number): KeyBinding[] {
+	const commands = HELP_GROUPS[group]?.commands ?? [];
+	return KEY_BINDINGS.filter((b) => commands.includes(b.command));
+}
+
 /** The binding of a command. */
 export function bindingOf(command: Command): KeyBinding {
 	const b = KEY_BINDINGS.find((k) => k.command === command);
@@ -318,7 +382,8 @@ export function commandOf(input: string, key: Key): Command | null {
 	}
 }
 
-const NO_KEY: Key = {
+/** A key press with no key flag set (a plain character). */
+export const NO_KEY: Key = {
 	upArrow: false,
 	downArrow: false,
 	leftArrow: false,
@@ -352,7 +417,9 @@ export function keyPresses(input: string, key: Key): Array<[string, Key]> {
 		if (c === '\r' || c === '\n') return ['', { ...NO_KEY, return: true }];
 		if (c === '\u007f' || c === '\b') return ['', { ...NO_KEY, backspace: true }];
 		if (c === '\t') return ['', { ...NO_KEY, tab: true }];
-		if (c === '\u0003') return ['c', { ...NO_KEY, ctrl: true }];
+		// a control character in a burst is its Ctrl key (Ctrl-U, Ctrl-W in a prompt)
+		const code = c.charCodeAt(0);
+		if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ...NO_KEY, ctrl: true }];
 		return [c, { ...NO_KEY, shift: c !== c.toLowerCase() }];
 	});
 }

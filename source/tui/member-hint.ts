@@ -255,28 +255,45 @@ export function memberHint(
 	return lines;
 }
 
+/** The members of a pool (within size) in a state. */
+function countIn(pool: HintPool, state: string): number {
+	return pool.rows.filter((r) => !r.aboveSize && r.state === state).length;
+}
+
+/** A count with its noun, singular or plural (`1 member`, `2 members`). */
+function plural(n: number, noun: string): string {
+	return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /**
- * A short hint for a troubled pool on the pools screen (one line, the worst first), or null
- * when the pool needs nothing.
+ * What to do about a troubled pool on the pools screen: every cause, the most urgent first
+ * (an image that cannot be pulled, members that wait for room, Failed members, expired
+ * claims), or null when the pool needs nothing.
  */
 export function poolHint(pool: HintPool): string | null {
-	const name = pool.name;
-	if (pool.stormStopped) {
-		const pulls = pullFailures(pool);
-		return pulls.most
-			? `${name}: the pool image cannot be pulled; replacing stopped. Change the image: ${applyImage(pool)}`
-			: `${name}: most members fail the same way; replacing stopped. Enter, then Enter on a member`;
-	}
+	const causes: string[] = [];
 	const pulls = pullFailures(pool);
-	if (pulls.most) return `${name}: the pool image cannot be pulled; change it: ${applyImage(pool)}`;
-	const unsched = pool.rows.filter((r) => !r.aboveSize && r.state === 'Unschedulable').length;
+	if (pool.stormStopped)
+		causes.push(
+			pulls.most
+				? `the pool image cannot be pulled; replacing stopped. Change the image: ${applyImage(pool)}`
+				: 'most members fail the same way; replacing stopped. Enter, then Enter on a member',
+		);
+	else if (pulls.most)
+		causes.push(`the pool image cannot be pulled; change it: ${applyImage(pool)}`);
+	const unsched = countIn(pool, 'Unschedulable');
 	if (unsched > 0)
-		return `${name}: ${unsched} member${unsched === 1 ? '' : 's'} wait${unsched === 1 ? 's' : ''} for room on the nodes; Enter, then Enter on one: what it needs against what the nodes have`;
-	const failed = pool.rows.filter((r) => !r.aboveSize && r.state === 'Failed').length;
+		causes.push(
+			`${plural(unsched, 'member')} wait${unsched === 1 ? 's' : ''} for room on the nodes; Enter, then Enter on one: what it needs against what the nodes have`,
+		);
+	// the members that fail to pull are told above
+	const failed = countIn(pool, 'Failed') - (pulls.most ? pulls.count : 0);
 	if (failed > 0)
-		return `${name}: ${failed} member${failed === 1 ? '' : 's'} Failed; Enter, then Enter on one for what to do`;
+		causes.push(`${plural(failed, 'member')} Failed; Enter, then Enter on one for what to do`);
 	const expired = pool.rows.filter((r) => r.claimExpired).length;
 	if (expired > 0)
-		return `${name}: ${expired} expired claim${expired === 1 ? '' : 's'}; Enter, then x on a member force-releases it`;
-	return null;
+		causes.push(
+			`${plural(expired, 'expired claim')}; * releases the expired claims after one confirmation`,
+		);
+	return causes.length > 0 ? `${pool.name}: ${causes.join(' · ')}` : null;
 }

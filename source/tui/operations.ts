@@ -1,3 +1,4 @@
+import type { ExpiredClaim } from '../engine/release-expired.js';
 import type { BulkAction } from './store.js';
 
 /** What the console's keys ask of the cluster. Each starts in the background and never throws. */
@@ -17,6 +18,11 @@ export interface ConsoleOperations {
 	 * is reported member by member (a failure does not stop the others).
 	 */
 	bulk(pool: string, action: BulkAction, members: readonly string[], reason: string): void;
+	/**
+	 * Releases with --force each expired claim, in whatever pool and namespace it is; a claim
+	 * renewed since it was listed is left alone; the outcome is reported claim by claim.
+	 */
+	releaseExpired(claims: readonly ExpiredClaim[]): void;
 	/** Lists the recent Events of a member, and reads what its hint needs, for the details screen. */
 	loadEvents(member: string): void;
 	/** Follows a member's container log (the previous container's with previous) into the log view. */
@@ -33,6 +39,7 @@ export const NO_OPERATIONS: ConsoleOperations = {
 	toggleLoop() {},
 	maintenance() {},
 	bulk() {},
+	releaseExpired() {},
 	loadEvents() {},
 	followLog() {},
 	stopLog() {},

@@ -21,6 +21,8 @@ export type PoolColumn =
 	| 'refused'
 	| 'unschedulable'
 	| 'drifted'
+	| 'failed'
+	| 'expired'
 	| 'exhausted'
 	| 'reconcile';
 
@@ -36,15 +38,18 @@ export function poolColumns(nameWidth: number, namespaceWidth = 0): ColumnSpec<P
 			? [{ key: 'namespace' as const, title: 'NAMESPACE', min: ns, max: ns, priority: 0 }]
 			: []),
 		{ key: 'name', title: 'POOL', min: name, max: name, priority: 0 },
+		// IMAGE gives way first, before any column that says why a pool has no free member
 		{ key: 'image', title: 'IMAGE', min: 12, want: 24, ample: 32, max: 48, priority: 3 },
 		{ key: 'size', title: 'SIZE/OBS', min: 8, max: 9, priority: 0, align: 'right' },
 		{ key: 'ready', title: 'READY', min: 5, max: 5, priority: 1, align: 'right' },
-		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 7, priority: 1, align: 'right' },
+		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 7, priority: 2, align: 'right' },
 		{ key: 'free', title: 'FREE NOW', min: 8, max: 8, priority: 0, align: 'right' },
-		{ key: 'soon', title: 'SOON', min: 4, max: 4, priority: 1, align: 'right' },
-		{ key: 'refused', title: 'REFUSED/1H', min: 10, max: 10, priority: 1, align: 'right' },
-		{ key: 'unschedulable', title: 'UNSCHED', min: 7, max: 7, priority: 2, align: 'right' },
-		{ key: 'drifted', title: 'DRIFTED', min: 7, max: 7, priority: 2, align: 'right' },
+		{ key: 'soon', title: 'SOON', min: 4, max: 4, priority: 2, align: 'right' },
+		{ key: 'refused', title: 'REFUSED/1H', min: 10, max: 10, priority: 2, align: 'right' },
+		{ key: 'unschedulable', title: 'UNSCHED', min: 7, max: 7, priority: 1, align: 'right' },
+		{ key: 'drifted', title: 'DRIFTED', min: 7, max: 7, priority: 1, align: 'right' },
+		{ key: 'failed', title: 'FAILED', min: 6, max: 6, priority: 1, align: 'right' },
+		{ key: 'expired', title: 'EXPIRED', min: 7, max: 7, priority: 1, align: 'right' },
 		{ key: 'exhausted', title: 'EXHAUSTED', min: 9, max: 9, priority: 1 },
 		{
 			key: 'reconcile',
@@ -136,6 +141,10 @@ export function poolCell(
 			return { text: String(c.unschedulable), tone: c.unschedulable > 0 ? 'warn' : undefined };
 		case 'drifted':
 			return { text: String(c.drifted), tone: c.drifted > 0 ? 'warn' : undefined };
+		case 'failed':
+			return { text: String(c.failed), tone: c.failed > 0 ? 'error' : undefined };
+		case 'expired':
+			return { text: String(c.expired), tone: c.expired > 0 ? 'warn' : undefined };
 		case 'exhausted':
 			return c.exhausted ? { text: 'EXHAUSTED', tone: 'error' } : { text: 'no', tone: 'muted' };
 		case 'reconcile': {

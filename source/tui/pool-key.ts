@@ -31,6 +31,14 @@ export function poolName(key: string): string {
 	return splitPoolKey(key).pool;
 }
 
+/**
+ * ` of team-b/desk` after a member's name when the pool key names its namespace (-A, where
+ * two namespaces may each hold a pool of that name), else nothing.
+ */
+export function ofPool(pool: string): string {
+	return splitPoolKey(pool).namespace === null ? '' : ` of ${pool}`;
+}
+
 const EMPTY = new ObjectIndex();
 
 /**

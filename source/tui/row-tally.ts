@@ -18,6 +18,8 @@ export interface RowTally {
 	/** Free and Ready rows. */
 	freeReady: number;
 	unschedulable: number;
+	failed: number;
+	expired: number;
 	drifted: number;
 	/** Rows with a holder or a reconciler at work (the claim column). */
 	claimColumn: number;
@@ -38,6 +40,8 @@ export function emptyTally(): RowTally {
 		free: 0,
 		freeReady: 0,
 		unschedulable: 0,
+		failed: 0,
+		expired: 0,
 		drifted: 0,
 		claimColumn: 0,
 		maintenance: 0,
@@ -63,6 +67,8 @@ export function tallyRow(t: RowTally, row: MemberRow, by: 1 | -1): void {
 	if (row.state !== 'Missing') t.observed += by;
 	if (row.state === 'Ready') t.ready += by;
 	if (row.state === 'Unschedulable') t.unschedulable += by;
+	if (row.state === 'Failed') t.failed += by;
+	if (row.claimExpired) t.expired += by;
 	if (row.holder) t.claimed += by;
 	if (row.free) t.free += by;
 	if (row.free && row.state === 'Ready') t.freeReady += by;
@@ -90,6 +96,8 @@ export function tallyCounts(t: RowTally, size: number): PoolCounts {
 		claimed: t.claimed,
 		free: t.free,
 		unschedulable: t.unschedulable,
+		failed: t.failed,
+		expired: t.expired,
 		drifted: t.drifted,
 		exhausted: t.observed > 0 && t.free === 0,
 		claimableNow: t.freeReady,

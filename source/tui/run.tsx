@@ -189,7 +189,8 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	const startSecondary = () => {
 		if (secondary.started) return;
 		secondary.started = true;
-		secondary.auditFeed = startAuditFeed(kube, namespace, store);
+		// -A: who did what, and the refused claims, in every namespace the identity can list
+		secondary.auditFeed = startAuditFeed(kube, allNamespaces ? undefined : namespace, store);
 		// across namespaces the rights differ per namespace: the cluster's answer to each act
 		// says; a refusal shown is asked again until the right is back
 		secondary.access = startAccessRecheck({

@@ -42,6 +42,8 @@ export const POOL_SORT_COLUMNS: readonly PoolColumn[] = [
 	'refused',
 	'unschedulable',
 	'drifted',
+	'failed',
+	'expired',
 	'exhausted',
 	'reconcile',
 ];
@@ -130,6 +132,10 @@ export function poolSortKey(
 			return c.unschedulable;
 		case 'drifted':
 			return c.drifted;
+		case 'failed':
+			return c.failed;
+		case 'expired':
+			return c.expired;
 		case 'exhausted':
 			// ascending: EXHAUSTED pools first
 			return c.exhausted ? 0 : 1;

@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
 import type { EventLine } from '../engine/member-events.js';
+import type { ExpiredClaim } from '../engine/release-expired.js';
 import {
 	type ConnectionState,
 	WATCH_KINDS,
@@ -112,14 +113,16 @@ export function bulkVerb(action: BulkAction): string {
  * maintenance reason, or the one confirmation of an action on every marked member.
  */
 export type Prompt =
-	| { kind: 'claim'; value: string; error: string | null }
-	| { kind: 'maintenance'; member: string; value: string }
+	| { kind: 'claim'; value: string; cursor?: number; error: string | null }
+	| { kind: 'maintenance'; member: string; value: string; cursor?: number }
 	| {
 			kind: 'bulk';
 			action: BulkAction;
 			members: BulkMember[];
 			/** The maintenance reason (maintenance-on only). */
 			value: string;
+			/** Where the cursor is in value (absent: at its end). */
+			cursor?: number;
 			/** The first listed member shown (the list scrolls with ↑ ↓). */
 			scroll: number;
 	  }
@@ -130,9 +133,11 @@ export type Prompt =
 			/** Why its Lease will not expire as it should (a stranded member), else absent. */
 			stranded?: string;
 	  }
-	| { kind: 'filter'; value: string }
+	/** The one confirmation of `*` on the pools screen: every expired claim shown, across pools. */
+	| { kind: 'expired'; claims: ExpiredClaim[]; scroll: number }
+	| { kind: 'filter'; value: string; cursor?: number }
 	/** The find on the pools screen being typed (↑↓ pick a hit, Enter opens it). */
-	| { kind: 'find'; value: string };
+	| { kind: 'find'; value: string; cursor?: number };
 
 /** One line of the activity log. */
 export interface LogEntry extends EngineEvent {
@@ -174,7 +179,10 @@ export interface PodLogView {
 	member: string;
 	/** The previous (crashed) container's log rather than the current one's. */
 	previous: boolean;
-	phase: 'connecting' | 'following' | 'ended' | 'error';
+	/** waiting: the container ended; the view waits for the member's next one (log-follow.ts). */
+	phase: 'connecting' | 'following' | 'waiting' | 'ended' | 'error';
+	/** Whose lines these are when not the member's current pod's (`the replaced pod`). */
+	note?: string;
 	/** Sanitised lines, at most LOG_VIEW_LINES (the oldest go first). */
 	lines: readonly string[];
 	/** Lines dropped from the front to keep the bound. */
@@ -249,6 +257,8 @@ export interface ConsoleState {
 	screen: Screen;
 	/** The screen help returns to. */
 	helpReturn: Screen;
+	/** The group of keys help shows when they do not all fit (see help-view.tsx). */
+	helpGroup: number;
 	/** The open pool (null on the pools screen before one is opened). */
 	pool: string | null;
 	/** The pool selected on the pools screen. */
@@ -330,6 +340,8 @@ export interface ConsoleActions {
 	setScreen(screen: Screen): void;
 	/** Opens or replaces the prompt (null closes it). */
 	setPrompt(prompt: Prompt | null): void;
+	/** Shows another group of keys in help (from its first line). */
+	setHelpGroup(group: number): void;
 	/** Sets the filter text. */
 	setFilter(filter: string): void;
 	/** Sets the find text of the pools screen (its first hit selected). */
@@ -422,6 +434,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		history: {},
 		screen: opts.pool ? 'members' : 'pools',
 		helpReturn: opts.pool ? 'members' : 'pools',
+		helpGroup: 0,
 		pool: opts.pool ?? null,
 		selectedPool: opts.pool ?? null,
 		selected: null,
@@ -657,7 +670,7 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 				set({
 					screen,
 					helpReturn: state.screen === 'help' ? state.helpReturn : state.screen,
-					...(state.screen === 'help' ? {} : { scroll: 0 }),
+					...(state.screen === 'help' ? {} : { scroll: 0, helpGroup: 0 }),
 				});
 			else if (state.screen === 'help' || screen === state.screen)
 				// back from help: the log view follows again
@@ -674,6 +687,10 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 
 		setPrompt(prompt) {
 			set({ prompt });
+		},
+
+		setHelpGroup(helpGroup) {
+			set({ helpGroup, scroll: 0 });
 		},
 
 		setFilter(filter) {

@@ -46,9 +46,11 @@ describe('ctpool -A in a terminal', { timeout: 90_000 }, () => {
 			rows: 24,
 		});
 		await t.waitFor(/pools \(3\) · all namespaces/);
-		// the counts known (every kind listed): team-b's desk has one of two claimed
+		// the counts known (every kind listed): team-b's desk has one of two free (at 80
+		// columns READY, FREE NOW and the cause columns; CLAIMED gives way)
 		await t.waitFor(
-			(s) => /^team-b\s+desk\s+2\/2\s+\d+\s+1\s+1\s/m.test(s) && /^team-a\s+lab\s/m.test(s),
+			(s) =>
+				/^team-b\s+desk\s+2\/2\s+\d+\s+1\s+0\s+0\s+0\s+0\s/m.test(s) && /^team-a\s+lab\s/m.test(s),
 		);
 		const screen = t.screen();
 		expect(screen).toMatch(/^NAMESPACE\s+POOL\s/m);

@@ -105,6 +105,8 @@ describe('status', () => {
 			claimed: 1,
 			free: 1,
 			unschedulable: 1,
+			failed: 0,
+			expired: 0,
 			drifted: 0,
 			exhausted: false,
 			claimableNow: 1,

@@ -6,7 +6,6 @@
 
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../source/kube/objects.js';
 import type { AuditEntry } from '../../source/pool/audit.js';
 import { findMembers } from '../../source/pool/find.js';
 import {
@@ -19,11 +18,10 @@ import {
 	totalExhaustions,
 } from '../../source/tui/pool-history.js';
 import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
-import { createConsoleStore } from '../../source/tui/store.js';
 import { picture } from '../../source/tui/views/pool-picture.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
-import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
-import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
+import { configMap, deletes, inNamespace, member, NOW, upserts } from './fixtures.js';
+import { lines, lineWith, recordingOps, storeAcross, storeWith } from './helpers.js';
 import { flush, KEY, type RenderedConsole, renderConsole } from './render-console.js';
 
 /** An audit line of pool desk, at seconds before NOW. */
@@ -71,38 +69,23 @@ afterEach(() => {
 	r = null;
 });
 
-/** The objects moved to another namespace. */
-function inNamespace(namespace: string, objects: KubeObject[]): KubeObject[] {
-	return objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
-}
-
 /** Three pools in two namespaces (desk in both); bob holds team-a's desk-2, alice team-b's desk-1. */
 function acrossNamespaces() {
 	const two = spec({ size: 2 });
 	const one = spec({ size: 1 });
-	const store = createConsoleStore({
-		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
-		now: NOW,
-	});
-	store.getState().setConnection({ phase: 'synced', since: NOW });
-	store
-		.getState()
-		.applyBatch(
-			upserts([
-				...inNamespace('team-a', [
-					configMap('desk', two),
-					...member('desk', 1, two),
-					...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: 90_000 }),
-					configMap('lab', one),
-					...member('lab', 1, one),
-				]),
-				...inNamespace('team-b', [
-					configMap('desk', one),
-					...member('desk', 1, one, { holder: 'alice@example.com' }),
-				]),
-			]),
-		);
-	return store;
+	return storeAcross([
+		...inNamespace('team-a', [
+			configMap('desk', two),
+			...member('desk', 1, two),
+			...member('desk', 2, two, { holder: 'bob@example.com', claimedAgo: 90_000 }),
+			configMap('lab', one),
+			...member('lab', 1, one),
+		]),
+		...inNamespace('team-b', [
+			configMap('desk', one),
+			...member('desk', 1, one, { holder: 'alice@example.com' }),
+		]),
+	]);
 }
 
 describe('the pool index across namespaces', () => {

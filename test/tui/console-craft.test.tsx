@@ -331,12 +331,12 @@ describe.each(SIZES)('console craft at %ix%i', (columns, rows) => {
 		fits(r.lastFrame(), columns, rows);
 	});
 
-	it('help wraps every line to the width and scrolls to the last key', async () => {
+	it('help wraps every line to the width; ← goes to the last group (when paged), G to its end', async () => {
 		const { store } = desk();
 		r = await renderConsole(store, { columns, rows });
 		await r.press('?');
 		fits(r.lastFrame(), columns, rows);
-		await r.press('G');
+		await r.press(KEY.left, 'G');
 		const frame = r.lastFrame();
 		fits(frame, columns, rows);
 		expect(frame).toContain('q Ctrl-C');

@@ -241,6 +241,47 @@ describe('engine operations', () => {
 		ops.stopLog();
 	});
 
+	it('the log view follows the container across a restart, and keeps the last lines across a replace (p shows them; issue 24, finding 9)', async () => {
+		await waitFor(() => row('desk-2')?.state === 'Ready', { what: 'desk-2 Ready' });
+		ops.followLog('desk-2', false);
+		await waitFor(() => store.getState().podLog?.phase === 'following', { what: 'the log open' });
+		const crashed = 'fatal: cannot write to /data: Input/output error; exiting with status 1';
+		sim.cluster.controllers.crash('corral', 'desk-2');
+		// the stream ends with the crash; the view waits, then follows the restarted container
+		await waitFor(
+			() => store.getState().podLog?.lines.some((l) => l.includes('container restarted')) === true,
+			{ what: 'the restart line' },
+		);
+		const log = store.getState().podLog;
+		expect(log?.member).toBe('desk-2');
+		const at = log?.lines.findIndex((l) => l.includes('container restarted')) ?? -1;
+		expect(log?.lines.slice(0, at)).toContain(crashed);
+		expect(log?.lines[at]).toMatch(/── desk-2's container restarted \(restart \d+\) ──/);
+		// the pod is deleted and made again: a new log, the old one kept for p
+		const oldUid = store.getState().memberObjects('desk-2').pod?.metadata.uid;
+		await kube.core.deleteNamespacedPod({
+			name: 'desk-2',
+			namespace: 'corral',
+			gracePeriodSeconds: 0,
+		});
+		await waitFor(() => store.getState().memberObjects('desk-2').pod === null, {
+			what: 'the pod gone',
+		});
+		ops.reconcile('desk');
+		await idle();
+		await waitFor(
+			() => store.getState().podLog?.lines[0]?.includes('desk-2 was replaced') === true,
+			{ what: 'the new pod followed' },
+		);
+		expect(store.getState().memberObjects('desk-2').pod?.metadata.uid).not.toBe(oldUid);
+		expect(store.getState().podLog?.lines).not.toContain(crashed);
+		ops.followLog('desk-2', true);
+		const previous = store.getState().podLog;
+		expect(previous).toMatchObject({ member: 'desk-2', previous: true, note: 'the replaced pod' });
+		expect(previous?.lines).toContain(crashed);
+		ops.stopLog();
+	});
+
 	it('finds the keys the identity lacks RBAC rights for', async () => {
 		sim.cluster.config.deny = ['create pods/exec', 'delete pods'];
 		try {

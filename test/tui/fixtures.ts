@@ -199,3 +199,8 @@ export function upserts(objects: KubeObject[]): WatchChange[] {
 export function deletes(objects: KubeObject[]): WatchChange[] {
 	return objects.map((object) => ({ kind: kindOf(object), op: 'delete', object }));
 }
+
+/** The objects moved to another namespace. */
+export function inNamespace(namespace: string, objects: KubeObject[]): KubeObject[] {
+	return objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+}

@@ -31,6 +31,17 @@ export function storeWith(
 	return store;
 }
 
+/** A synced store watching every namespace (-A) on the pools screen, the objects applied as they are. */
+export function storeAcross(objects: KubeObject[]): ConsoleStore {
+	const store = createConsoleStore({
+		session: { namespace: 'corral', context: 'sim', allNamespaces: true },
+		now: NOW,
+	});
+	store.getState().setConnection({ phase: 'synced', since: NOW });
+	store.getState().applyBatch(upserts(objects));
+	return store;
+}
+
 /** The lines of a frame. */
 export function lines(frame: string): string[] {
 	return frame.split('\n');
@@ -53,6 +64,7 @@ export function recordingOps() {
 			toggleLoop: (...a: unknown[]) => void calls.push(['toggleLoop', ...a]),
 			maintenance: (...a: unknown[]) => void calls.push(['maintenance', ...a]),
 			bulk: (...a: unknown[]) => void calls.push(['bulk', ...a]),
+			releaseExpired: (...a: unknown[]) => void calls.push(['releaseExpired', ...a]),
 			loadEvents: (...a: unknown[]) => void calls.push(['loadEvents', ...a]),
 			followLog: (...a: unknown[]) => void calls.push(['followLog', ...a]),
 			stopLog: (...a: unknown[]) => void calls.push(['stopLog', ...a]),

@@ -291,6 +291,24 @@ describe.each(SIZES)('member hints at %ix%i', (columns, rows) => {
 });
 
 describe('pools screen hints', () => {
+	it('the Do line lists every cause, the most urgent first: room, Failed, expired claims (issue 24, finding 6)', async () => {
+		const s = spec({ size: 3 });
+		const objects = [
+			...member('desk', 1, s, { state: 'Unschedulable' }),
+			...member('desk', 2, s, { state: 'Failed' }),
+			...member('desk', 3, s, { holder: 'alice@example.com', claimedAgo: 2 * 3600_000 }),
+		];
+		const store = storeWith(objects, { spec: s, pool: null });
+		r = await renderConsole(store, { columns: 80, rows: 24 });
+		const text = flat(r.lastFrame());
+		const room = text.indexOf('Do: desk: 1 member waits for room on the nodes');
+		const failed = text.indexOf('1 member Failed');
+		const expired = text.indexOf('1 expired claim; * releases the expired claims');
+		expect(room).toBeGreaterThanOrEqual(0);
+		expect(failed).toBeGreaterThan(room);
+		expect(expired).toBeGreaterThan(failed);
+	});
+
 	it('says nothing for a healthy pool, and how many pools need attention when the selected one is fine', async () => {
 		const ok = spec({ size: 1 });
 		const store = storeWith(member('desk', 1, ok), { spec: ok, pool: null });

@@ -76,6 +76,9 @@ export const KEY = {
 	pageDown: '\u001b[6~',
 	pageUp: '\u001b[5~',
 	ctrlC: '\u0003',
+	left: '\u001b[D',
+	right: '\u001b[C',
+	tab: '\t',
 } as const;
 
 /** Renders the app with the store at columns x rows. */

@@ -84,7 +84,7 @@ describe.each([
 
 describe('rollout progress on the pools screen', () => {
 	it('leads the last-reconcile cell where the column fits', async () => {
-		r = await renderConsole(rollingDesk(null), { columns: 160, rows: 40 });
+		r = await renderConsole(rollingDesk(null), { columns: 180, rows: 40 });
 		const row = lineWith(r.lastFrame(), 'desktop:2');
 		expect(row).toContain('rolling 2/4 to ghcr.io/example/desktop:2');
 	});

@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { Command } from '../../source/tui/keys.js';
+import { Command, HELP_GROUPS, KEY_BINDINGS } from '../../source/tui/keys.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
@@ -42,17 +42,17 @@ describe('pools screen', () => {
 					...member('lab', 1, lab, { holder: 'bob@example.com' }),
 				]),
 			);
-		r = await renderConsole(store, { columns: 160, rows: 24 });
+		r = await renderConsole(store, { columns: 180, rows: 24 });
 		let frame = r.lastFrame();
 		expect(frame).toContain('pools (2)');
 		expect(lineWith(frame, 'POOL')).toMatch(
 			/POOL\s+IMAGE\s+SIZE\/OBS\s+READY\s+CLAIMED\s+FREE NOW\s+SOON\s+REFUSED\/1H/,
 		);
 		expect(lineWith(frame, 'desk ')).toMatch(
-			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+…\s+0\s+0\s+no\s+2m ago: ok/,
+			/desk\s+ghcr\.io\/example\/desktop:1\s+2\/2\s+2\s+1\s+1\s+0\s+…\s+0\s+0\s+0\s+0\s+no\s+2m ago: ok/,
 		);
 		expect(lineWith(frame, 'lab ')).toMatch(
-			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+…\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
+			/lab\s+ghcr\.io\/example\/lab:3\s+1\/1\s+1\s+1\s+0\s+0\s+…\s+0\s+0\s+0\s+0\s+EXHAUSTED\s+2m ago: 1 error: create lab-1/,
 		);
 		await r.press('j', KEY.enter);
 		frame = r.lastFrame();
@@ -132,7 +132,7 @@ describe('help', () => {
 			[Command.Console]:
 				'forbidden: cannot create pods/exec in namespace corral (ask for the "create" permission on pods/exec)',
 		});
-		r = await renderConsole(store, { columns: 140, rows: 30 });
+		r = await renderConsole(store, { columns: 140, rows: 50 });
 		await r.press('?');
 		const frame = r.lastFrame();
 		expect(frame).toContain('pool desk · ns corral');
@@ -166,16 +166,43 @@ describe('help', () => {
 		expect(r.lastFrame()).toMatch(/^NAME\s+STATE/m);
 	});
 
-	it('fits at 80x24', async () => {
+	it('fits at 80x24 in groups, none scrolling; ←/→ and Tab go through every key (issue 24, finding 9)', async () => {
 		const store = storeWith([], {});
 		r = await renderConsole(store, { columns: 80, rows: 24 });
 		await r.press('?');
-		expect(lines(r.lastFrame()).length).toBeLessThanOrEqual(23);
-		expect(r.lastFrame()).toMatch(/Keys · lines 1-\d+ of \d+ · ↑↓ PgUp PgDn scroll/);
-		await r.press('G');
+		const seen = new Set<string>();
+		for (const [i, g] of HELP_GROUPS.entries()) {
+			const frame = r.lastFrame();
+			expect(lines(frame).length).toBeLessThanOrEqual(23);
+			expect(frame).toContain(`[${g.title}]`);
+			// the whole group is shown: no position, no scrolling
+			expect(frame).not.toMatch(/lines \d+-\d+ of|↑↓ scroll/);
+			for (const b of KEY_BINDINGS)
+				if (g.commands.includes(b.command)) {
+					expect(frame).toContain(b.description.slice(0, 30));
+					seen.add(b.command);
+				}
+			await r.press(i % 2 === 0 ? KEY.right : KEY.tab);
+		}
+		expect(seen.size).toBe(KEY_BINDINGS.length);
+		expect(r.lastFrame()).toContain(`[${HELP_GROUPS[0]?.title}]`);
+		await r.press(KEY.left);
+		expect(r.lastFrame()).toContain(`[${HELP_GROUPS.at(-1)?.title}]`);
+	});
+
+	it('shows every group at once with its title when it fits', async () => {
+		const store = storeWith([], {});
+		r = await renderConsole(store, { columns: 120, rows: 60 });
+		await r.press('?');
 		const frame = r.lastFrame();
-		expect(lines(frame).length).toBeLessThanOrEqual(23);
+		for (const g of HELP_GROUPS) expect(frame).toMatch(new RegExp(`^${g.title}$`, 'm'));
 		expect(frame).toContain('q Ctrl-C');
+		expect(frame).not.toContain('←→ groups');
+	});
+
+	it('puts every key in exactly one group', () => {
+		for (const b of KEY_BINDINGS)
+			expect(HELP_GROUPS.filter((g) => g.commands.includes(b.command))).toHaveLength(1);
 	});
 });
 
@@ -198,7 +225,8 @@ describe('read-only', () => {
 		expect(store.getState().prompt).toBeNull();
 		expect(store.getState().request).toBeNull();
 		expect(r.lastFrame()).toContain('read-only mode (--read-only)');
-		await r.press('?');
+		// the keys that act on the cluster are help's third group
+		await r.press('?', '3');
 		const line = lineWith(r.lastFrame(), 'reconcile the pool now');
 		expect(line).toContain('disabled: read-only mode');
 	});
@@ -234,6 +262,28 @@ describe('staleness', () => {
 		expect(frame).not.toContain('STALE');
 		expect(frame).toContain('● live');
 		expect(lineWith(frame, 'desk-2')).not.toContain('\u001b[2m');
+	});
+
+	it('at 80 columns the stale banner and an error message keep their cause and drop the request text (issue 24, finding 6)', async () => {
+		const store = storeWith([], {});
+		r = await renderConsole(store, { columns: 80, rows: 24 });
+		const error =
+			'watch pods in namespace corral-vms-team-b: GET https://10.96.0.1:6443/api/v1/namespaces/corral-vms-team-b/pods?watch=true&resourceVersion=123: cannot reach the cluster: connection refused (10.96.0.1:6443)';
+		store
+			.getState()
+			.setConnection({ phase: 'reconnecting', since: NOW - 4000, attempts: 3, lastError: error });
+		await r.press();
+		const banner = lineWith(r.lastFrame(), 'STALE');
+		expect(banner).toMatch(
+			/stale since \d\d:\d\d:\d\d · retry 3 · last error: .*connection refused$/,
+		);
+		expect(banner).not.toContain('https://');
+		expect(stringWidth(banner)).toBeLessThanOrEqual(80);
+		store.getState().setStatus(`reconcile desk: ${error}`, 'error');
+		await r.press();
+		const status = lineWith(r.lastFrame(), '✗');
+		expect(status).toMatch(/connection refused$/);
+		expect(status).not.toContain('https://');
 	});
 
 	it('does not cry stale for a blip shorter than a moment', async () => {

@@ -28,7 +28,17 @@ export interface AuditViewProps {
 	height: number;
 }
 
-type AuditColumn = 'age' | 'pool' | 'action' | 'member' | 'holder' | 'by' | 'detail';
+type AuditColumn = 'age' | 'namespace' | 'pool' | 'action' | 'member' | 'holder' | 'by' | 'detail';
+
+/** NAMESPACE: across namespaces (-A) a pool's name alone may be two pools. */
+const NAMESPACE_COLUMN: ColumnSpec<AuditColumn> = {
+	key: 'namespace',
+	title: 'NAMESPACE',
+	min: 9,
+	want: 10,
+	max: 20,
+	priority: 1,
+};
 
 const COLUMNS: readonly ColumnSpec<AuditColumn>[] = [
 	{ key: 'age', title: 'AGE', min: 4, max: 5, priority: 0 },
@@ -55,6 +65,8 @@ export function auditCell(column: AuditColumn, e: AuditEntry, now: number): Cell
 			return e.clamped
 				? { text: `${formatAge(Math.max(0, now - e.time))}!`, tone: 'warn' }
 				: { text: formatAge(Math.max(0, now - e.time)), tone: 'muted' };
+		case 'namespace':
+			return { text: e.namespace };
 		case 'pool':
 			return { text: e.pool };
 		case 'action':
@@ -114,7 +126,15 @@ export function AuditView({ width, height }: AuditViewProps) {
 	const lines = useConsole((s) => auditLines(s));
 	const start = useRef(0);
 	const gutter = theme.color ? 0 : 2;
-	const columns = useMemo(() => layoutColumns(COLUMNS, width - gutter), [width, gutter]);
+	const allNamespaces = useConsole((s) => s.session.allNamespaces);
+	const columns = useMemo(
+		() =>
+			layoutColumns(
+				allNamespaces ? [COLUMNS[0]!, NAMESPACE_COLUMN, ...COLUMNS.slice(1)] : COLUMNS,
+				width - gutter,
+			),
+		[width, gutter, allNamespaces],
+	);
 	const at = selectedAuditPosition(view, lines);
 	const selected = lines[at];
 	const whole = selected

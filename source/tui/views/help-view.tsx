@@ -1,8 +1,12 @@
-/** Help: every key, what it does, and which are disabled and why; long lines wrap and the list scrolls. */
+/**
+ * Help: every key, what it does, and which are disabled and why; long lines wrap. Keys come
+ * in groups; when they do not all fit, one group is shown at a time (←/→ or Tab switch), so
+ * at 80x24 nothing needs scrolling; a group still too long for the terminal scrolls.
+ */
 
 import { Box, Text } from 'ink';
 import { blockedReason } from '../availability.js';
-import { KEY_BINDINGS } from '../keys.js';
+import { type Command, HELP_GROUPS, KEY_BINDINGS } from '../keys.js';
 import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
 import { fitCell, truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
@@ -22,6 +26,8 @@ export interface HelpLine {
 	keys: string;
 	text: string;
 	disabled: boolean;
+	/** A group's title. */
+	heading?: boolean;
 }
 
 /** The width of the keys column. */
@@ -42,6 +48,31 @@ export function helpLines(
 	return out;
 }
 
+/** The lines of every group, each under its title (when all fit, help shows them so). */
+function allGroupLines(
+	bindings: ReadonlyArray<{
+		command: Command;
+		keys: string;
+		description: string;
+		disabled: string | null;
+	}>,
+	width: number,
+): HelpLine[] {
+	return HELP_GROUPS.flatMap((g, i) => [
+		...(i > 0 ? [{ keys: '', text: '', disabled: false }] : []),
+		{ keys: '', text: g.title, disabled: false, heading: true },
+		...helpLines(
+			bindings.filter((b) => g.commands.includes(b.command)),
+			width,
+		),
+	]);
+}
+
+/** The title line naming the groups, the shown one in brackets. */
+function groupsText(current: number): string {
+	return HELP_GROUPS.map((g, i) => (i === current ? `[${g.title}]` : g.title)).join(' · ');
+}
+
 /** The help screen. */
 export function HelpView({ width, height, scrollInfo }: HelpViewProps) {
 	const theme = useTheme();
@@ -52,32 +83,42 @@ export function HelpView({ width, height, scrollInfo }: HelpViewProps) {
 	useConsole((s) => s.busy);
 	useConsole((s) => s.marks);
 	const scroll = useConsole((s) => s.scroll);
+	const group = useConsole((s) => s.helpGroup);
 	const state = store.getState();
 	const bindings = KEY_BINDINGS.map((b) => ({
+		command: b.command,
 		keys: b.keys,
 		description: b.description,
 		disabled: blockedReason(state, b.command, state.helpReturn),
 	}));
 	const body = Math.max(0, height - 1);
-	// two columns on a wide terminal when one does not fit; a key never splits between them
-	let columns = [helpLines(bindings, width)];
-	const colWidth = Math.floor((width - 2) / 2);
-	if ((columns[0]?.length ?? 0) > body && width >= 120) {
-		const lines = helpLines(bindings, colWidth);
-		let split = Math.ceil(lines.length / 2);
-		while (split < lines.length && lines[split]?.keys === '') split++;
-		columns = [lines.slice(0, split), lines.slice(split)];
-	}
-	const total = Math.max(...columns.map((c) => c.length));
+	const all = allGroupLines(bindings, width);
+	const paged = all.length > body;
+	const current = Math.max(0, Math.min(HELP_GROUPS.length - 1, group));
+	const lines = paged
+		? helpLines(
+				bindings.filter((b) => HELP_GROUPS[current]?.commands.includes(b.command)),
+				width,
+			)
+		: all;
+	const total = lines.length;
 	const start = textWindow(total, body, scroll, scrollInfo);
 	const shownCount = Math.min(body, total - start);
-	const title = `Keys · ${linePosition(start, shownCount, total)}${total > body ? ' · ↑↓ PgUp PgDn scroll' : ''} · Esc or ? returns · disabled keys say why`;
+	const title = paged
+		? `Keys · ${groupsText(current)} · ←→ groups${total > body ? ` · ${linePosition(start, shownCount, total)} ↑↓ scroll` : ''} · Esc returns`
+		: `Keys · Esc or ? returns · disabled keys say why`;
 	const render = (l: HelpLine, key: string) => (
-		<Text key={key} wrap="truncate" dimColor={l.disabled}>
-			<Text bold color={l.disabled ? theme.muted : theme.accent}>
-				{fitCell(l.keys, HELP_KEY_WIDTH)}
-			</Text>
-			<Text color={l.disabled ? theme.muted : undefined}>{l.text}</Text>
+		<Text key={key} wrap="truncate" dimColor={l.disabled} bold={l.heading}>
+			{l.heading ? (
+				<Text color={theme.accent}>{l.text}</Text>
+			) : (
+				<>
+					<Text bold color={l.disabled ? theme.muted : theme.accent}>
+						{fitCell(l.keys, HELP_KEY_WIDTH)}
+					</Text>
+					<Text color={l.disabled ? theme.muted : undefined}>{l.text}</Text>
+				</>
+			)}
 		</Text>
 	);
 	return (
@@ -85,17 +126,8 @@ export function HelpView({ width, height, scrollInfo }: HelpViewProps) {
 			<Text bold wrap="truncate">
 				{truncate(title, width)}
 			</Text>
-			<Box flexDirection="row">
-				{columns.map((c, ci) => (
-					<Box
-						key={String(ci)}
-						flexDirection="column"
-						width={columns.length > 1 ? colWidth : width}
-						marginRight={ci < columns.length - 1 ? 2 : 0}
-					>
-						{c.slice(start, start + body).map((l, i) => render(l, String(start + i)))}
-					</Box>
-				))}
+			<Box flexDirection="column" width={width}>
+				{lines.slice(start, start + body).map((l, i) => render(l, String(start + i)))}
 			</Box>
 		</Box>
 	);

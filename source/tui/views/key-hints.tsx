@@ -2,46 +2,27 @@
 
 import { Text } from 'ink';
 import { staticBlock } from '../availability.js';
-import { Command, KEY_BINDINGS } from '../keys.js';
-import type { ConsoleState } from '../store.js';
+import { Command, KEY_BINDINGS, MOVE_COMMANDS } from '../keys.js';
+import { actsOn } from '../screen-keys.js';
+import type { ConsoleState, Screen } from '../store.js';
 import { displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
 import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
 
-const SHOWN: readonly Command[] = [
-	Command.Open,
-	Command.Back,
-	Command.PrevMember,
-	Command.NextMember,
-	Command.Filter,
-	Command.Sort,
-	Command.Mark,
-	Command.Claim,
-	Command.Release,
-	Command.Reconcile,
-	Command.Loop,
-	Command.Maintenance,
-	Command.Console,
-	Command.Log,
-	Command.ContainerLog,
-	Command.Previous,
-	Command.Audit,
-	Command.Help,
-	Command.Quit,
+/** The commands the bar leaves to help: moving, reversing the sort, the mark helpers. */
+const NOT_IN_BAR: readonly Command[] = [
+	...MOVE_COMMANDS,
+	Command.Reverse,
+	Command.MarkExpired,
+	Command.Unmark,
 ];
 
-/** The hints of the log view. */
-const LOG_VIEW: readonly Command[] = [
-	Command.Back,
-	Command.Previous,
-	Command.Bottom,
-	Command.Log,
-	Command.Help,
-	Command.Quit,
-];
-
-/** The hints only the details view shows. */
-const DETAILS_ONLY: readonly Command[] = [Command.PrevMember, Command.NextMember];
+/** Whether the bar shows a command's key on a screen: it must act there. */
+function shownOn(screen: Screen, command: Command): boolean {
+	// G follows the log; elsewhere moving is in help
+	if (command === Command.Bottom) return screen === 'logs';
+	return !NOT_IN_BAR.includes(command) && actsOn(screen, command);
+}
 
 /** The hints as (keys, label, disabled) triples for a state. */
 export function keyHints(
@@ -49,24 +30,8 @@ export function keyHints(
 ): Array<{ keys: string; hint: string; disabled: boolean }> {
 	const out: Array<{ keys: string; hint: string; disabled: boolean }> = [];
 	for (const b of KEY_BINDINGS) {
-		if (state.screen === 'logs') {
-			if (!LOG_VIEW.includes(b.command)) continue;
-		} else if (!SHOWN.includes(b.command) || b.command === Command.Previous) continue;
-		if (DETAILS_ONLY.includes(b.command) && state.screen !== 'details') continue;
-		if (state.screen === 'pools' && b.command === Command.Mark) continue;
+		if (!shownOn(state.screen, b.command)) continue;
 		if (b.mutating && state.session.readOnly) continue;
-		if (
-			state.screen === 'audit' &&
-			(b.mutating || b.command === Command.Open || b.command === Command.Audit)
-		)
-			continue;
-		if (
-			state.screen === 'pools' &&
-			(b.command === Command.Release ||
-				b.command === Command.Maintenance ||
-				b.command === Command.Console)
-		)
-			continue;
 		const keys = b.command === Command.Quit ? 'q' : b.keys;
 		const hint = b.command === Command.Filter && state.screen === 'pools' ? 'find' : b.hint;
 		out.push({ keys, hint, disabled: staticBlock(state, b.command) !== null });

@@ -44,10 +44,13 @@ export function LogView({ width, height, scrollInfo }: LogViewProps) {
 				? scroll < 0
 					? 'following'
 					: 'paused (G follows)'
-				: log.phase === 'ended'
-					? 'ended'
-					: `error: ${log.error ?? ''}`;
-	const title = `log ${log.member}${log.previous ? ' --previous' : ''} · ${state} · ${linePosition(start, shown.length, wrapped.length)}${log.dropped > 0 ? ` (${log.dropped} older dropped)` : ''} · p ${log.previous ? 'current' : 'previous'} · Esc back`;
+				: log.phase === 'waiting'
+					? `ended${log.error ? ` (${log.error})` : ''}; waiting for its next container`
+					: log.phase === 'ended'
+						? 'ended'
+						: `error: ${log.error ?? ''}`;
+	const whose = log.note ? ` (${log.note})` : '';
+	const title = `log ${log.member}${log.previous ? ' --previous' : ''}${whose} · ${state} · ${linePosition(start, shown.length, wrapped.length)}${log.dropped > 0 ? ` (${log.dropped} older dropped)` : ''} · p ${log.previous ? 'current' : 'previous'} · Esc back`;
 	return (
 		<Box flexDirection="column" height={height}>
 			<Text wrap="truncate" bold color={log.phase === 'error' ? theme.error : theme.accent}>

@@ -88,8 +88,8 @@ function PoolsTable({ width, height }: PoolsViewProps) {
 	const hintWrapped = hintText
 		? wrapText(`${selectedHint ? 'Do: ' : ''}${hintText}`, Math.max(20, width))
 		: [];
-	// at most two lines, and only while the table keeps a row
-	const hintRows = Math.min(hintWrapped.length, 2, Math.max(0, height - 2));
+	// at most three lines (every cause of the pool), and only while the table keeps a row
+	const hintRows = Math.min(hintWrapped.length, 3, Math.max(0, height - 2));
 	const bodyHeight = Math.max(0, height - 1 - hintRows);
 	const at = Math.max(0, names.indexOf(selectedPool ?? ''));
 	start.current = windowStart(names.length, at, bodyHeight, start.current);

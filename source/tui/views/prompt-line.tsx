@@ -4,6 +4,9 @@
  */
 
 import { Box, Text } from 'ink';
+import { claimPlace } from '../expired-claims.js';
+import { withCursor } from '../line-edit.js';
+import { ofPool } from '../pool-key.js';
 import type { BulkMember, Prompt } from '../store.js';
 import { truncate } from '../text-fit.js';
 import { wrapText } from '../text-wrap.js';
@@ -36,16 +39,16 @@ export function promptLines(
 	switch (prompt.kind) {
 		case 'filter':
 			return [
-				`/ ${prompt.value}▏ (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
+				`/ ${withCursor(prompt)} (regex on name, state, holder, node, message · ! inverts · Enter keeps · Esc clears)`,
 			];
 		case 'find':
 			return [
-				`/ ${prompt.value}▏ (find pools, members, holders · ↑↓ pick · Enter opens · Esc clears)`,
+				`/ ${withCursor(prompt)} (find pools, members, holders · ↑↓ pick · Enter opens · Tab keeps it for * · Esc clears)`,
 			];
 		case 'claim':
 			return [
 				...wrapText(
-					`Claim a free member of ${pool} for: ${prompt.value}▏ (Enter claims · Esc cancels)`,
+					`Claim a free member of ${pool} for: ${withCursor(prompt)} (Enter claims · Esc cancels)`,
 					width,
 				),
 				...(prompt.error ? wrapText(prompt.error, width) : []),
@@ -54,15 +57,14 @@ export function promptLines(
 			const holder = prompt.holder ? `held by ${truncate(prompt.holder, 80)}` : 'with no holder';
 			const stranded = prompt.stranded ? `; stranded: ${truncate(prompt.stranded, 160)}` : '';
 			// across namespaces (-A) two pools may share a name: the confirmation names its namespace
-			const where = pool.includes('/') ? ` of ${pool}` : '';
 			return wrapText(
-				`Release ${prompt.member}${where} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
+				`Release ${prompt.member}${ofPool(pool)} (${holder}${stranded}) with --force? Its pod and data PVC are deleted: ALL DATA OF ${prompt.member} IS DESTROYED, and a clean member is made again. y releases · n or Esc cancels`,
 				width,
 			);
 		}
 		case 'maintenance':
 			return wrapText(
-				`Maintenance on ${prompt.member}, reason: ${prompt.value}▏ (Enter sets it · Esc cancels)`,
+				`Maintenance on ${prompt.member}${ofPool(pool)}, reason: ${withCursor(prompt)} (Enter sets it · Esc cancels)`,
 				width,
 			);
 		case 'bulk': {
@@ -72,34 +74,68 @@ export function promptLines(
 				prompt.action === 'release'
 					? `Force-release ${n} of ${pool}? Their pods and data PVCs are deleted: ALL THEIR DATA IS DESTROYED, and clean members are made again.`
 					: prompt.action === 'maintenance-on'
-						? `Maintenance on ${n}, reason: ${prompt.value}▏`
+						? `Maintenance on ${n}, reason: ${withCursor(prompt)}`
 						: `Maintenance off for ${n}?`;
 			const tail =
 				prompt.action === 'maintenance-on'
 					? 'Enter sets it · Esc cancels'
 					: `y ${prompt.action === 'release' ? 'releases' : 'clears'} all ${acting} · n or Esc cancels`;
-			const headLines = wrapText(head, width);
-			const total = prompt.members.length;
-			const room = Math.max(1, maxLines - headLines.length - 1);
-			// the whole list when it fits, else a window and a position line
-			const listRoom = total <= room ? total : Math.max(1, room - 1);
-			const start = Math.max(0, Math.min(prompt.scroll, total - listRoom));
 			const nameWidth = prompt.members.reduce((w, m) => Math.max(w, m.name.length), 0);
-			const list = prompt.members
-				.slice(start, start + listRoom)
-				.map((m) => bulkLine(m, nameWidth, width));
-			const position =
-				total > listRoom
-					? [
-							truncate(
-								`  members ${start + 1}-${start + list.length} of ${total} · ↑ ↓ PgUp PgDn scroll`,
-								width,
-							),
-						]
-					: [];
-			return [...headLines, ...list, ...position, truncate(tail, width)];
+			return listPrompt(
+				head,
+				prompt.members.map((m) => bulkLine(m, nameWidth, width)),
+				tail,
+				{ scroll: prompt.scroll, width, maxLines },
+			);
+		}
+		case 'expired': {
+			const n = prompt.claims.length;
+			const pools = new Set(prompt.claims.map(claimPlace)).size;
+			const head = `Force-release ${n} expired claim${n === 1 ? '' : 's'} in ${pools} pool${pools === 1 ? '' : 's'}? Their pods and data PVCs are deleted: ALL THEIR DATA IS DESTROYED, and clean members are made again. A claim renewed meanwhile is left alone.`;
+			const placeWidth = prompt.claims.reduce((w, c) => Math.max(w, claimPlace(c).length), 0);
+			const nameWidth = prompt.claims.reduce((w, c) => Math.max(w, c.member.length), 0);
+			const list = prompt.claims.map((c) =>
+				truncate(
+					`  ${claimPlace(c).padEnd(placeWidth)}  ${c.member.padEnd(nameWidth)}  held by ${c.holder}`,
+					width,
+				),
+			);
+			return listPrompt(head, list, `y releases all ${n} · n or Esc cancels`, {
+				scroll: prompt.scroll,
+				width,
+				maxLines,
+			});
 		}
 	}
+}
+
+/**
+ * A confirmation over a list: its head wrapped, as much of the list as maxLines leaves room
+ * for (a window and a position line when it does not all fit), and its tail.
+ */
+function listPrompt(
+	head: string,
+	list: readonly string[],
+	tail: string,
+	o: { scroll: number; width: number; maxLines: number },
+): string[] {
+	const headLines = wrapText(head, o.width);
+	const total = list.length;
+	const room = Math.max(1, o.maxLines - headLines.length - 1);
+	// the whole list when it fits, else a window and a position line
+	const listRoom = total <= room ? total : Math.max(1, room - 1);
+	const start = Math.max(0, Math.min(o.scroll, total - listRoom));
+	const shown = list.slice(start, start + listRoom);
+	const position =
+		total > listRoom
+			? [
+					truncate(
+						`  members ${start + 1}-${start + shown.length} of ${total} · ↑ ↓ PgUp PgDn scroll`,
+						o.width,
+					),
+				]
+			: [];
+	return [...headLines, ...shown, ...position, truncate(tail, o.width)];
 }
 
 /** Props of the prompt. */
@@ -116,7 +152,9 @@ export function PromptLine({ prompt, width, pool, maxLines }: PromptLineProps) {
 	const theme = useTheme();
 	const lines = promptLines(prompt, width, pool, maxLines);
 	const colour =
-		prompt.kind === 'release' || (prompt.kind === 'bulk' && prompt.action === 'release')
+		prompt.kind === 'release' ||
+		prompt.kind === 'expired' ||
+		(prompt.kind === 'bulk' && prompt.action === 'release')
 			? theme.warn
 			: theme.accent;
 	const errorFrom =

@@ -6,9 +6,10 @@
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
 import { formatElapsed } from '../age.js';
+import { fitMessage } from '../message-fit.js';
 import { clean } from '../text-fit.js';
 import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { useConsole, useTerminalSize } from '../use-console.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -30,6 +31,7 @@ export function StatusLine() {
 	const status = useConsole((s) => s.status);
 	const now = useConsole((s) => s.now);
 	const finishing = useConsole((s) => s.request?.kind === 'finish');
+	const { columns } = useTerminalSize();
 	const spinner = useSpinner(busy !== null);
 	if (busy) {
 		const elapsed = formatElapsed(Math.max(0, now - busy.startedAt));
@@ -43,12 +45,15 @@ export function StatusLine() {
 		);
 	}
 	if (!status) return <Text wrap="truncate"> </Text>;
+	const mark = status.level === 'error' ? '✗ ' : status.level === 'ok' ? '✓ ' : '';
 	const colour =
 		status.level === 'error' ? theme.error : status.level === 'ok' ? theme.ok : undefined;
 	return (
 		<Text wrap="truncate" color={colour} bold={status.level === 'error'}>
-			{status.level === 'error' ? '✗ ' : status.level === 'ok' ? '✓ ' : ''}
-			{clean(status.text)}
+			{mark}
+			{status.level === 'error'
+				? fitMessage(clean(status.text), Math.max(10, columns - mark.length))
+				: clean(status.text)}
 		</Text>
 	);
 }
