@@ -210,7 +210,10 @@ const ROWS: Row[] = [
 	// the global flags and the top level
 	{ argv: ['status', 'desk', '-n'], problem: 'the flag -n needs a value' },
 	{ argv: ['status', 'desk', '--context'], problem: 'the flag --context needs a value' },
-	{ argv: ['status', 'desk', '--context', 'nope'], problem: 'context "nope" not found' },
+	{
+		argv: ['status', 'desk', '--context', 'nope'],
+		problem: '--context "nope" is neither a Corral kubevirt context',
+	},
 	{ argv: ['status', 'desk', '--kubeconfig='], problem: 'the flag --kubeconfig needs a value' },
 	{ argv: ['status', 'desk', '--identity'], problem: 'the flag --identity needs a value' },
 	...['../default', 'BAD_NS', 'x/y', 'a'.repeat(64), 'ns\u001b[2J'].map(
