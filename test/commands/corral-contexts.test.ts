@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply } from '../../source/engine/index.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { onRealCluster, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { ctpool, defaultEnv } from './capture.js';
 
@@ -189,10 +189,13 @@ describe('--context is a Corral context first', () => {
 
 	it('the same for -A, reconcile --all and completion', async () => {
 		const across = await run(['status', '-A', '--kubeconfig', kubeconfig, '--context', 'lab']);
-		expect(across.code).toBe(0);
+		// On the shared real control plane -A also sees other test files' pools, some of them
+		// failing on purpose (exit 1): what matters is that the context reached this cluster.
+		if (onRealCluster) expect(across.stderr).not.toMatch(/context/i);
+		else expect(across.code).toBe(0);
 		expect(across.stdout).toContain('cx');
 		const all = await run(['reconcile', '--all', '--kubeconfig', kubeconfig, '--context', 'lab']);
-		expect(all.code).toBe(0);
+		expect({ code: all.code, stderr: all.stderr }).toEqual({ code: 0, stderr: '' });
 		const pools = await run([
 			'__complete',
 			'pools',
