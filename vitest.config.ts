@@ -105,6 +105,7 @@ export const REAL = [
 	'test/commands/release-expired.test.ts',
 	'test/commands/suggested-commands.test.ts',
 	'test/commands/volume-wait.test.ts',
+	'test/commands/reconcile-trace.test.ts',
 	'test/safety/least-privilege.test.ts',
 	'test/safety/foreign-objects.test.ts',
 	'test/controller/pool-controller.test.ts',

@@ -90,6 +90,35 @@ export async function createLease(
 	}
 }
 
+/**
+ * A server-side dry run (dryRun=All) of the create of the member's reconciler Lease: the
+ * admission and rights checks of the first write a step would make, and nothing stored.
+ * Resolves with 'ok', or 'exists' when the member has a Lease already.
+ */
+export async function dryRunReconcilerLease(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+): Promise<'ok' | 'exists'> {
+	const body = leaseBody(ctx, pool, member, RECONCILER_IDENTITY, RECONCILER_LEASE_SECONDS, 0);
+	try {
+		await ctx.kube.coordination.createNamespacedLease({
+			namespace: ctx.namespace,
+			body,
+			dryRun: 'All',
+		});
+		return 'ok';
+	} catch (err) {
+		if (isAlreadyExists(err)) return 'exists';
+		throw clusterError(err, {
+			verb: 'create',
+			resource: LEASE_RESOURCE,
+			namespace: ctx.namespace,
+			name: leaseName(member),
+		});
+	}
+}
+
 /** How a replace changes the Lease. */
 export interface LeaseChange {
 	holder: string;

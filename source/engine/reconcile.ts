@@ -6,6 +6,7 @@
 
 import { isNotFound } from '../kube/errors.js';
 import { describeDrift } from '../pool/drift.js';
+import { RECONCILER_IDENTITY } from '../pool/errors.js';
 import { heldByReconciler, leaseHolder, RECONCILER_LEASE_SECONDS } from '../pool/lease.js';
 import {
 	groupMembers,
@@ -42,14 +43,19 @@ import { bounded } from '../text/sanitize.js';
 import { mapLimit } from './bounded-map.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, emitTrace } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
 import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError, readService } from './foreign-objects.js';
 import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { keepLease } from './lease-keeper.js';
-import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
+import {
+	deleteLease,
+	dryRunReconcilerLease,
+	readLease,
+	takeReconcilerLease,
+} from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
 	annotateOwnedPvc,
@@ -70,6 +76,7 @@ import {
 } from './member-step.js';
 import { mergePatchOptions } from './merge-patch.js';
 import { listPoolObjects } from './pool-objects.js';
+import { buildPlan, type StepProgress } from './reconcile-plan.js';
 
 /** One step reconcile took on a member. */
 export interface ReconcileAction {
@@ -111,10 +118,24 @@ const STEP_ORDER: Record<ReconcileStep, number> = {
 	takeover: 4,
 };
 
+/** How a reconcile runs. */
+export interface ReconcileOptions {
+	/**
+	 * Make the plan and change nothing: the plan is traced (ctx.onTrace), the first write of
+	 * each step under a Lease is tried as a server-side dry run, and no other request writes.
+	 */
+	dryRun?: boolean;
+}
+
 /** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
-export async function reconcile(ctx: EngineContext, pool: string): Promise<ReconcileResult> {
+export async function reconcile(
+	ctx: EngineContext,
+	pool: string,
+	opts: ReconcileOptions = {},
+): Promise<ReconcileResult> {
 	checkPoolName(pool);
 	const definition = await readDefinition(ctx, pool);
+	if (opts.dryRun) return planOnly(ctx, pool, definition);
 	return reconcileDefinition(ctx, pool, definition);
 }
 
@@ -192,41 +213,11 @@ async function reconcileSteps(
 	let objects = await listPoolObjects(ctx, pool);
 	// strangers met before: their members are left alone (no Lease taken, nothing made)
 	const known = await recheckStrangers(ctx, pool);
-	const startNow = ctx.now();
-	const planned: Plan[] = [];
-	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, {
-		...objects,
-		foreign: [...(objects.foreign ?? []), ...known],
-	})) {
-		const view = memberView(m, facts, startNow);
-		startViews.push(view);
-		const step = planStep(view, startNow);
-		if (step) planned.push({ objects: m, view, step });
-	}
-	// no replace storm: when most of the pool fails the same way after replaces, stop
-	// replacing the members that fail with the current source (a drift is still replaced)
-	const storm = replaceStorm(
-		startViews.filter((v) => !v.aboveSize),
-		spec.size,
-	);
-	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
-	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
-	// allows (without it, every one now, as the seed says)
-	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } =
-		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
-	if (heldBack > 0)
-		emitEvent(ctx, {
-			pool,
-			action: 'rollout',
-			outcome: 'info',
-			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
-		});
-	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	const { plans, heldBack, storm } = planPass(ctx, pool, spec, objects, known, false);
+	const started = ctx.now();
 	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
-		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan, bulk),
+		ctx.signal?.aborted ? Promise.resolve(null) : tracedStep(ctx, pool, spec, facts, plan, bulk),
 	);
 	recordBulkEvents(ctx, pool, spec, bulk);
 	const actions = outcomes.filter((a): a is ReconcileAction => a !== null);
@@ -281,6 +272,19 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
+	emitTrace(ctx, {
+		type: 'done',
+		time: ctx.now(),
+		pool,
+		dryRun: false,
+		ok: errors.length === 0,
+		done: actions.filter((a) => a.ok).length,
+		failed: actions.filter((a) => !a.ok).length,
+		skipped: outcomes.filter((a) => a === null).length,
+		statusWritten,
+		ms: ctx.now() - started,
+		errors: errors.map((e) => bounded(e, 600)),
+	});
 	const leaseWait = reconcilerLeaseWait(views, endNow);
 	return {
 		pool,
@@ -291,6 +295,167 @@ async function reconcileSteps(
 		heldBack,
 		...(leaseWait !== null ? { reconcilerLeaseExpiresInMs: leaseWait } : {}),
 	};
+}
+
+/** The steps a pass plans, and what the storm and the rollout held back. */
+interface PassPlan {
+	plans: Plan[];
+	heldBack: number;
+	storm: ReplaceStorm | null;
+	startViews: MemberView[];
+}
+
+/**
+ * Plans a pass: each member's step, less the replaces the storm stops and those the rollout
+ * leaves for a later wave (sorted in the seed's order), and traces the plan.
+ */
+function planPass(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	objects: Awaited<ReturnType<typeof listPoolObjects>>,
+	known: Awaited<ReturnType<typeof recheckStrangers>>,
+	dryRun: boolean,
+): PassPlan {
+	const facts: PoolFacts = poolFacts(spec.size, spec);
+	const startNow = ctx.now();
+	const planned: Plan[] = [];
+	const startViews: MemberView[] = [];
+	for (const m of groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known],
+	})) {
+		const view = memberView(m, facts, startNow);
+		startViews.push(view);
+		const step = planStep(view, startNow);
+		if (step) planned.push({ objects: m, view, step });
+	}
+	// no replace storm: when most of the pool fails the same way after replaces, stop
+	// replacing the members that fail with the current source (a drift is still replaced)
+	const storm = replaceStorm(
+		startViews.filter((v) => !v.aboveSize),
+		spec.size,
+	);
+	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
+	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
+	// allows (without it, every one now, as the seed says)
+	const limit = maxUnavailableOf(spec);
+	const { plans, heldBack } =
+		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
+	if (heldBack > 0)
+		emitEvent(ctx, {
+			pool,
+			action: 'rollout',
+			outcome: 'info',
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
+		});
+	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	const names = (list: readonly Plan[]) => list.map((p) => p.view.name);
+	const kept = new Set(names(plans));
+	emitTrace(
+		ctx,
+		buildPlan({
+			pool,
+			now: startNow,
+			dryRun,
+			views: startViews,
+			steps: plans,
+			stormed: names(planned.filter((p) => !unstormed.includes(p))),
+			storm,
+			heldBack: names(unstormed.filter((p) => !kept.has(p.view.name))),
+			limit,
+		}),
+	);
+	return { plans, heldBack, storm, startViews };
+}
+
+/**
+ * A dry run: the plan traced, the first write of each step under a Lease (the Lease's
+ * create) tried with dryRun=All, and nothing else written: no step, no status, no Event.
+ * Resolves with the status the members show now and the errors the dry run met.
+ */
+async function planOnly(
+	ctx: EngineContext,
+	pool: string,
+	definition: Definition,
+): Promise<ReconcileResult> {
+	const started = ctx.now();
+	const { spec } = definition;
+	const objects = await listPoolObjects(ctx, pool);
+	const known = await recheckStrangers(ctx, pool);
+	const { plans, heldBack, startViews } = planPass(ctx, pool, spec, objects, known, true);
+	const errors: string[] = [];
+	await mapLimit(plans, ctx.concurrency, async (plan) => {
+		const member = plan.view.name;
+		const progress = (detail: string) =>
+			traceProgress(ctx, pool, member, plan.step, 'dry-run-ok', detail);
+		if (plan.step === 'start' && claimedByUser(plan.view))
+			return progress("would start it under its holder's claim (no Lease taken)");
+		try {
+			const lease = await dryRunReconcilerLease(ctx, pool, member);
+			progress(
+				lease === 'ok'
+					? `the create of its Lease as ${RECONCILER_IDENTITY} passes a server-side dry run`
+					: `it has a Lease: the step would take it over if it expired`,
+			);
+		} catch (err) {
+			errors.push(`${plan.step} ${member}: ${failureText(err)}`);
+		}
+	});
+	const status = buildStatus(spec.size, startViews, errors, ctx.now());
+	emitTrace(ctx, {
+		type: 'done',
+		time: ctx.now(),
+		pool,
+		dryRun: true,
+		ok: errors.length === 0,
+		done: 0,
+		failed: 0,
+		skipped: 0,
+		statusWritten: false,
+		ms: ctx.now() - started,
+		errors: errors.map((e) => bounded(e, 600)),
+	});
+	return { pool, status, actions: [], errors, statusWritten: false, heldBack };
+}
+
+/** Traces one piece of a step's progress. */
+function traceProgress(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	step: ReconcileStep,
+	progress: StepProgress,
+	detail: string,
+): void {
+	emitTrace(ctx, { type: 'step-progress', time: ctx.now(), pool, member, step, progress, detail });
+}
+
+/** A planned step run between its step-start and step-end trace events. */
+async function tracedStep(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	facts: PoolFacts,
+	plan: Plan,
+	bulk: BulkEvents,
+): Promise<ReconcileAction | null> {
+	const member = plan.view.name;
+	const t0 = ctx.now();
+	emitTrace(ctx, { type: 'step-start', time: t0, pool, member, step: plan.step });
+	const action = await runPlan(ctx, pool, spec, facts, plan, bulk);
+	const end = ctx.now();
+	emitTrace(ctx, {
+		type: 'step-end',
+		time: end,
+		pool,
+		member,
+		step: action?.step ?? plan.step,
+		result: action === null ? 'skipped' : action.ok ? 'done' : 'failed',
+		ms: end - t0,
+		...(action?.error ? { error: bounded(action.error, 600) } : {}),
+	});
+	return action;
 }
 
 /** How long until the first live reconciler Lease of another process expires, or null for none. */
@@ -553,6 +718,7 @@ async function startClaimed(
 			return null;
 		}
 		await startMember(ctx, pool, member, now.pvc);
+		traceProgress(ctx, pool, member, 'start', 'started', 'pod created from its PVC');
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
@@ -617,6 +783,14 @@ async function underLease(
 		return failed(ctx, pool, member, step, err);
 	}
 	if (!lease) {
+		traceProgress(
+			ctx,
+			pool,
+			member,
+			step,
+			'lease-held-elsewhere',
+			'its Lease is held by someone else; hands off',
+		);
 		emitEvent(ctx, {
 			pool,
 			member,
@@ -628,6 +802,7 @@ async function underLease(
 	}
 	// renewed while the step runs: a reconciler killed mid-step strands the member for
 	// RECONCILER_LEASE_SECONDS at most
+	traceProgress(ctx, pool, member, step, 'lease-taken', `Lease taken as ${RECONCILER_IDENTITY}`);
 	const kept = keepLease(ctx, lease);
 	let action: ReconcileAction | null = null;
 	let done = false;
@@ -640,6 +815,7 @@ async function underLease(
 			(await createMissingMember(ctx, pool, member, sourceFields(spec)))
 		) {
 			done = true;
+			traceProgress(ctx, pool, member, step, 'created', `PVC and pod created from ${spec.image}`);
 			bulk.create.push({
 				name: member,
 				index: plan.view.index,
@@ -658,7 +834,8 @@ async function underLease(
 	}
 	try {
 		const removed = await deleteLease(ctx, await kept.stop());
-		if (!removed) {
+		if (removed) traceProgress(ctx, pool, member, step, 'lease-released', 'Lease released');
+		else {
 			emitEvent(ctx, {
 				pool,
 				member,
@@ -712,18 +889,31 @@ async function decideAndAct(
 			step = again;
 			const what = stepDetail(step, fresh, spec);
 			const src = sourceFields(spec);
-			if (step === 'create') await createMember(ctx, pool, member, src);
-			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
-			else if (step !== 'takeover') {
+			const progress = (p: StepProgress, detail: string) =>
+				traceProgress(ctx, pool, member, step, p, detail);
+			if (step === 'create') {
+				await createMember(ctx, pool, member, src);
+				progress('created', `PVC and pod created from ${spec.image}`);
+			} else if (step === 'start') {
+				await startMember(ctx, pool, member, now.pvc!);
+				progress('started', 'pod created from its PVC');
+			} else if (step !== 'takeover') {
 				const opts: Parameters<typeof destroyMember>[3] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
+				const t0 = ctx.now();
 				const service = await destroyMember(ctx, pool, member, opts);
-				if (step === 'replace')
+				progress(
+					'deleted',
+					`pod, Service and PVC deleted (${service === 'deleted' ? '' : `Service ${service}; `}waited ${Math.round((ctx.now() - t0) / 1000)} s until gone)`,
+				);
+				if (step === 'replace') {
 					await createMember(ctx, pool, member, src, {
 						...replaceRecord(ctx, fresh),
 						...unverifiedServiceMark(member, service),
 					});
+					progress('created', `PVC and pod created from ${spec.image}`);
+				}
 			}
 			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')

@@ -225,7 +225,8 @@ export class RealAudit {
 						resourceVersion: '',
 						code,
 						who: 'ctpool',
-						changed: code >= 200 && code < 300,
+						// a server-side dry run (dryRun=All) stores nothing, as on the simulated cluster
+						changed: code >= 200 && code < 300 && !/[?&]dryRun=All(&|$)/.test(l.requestURI),
 					};
 				})
 		);
