@@ -109,6 +109,7 @@ export const REAL = [
 	'test/safety/least-privilege.test.ts',
 	'test/safety/foreign-objects.test.ts',
 	'test/controller/pool-controller.test.ts',
+	'test/controller/plan-metrics.test.ts',
 	'test/controller/refused-claims-metric.test.ts',
 	'test/controller/stranger-hot-loop.test.ts',
 	'test/controller/leader-election.test.ts',
