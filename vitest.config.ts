@@ -91,6 +91,7 @@ export const REAL = [
 	'test/engine/permissions.test.ts',
 	'test/engine/rollout.test.ts',
 	'test/engine/replace-backoff.test.ts',
+	'test/engine/reconcile-plan.test.ts',
 	'test/engine/definition-errors.test.ts',
 	'test/engine/corral-interop.test.ts',
 	'test/commands/commands.test.ts',
