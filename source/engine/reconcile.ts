@@ -64,6 +64,7 @@ import {
 	destroyConsoleService,
 	destroyMember,
 	readMember,
+	type ServiceOutcome,
 	startMember,
 	unverifiedServiceMark,
 } from './member-ops.js';
@@ -903,10 +904,7 @@ async function decideAndAct(
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
 				const t0 = ctx.now();
 				const service = await destroyMember(ctx, pool, member, opts);
-				progress(
-					'deleted',
-					`pod, Service and PVC deleted (${service === 'deleted' ? '' : `Service ${service}; `}waited ${Math.round((ctx.now() - t0) / 1000)} s until gone)`,
-				);
+				progress('deleted', deletedText(service, ctx.now() - t0));
 				if (step === 'replace') {
 					await createMember(ctx, pool, member, src, {
 						...replaceRecord(ctx, fresh),
@@ -925,6 +923,16 @@ async function decideAndAct(
 		action = failed(ctx, pool, member, step, err);
 	}
 	return { step, action };
+}
+
+/** What a destroy deleted and how long it waited, for the trace. */
+function deletedText(service: ServiceOutcome, waitedMs: number): string {
+	const what = service === 'deleted' ? 'pod, Service and PVC' : 'pod and PVC';
+	const left =
+		service === 'unreadable' || service === 'foreign'
+			? `; its Service left in place (${service})`
+			: '';
+	return `${what} deleted, waited ${(Math.max(0, waitedMs) / 1000).toFixed(1)} s until gone${left}`;
 }
 
 /** A step that worked: its event, and its action. */
