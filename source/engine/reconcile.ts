@@ -218,7 +218,7 @@ async function reconcileSteps(
 	const started = ctx.now();
 	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
-		ctx.signal?.aborted ? Promise.resolve(null) : tracedStep(ctx, pool, spec, facts, plan, bulk),
+		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan, bulk),
 	);
 	recordBulkEvents(ctx, pool, spec, bulk);
 	const actions = outcomes.filter((a): a is ReconcileAction => a !== null);
@@ -432,33 +432,6 @@ function traceProgress(
 	emitTrace(ctx, { type: 'step-progress', time: ctx.now(), pool, member, step, progress, detail });
 }
 
-/** A planned step run between its step-start and step-end trace events. */
-async function tracedStep(
-	ctx: EngineContext,
-	pool: string,
-	spec: PoolSpec,
-	facts: PoolFacts,
-	plan: Plan,
-	bulk: BulkEvents,
-): Promise<ReconcileAction | null> {
-	const member = plan.view.name;
-	const t0 = ctx.now();
-	emitTrace(ctx, { type: 'step-start', time: t0, pool, member, step: plan.step });
-	const action = await runPlan(ctx, pool, spec, facts, plan, bulk);
-	const end = ctx.now();
-	emitTrace(ctx, {
-		type: 'step-end',
-		time: end,
-		pool,
-		member,
-		step: action?.step ?? plan.step,
-		result: action === null ? 'skipped' : action.ok ? 'done' : 'failed',
-		ms: end - t0,
-		...(action?.error ? { error: bounded(action.error, 600) } : {}),
-	});
-	return action;
-}
-
 /** How long until the first live reconciler Lease of another process expires, or null for none. */
 function reconcilerLeaseWait(views: readonly MemberView[], now: number): number | null {
 	let wait: number | null = null;
@@ -632,7 +605,8 @@ async function writeStatus(ctx: EngineContext, pool: string, status: PoolStatus)
 	}
 }
 
-function runPlan(
+/** A planned step, run between its step-start and step-end trace events. */
+async function runPlan(
 	ctx: EngineContext,
 	pool: string,
 	spec: PoolSpec,
@@ -640,8 +614,25 @@ function runPlan(
 	plan: Plan,
 	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
-	if (plan.step === 'start' && claimedByUser(plan.view)) return startClaimed(ctx, pool, plan, bulk);
-	return underLease(ctx, pool, spec, facts, plan, bulk);
+	const member = plan.view.name;
+	const t0 = ctx.now();
+	emitTrace(ctx, { type: 'step-start', time: t0, pool, member, step: plan.step });
+	const action =
+		plan.step === 'start' && claimedByUser(plan.view)
+			? await startClaimed(ctx, pool, plan, bulk)
+			: await underLease(ctx, pool, spec, facts, plan, bulk);
+	const end = ctx.now();
+	emitTrace(ctx, {
+		type: 'step-end',
+		time: end,
+		pool,
+		member,
+		step: action?.step ?? plan.step,
+		result: action === null ? 'skipped' : action.ok ? 'done' : 'failed',
+		ms: end - t0,
+		...(action?.error ? { error: bounded(action.error, 600) } : {}),
+	});
+	return action;
 }
 
 /** What a step does, for messages. */
