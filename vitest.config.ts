@@ -31,6 +31,7 @@ export const UNIT = [
 	'test/controller/metrics-server.test.ts',
 	'test/engine/kube-event.test.ts',
 	'test/engine/member-step.test.ts',
+	'test/engine/reconcile-plan-reasons.test.ts',
 	'test/kube/change-batcher.test.ts',
 	'test/kube/config.test.ts',
 	'test/kube/retry.test.ts',
