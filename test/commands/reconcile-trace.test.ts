@@ -80,7 +80,7 @@ describe('ctpool reconcile --dry-run', () => {
 		});
 	});
 
-	it('says so and exits 2 for an unknown output format, before any request', async () => {
+	it('says so and exits 2 for flags that do not go together, before any write', async () => {
 		const mark = await c.mark();
 		const bad = await ctpool(['reconcile', 'dry', '--dry-run', '-o', 'yaml', ...c.kc]);
 		expect(bad.code).toBe(2);
@@ -89,6 +89,16 @@ describe('ctpool reconcile --dry-run', () => {
 		const watch = await ctpool(['reconcile', 'dry', '-v', '--watch', ...c.kc]);
 		expect(watch.code).toBe(2);
 		expect(watch.stderr).toContain('only go with a one-shot reconcile');
+		const noWait = await ctpool(['reconcile', 'dry', '--dry-run', '--no-wait', ...c.kc]);
+		expect(noWait.code).toBe(2);
+		expect(noWait.stderr).toContain('--no-wait does not go with --dry-run');
+		// a dry run changes nothing: it goes with --read-only; a reconcile does not
+		const readOnly = await ctpool(['reconcile', 'dry', '--dry-run', '--read-only', ...c.kc]);
+		expect(readOnly.stderr).toBe('');
+		expect(readOnly.code).toBe(0);
+		expect(readOnly.stdout).toContain('(dry run: nothing is changed)');
+		expect((await ctpool(['reconcile', 'dry', '-v', '--read-only', ...c.kc])).code).toBe(2);
+		expect((await c.ctpoolMutations(mark)).filter((m) => m.changed)).toEqual([]);
 	});
 });
 
