@@ -351,22 +351,26 @@ function planPass(
 			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
 		});
 	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
-	const names = (list: readonly Plan[]) => list.map((p) => p.view.name);
-	const kept = new Set(names(plans));
-	emitTrace(
-		ctx,
-		buildPlan({
-			pool,
-			now: startNow,
-			dryRun,
-			views: startViews,
-			steps: plans,
-			stormed: names(planned.filter((p) => !unstormed.includes(p))),
-			storm,
-			heldBack: names(unstormed.filter((p) => !kept.has(p.view.name))),
-			limit,
-		}),
-	);
+	// the plan as data, for whoever follows the story (built only then: a pass of a big pool
+	// with no one listening pays nothing for it)
+	if (ctx.onTrace) {
+		const names = (list: readonly Plan[]) => list.map((p) => p.view.name);
+		const kept = new Set(names(plans));
+		emitTrace(
+			ctx,
+			buildPlan({
+				pool,
+				now: startNow,
+				dryRun,
+				views: startViews,
+				steps: plans,
+				stormed: names(planned.filter((p) => !unstormed.includes(p))),
+				storm,
+				heldBack: names(unstormed.filter((p) => !kept.has(p.view.name))),
+				limit,
+			}),
+		);
+	}
 	return { plans, heldBack, storm, startViews };
 }
 
