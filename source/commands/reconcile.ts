@@ -81,9 +81,10 @@ Flags
                     and each member left alone and why), then each step as it happens
                     (Lease taken, deleted, waited, created, Lease released) with its time
                     since the plan, and the result
-  --dry-run         print the plan and change nothing: the create of each step's Lease is
-                    tried as a server-side dry run (rights, admission), and nothing else is
-                    written (no member, status or Event); exit 1 if that found a problem
+  --dry-run         print the plan and change nothing: the create of a step's Lease is
+                    tried as a server-side dry run once per kind of step (rights,
+                    admission), and nothing else is written (no member, status or Event);
+                    exit 1 if that found a problem; goes with --read-only
   -o, --output F    text (default) or json: with -v, --plan or --dry-run, the same events
                     as JSON lines, one object per line (see README, "reconcile trace")
 ${LEADER_HELP}

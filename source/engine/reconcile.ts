@@ -389,24 +389,7 @@ async function planOnly(
 	const objects = await listPoolObjects(ctx, pool);
 	const known = await recheckStrangers(ctx, pool);
 	const { plans, heldBack, startViews } = planPass(ctx, pool, spec, objects, known, true);
-	const errors: string[] = [];
-	await mapLimit(plans, ctx.concurrency, async (plan) => {
-		const member = plan.view.name;
-		const progress = (detail: string) =>
-			traceProgress(ctx, pool, member, plan.step, 'dry-run-ok', detail);
-		if (plan.step === 'start' && claimedByUser(plan.view))
-			return progress("would start it under its holder's claim (no Lease taken)");
-		try {
-			const lease = await dryRunReconcilerLease(ctx, pool, member);
-			progress(
-				lease === 'ok'
-					? `the create of its Lease as ${RECONCILER_IDENTITY} passes a server-side dry run`
-					: `it has a Lease: the step would take it over if it expired`,
-			);
-		} catch (err) {
-			errors.push(`${plan.step} ${member}: ${failureText(err)}`);
-		}
-	});
+	const errors = await dryRunSteps(ctx, pool, plans);
 	const status = buildStatus(spec.size, startViews, errors, ctx.now());
 	emitTrace(ctx, {
 		type: 'done',
@@ -422,6 +405,42 @@ async function planOnly(
 		errors: errors.map((e) => bounded(e, 600)),
 	});
 	return { pool, status, actions: [], errors, statusWritten: false, heldBack };
+}
+
+/**
+ * The server-side dry runs of a dry run: the create of the reconciler Lease (the first write
+ * of a step under a Lease) once per kind of step, on its first member with no Lease (the
+ * rights and admission are the same for the others). Resolves with the problems met.
+ */
+async function dryRunSteps(
+	ctx: EngineContext,
+	pool: string,
+	plans: readonly Plan[],
+): Promise<string[]> {
+	const probes = new Map<ReconcileStep, Plan>();
+	for (const plan of plans) {
+		const underLease = !(plan.step === 'start' && claimedByUser(plan.view));
+		if (underLease && !plan.objects.lease && !probes.has(plan.step)) probes.set(plan.step, plan);
+	}
+	const errors: string[] = [];
+	await mapLimit([...probes.values()], ctx.concurrency, async ({ step, view }) => {
+		try {
+			const lease = await dryRunReconcilerLease(ctx, pool, view.name);
+			traceProgress(
+				ctx,
+				pool,
+				view.name,
+				step,
+				'dry-run-ok',
+				lease === 'ok'
+					? `the create of its Lease as ${RECONCILER_IDENTITY} passes a server-side dry run`
+					: 'it has a Lease now (made since the list): the step would hand off or take it over',
+			);
+		} catch (err) {
+			errors.push(`${step} ${view.name}: ${failureText(err)}`);
+		}
+	});
+	return errors;
 }
 
 /** Traces one piece of a step's progress. */

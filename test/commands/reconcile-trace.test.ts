@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, writeDefinition } from '../../source/engine/index.js';
 import type { TraceEvent } from '../../source/engine/reconcile-plan.js';
+import { roleRules } from '../../source/pool/permissions.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 import { ctpool } from './capture.js';
 
 let c: TestCluster;
@@ -98,6 +100,30 @@ describe('ctpool reconcile --dry-run', () => {
 		expect(readOnly.code).toBe(0);
 		expect(readOnly.stdout).toContain('(dry run: nothing is changed)');
 		expect((await ctpool(['reconcile', 'dry', '-v', '--read-only', ...c.kc])).code).toBe(2);
+		expect((await c.ctpoolMutations(mark)).filter((m) => m.changed)).toEqual([]);
+	});
+});
+
+describe('ctpool reconcile --dry-run without the right to take Leases', () => {
+	it('exits 1 naming the right missing, and writes nothing', async () => {
+		await writeDefinition(c.context(), 'nolease', poolSpec({ size: 1 }));
+		const rules = roleRules()
+			.flatMap((p) => p.rules)
+			.map((r) =>
+				r.resources.includes('leases') ? { ...r, verbs: r.verbs.filter((v) => v !== 'create') } : r,
+			);
+		const narrow = ['--kubeconfig', await c.grant('no-lease-create', rules)];
+		await waitFor(
+			async () => (await ctpool(['status', 'nolease', ...narrow])).code === 0,
+			'the new identity reads the pool',
+		);
+		const mark = await c.mark();
+		const r = await ctpool(['reconcile', 'nolease', '--dry-run', ...narrow]);
+		expect(r.code).toBe(1);
+		// the access check before any write says it, as for a reconcile
+		expect(r.stderr).toContain(
+			'ctpool: reconcile refused before any change: forbidden: cannot create leases',
+		);
 		expect((await c.ctpoolMutations(mark)).filter((m) => m.changed)).toEqual([]);
 	});
 });
