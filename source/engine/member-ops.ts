@@ -124,6 +124,36 @@ export async function createMember(
 }
 
 /**
+ * A server-side dry run (dryRun=All) of the create of a member's PVC from the source: the
+ * admission a create meets (a ResourceQuota, a StorageClass, a policy) with nothing stored.
+ * Resolves with 'ok', or 'exists' when a PVC of that name exists.
+ */
+export async function dryRunMemberPvc(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	src: SourceFields,
+): Promise<'ok' | 'exists'> {
+	const body = buildPvc(pool, member, ctx.namespace, src);
+	try {
+		await ctx.kube.core.createNamespacedPersistentVolumeClaim({
+			namespace: ctx.namespace,
+			body,
+			dryRun: 'All',
+		});
+		return 'ok';
+	} catch (err) {
+		if (isAlreadyExists(err)) return 'exists';
+		throw clusterError(err, {
+			verb: 'create',
+			resource: PVC_RESOURCE,
+			namespace: ctx.namespace,
+			name: pvcName(member),
+		});
+	}
+}
+
+/**
  * Creates a member the pool's list showed as Missing without reading it first: the member's
  * Lease, just created by the caller, keeps every other ctpool away meanwhile. Resolves false
  * when its PVC already exists (nothing was written: read the member and decide again). When a

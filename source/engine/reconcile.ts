@@ -63,6 +63,7 @@ import {
 	createMissingMember,
 	destroyConsoleService,
 	destroyMember,
+	dryRunMemberPvc,
 	readMember,
 	type ServiceOutcome,
 	startMember,
@@ -389,7 +390,7 @@ async function planOnly(
 	const objects = await listPoolObjects(ctx, pool);
 	const known = await recheckStrangers(ctx, pool);
 	const { plans, heldBack, startViews } = planPass(ctx, pool, spec, objects, known, true);
-	const errors = await dryRunSteps(ctx, pool, plans);
+	const errors = await dryRunSteps(ctx, pool, spec, plans);
 	const status = buildStatus(spec.size, startViews, errors, ctx.now());
 	emitTrace(ctx, {
 		type: 'done',
@@ -410,11 +411,13 @@ async function planOnly(
 /**
  * The server-side dry runs of a dry run: the create of the reconciler Lease (the first write
  * of a step under a Lease) once per kind of step, on its first member with no Lease (the
- * rights and admission are the same for the others). Resolves with the problems met.
+ * rights and admission are the same for the others), and for a create its PVC's create.
+ * Resolves with the problems met.
  */
 async function dryRunSteps(
 	ctx: EngineContext,
 	pool: string,
+	spec: PoolSpec,
 	plans: readonly Plan[],
 ): Promise<string[]> {
 	const probes = new Map<ReconcileStep, Plan>();
@@ -425,17 +428,23 @@ async function dryRunSteps(
 	const errors: string[] = [];
 	await mapLimit([...probes.values()], ctx.concurrency, async ({ step, view }) => {
 		try {
+			const progress = (detail: string) =>
+				traceProgress(ctx, pool, view.name, step, 'dry-run-ok', detail);
 			const lease = await dryRunReconcilerLease(ctx, pool, view.name);
-			traceProgress(
-				ctx,
-				pool,
-				view.name,
-				step,
-				'dry-run-ok',
+			progress(
 				lease === 'ok'
 					? `the create of its Lease as ${RECONCILER_IDENTITY} passes a server-side dry run`
 					: 'it has a Lease now (made since the list): the step would hand off or take it over',
 			);
+			// a create makes a PVC where none is: its admission (quota, storage class) is tried too
+			if (step === 'create' && lease === 'ok') {
+				const pvc = await dryRunMemberPvc(ctx, pool, view.name, sourceFields(spec));
+				progress(
+					pvc === 'ok'
+						? `the create of its PVC from ${spec.image} passes a server-side dry run`
+						: 'its PVC exists now (made since the list): the step would read it and decide again',
+				);
+			}
 		} catch (err) {
 			errors.push(`${step} ${view.name}: ${failureText(err)}`);
 		}

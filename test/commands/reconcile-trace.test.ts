@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, claim, writeDefinition } from '../../source/engine/index.js';
 import type { TraceEvent } from '../../source/engine/reconcile-plan.js';
 import { roleRules } from '../../source/pool/permissions.js';
+import { waitReady } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
@@ -42,17 +43,17 @@ describe('ctpool reconcile --dry-run', () => {
 	it('writes nothing, and its plan is what the following reconcile does', async () => {
 		const ctx = c.context();
 		await apply(ctx, 'dry', poolSpec({ size: 3 }));
-		await claim(ctx, 'dry', 'alice@example');
+		// every member Ready: the claim takes the lowest index
+		await waitReady(ctx, 'dry', 3);
+		expect((await claim(ctx, 'dry', 'alice@example')).member).toBe('dry-1');
 		// a new image and a smaller size, written without a reconcile
 		await writeDefinition(ctx, 'dry', poolSpec({ size: 2, image: 'ghcr.io/example/desktop:2' }));
 		const mark = await c.mark();
 		const dry = await ctpool(['reconcile', 'dry', '--dry-run', '-o', 'json', ...c.kc]);
 		expect(dry.stderr).toBe('');
 		expect(dry.code).toBe(0);
-		const mutations = await c.ctpoolMutations(mark);
-		// nothing stored: the only writes are the server-side dry runs of the Lease creates
-		expect(mutations.filter((m) => m.changed)).toEqual([]);
-		expect(mutations.every((m) => m.verb === 'create' && m.resource === 'leases')).toBe(true);
+		// nothing stored, nothing tried but server-side dry runs (which are no mutation)
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 		const events = jsonLines(dry.stdout);
 		expect(events[0]?.type).toBe('plan');
 		expect(events.at(-1)).toMatchObject({ type: 'done', dryRun: true, ok: true, done: 0 });
@@ -82,6 +83,25 @@ describe('ctpool reconcile --dry-run', () => {
 		});
 	});
 
+	it('of a new pool: the Lease and PVC creates pass a server-side dry run, nothing is stored', async () => {
+		await writeDefinition(c.context(), 'fresh', poolSpec({ size: 2 }));
+		const mark = await c.mark();
+		const dry = await ctpool(['reconcile', 'fresh', '--dry-run', '-o', 'json', ...c.kc]);
+		expect(dry.code).toBe(0);
+		// a server-side dry run is no mutation (the audit has the request, nothing stored)
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
+		const events = jsonLines(dry.stdout);
+		expect(plannedPairs(events)).toEqual(['create fresh-1', 'create fresh-2']);
+		const progress = events.flatMap((e) => (e.type === 'step-progress' ? [e.detail] : []));
+		expect(progress).toEqual([
+			'the create of its Lease as corral-vdi/reconciler passes a server-side dry run',
+			'the create of its PVC from ghcr.io/example/desktop:1 passes a server-side dry run',
+		]);
+		expect(
+			await c.api.list('persistentvolumeclaims', { labelSelector: 'corral.dev/vdi-ct-pool=fresh' }),
+		).toEqual([]);
+	});
+
 	it('says so and exits 2 for flags that do not go together, before any write', async () => {
 		const mark = await c.mark();
 		const bad = await ctpool(['reconcile', 'dry', '--dry-run', '-o', 'yaml', ...c.kc]);
@@ -100,7 +120,7 @@ describe('ctpool reconcile --dry-run', () => {
 		expect(readOnly.code).toBe(0);
 		expect(readOnly.stdout).toContain('(dry run: nothing is changed)');
 		expect((await ctpool(['reconcile', 'dry', '-v', '--read-only', ...c.kc])).code).toBe(2);
-		expect((await c.ctpoolMutations(mark)).filter((m) => m.changed)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 });
 
@@ -124,7 +144,7 @@ describe('ctpool reconcile --dry-run without the right to take Leases', () => {
 		expect(r.stderr).toContain(
 			'ctpool: reconcile refused before any change: forbidden: cannot create leases',
 		);
-		expect((await c.ctpoolMutations(mark)).filter((m) => m.changed)).toEqual([]);
+		expect(await c.ctpoolMutations(mark)).toEqual([]);
 	});
 });
 

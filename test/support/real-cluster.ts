@@ -210,6 +210,8 @@ export class RealAudit {
 				.filter(
 					(l) =>
 						MUTATING.has(l.verb) &&
+						// a server-side dry run stores nothing: not a mutation, as on the simulated cluster
+						!/[?&]dryRun=All(&|$)/.test(l.requestURI) &&
 						!l.objectRef?.subresource &&
 						!/^selfsubject\w+reviews$/.test(l.objectRef?.resource ?? ''),
 				)
@@ -225,8 +227,7 @@ export class RealAudit {
 						resourceVersion: '',
 						code,
 						who: 'ctpool',
-						// a server-side dry run (dryRun=All) stores nothing, as on the simulated cluster
-						changed: code >= 200 && code < 300 && !/[?&]dryRun=All(&|$)/.test(l.requestURI),
+						changed: code >= 200 && code < 300,
 					};
 				})
 		);
