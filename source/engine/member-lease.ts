@@ -22,6 +22,7 @@ import { leaseName, MEMBER_LABEL, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject } from '../pool/objects.js';
 import { clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
+import { dryRunCreate } from './dry-run.js';
 
 const LEASE_RESOURCE = 'leases.coordination.k8s.io';
 
@@ -101,22 +102,9 @@ export async function dryRunReconcilerLease(
 	member: string,
 ): Promise<'ok' | 'exists'> {
 	const body = leaseBody(ctx, pool, member, RECONCILER_IDENTITY, RECONCILER_LEASE_SECONDS, 0);
-	try {
-		await ctx.kube.coordination.createNamespacedLease({
-			namespace: ctx.namespace,
-			body,
-			dryRun: 'All',
-		});
-		return 'ok';
-	} catch (err) {
-		if (isAlreadyExists(err)) return 'exists';
-		throw clusterError(err, {
-			verb: 'create',
-			resource: LEASE_RESOURCE,
-			namespace: ctx.namespace,
-			name: leaseName(member),
-		});
-	}
+	return dryRunCreate(ctx, { resource: LEASE_RESOURCE, name: leaseName(member) }, (dryRun) =>
+		ctx.kube.coordination.createNamespacedLease({ namespace: ctx.namespace, body, dryRun }),
+	);
 }
 
 /** How a replace changes the Lease. */

@@ -17,6 +17,7 @@ import type { SourceFields } from '../pool/spec.js';
 import { adoptCorralPod } from './adopt-pod.js';
 import { clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent, suggestKubectl } from './context.js';
+import { dryRunCreate } from './dry-run.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
 import { mergePatchOptions } from './merge-patch.js';
@@ -135,22 +136,9 @@ export async function dryRunMemberPvc(
 	src: SourceFields,
 ): Promise<'ok' | 'exists'> {
 	const body = buildPvc(pool, member, ctx.namespace, src);
-	try {
-		await ctx.kube.core.createNamespacedPersistentVolumeClaim({
-			namespace: ctx.namespace,
-			body,
-			dryRun: 'All',
-		});
-		return 'ok';
-	} catch (err) {
-		if (isAlreadyExists(err)) return 'exists';
-		throw clusterError(err, {
-			verb: 'create',
-			resource: PVC_RESOURCE,
-			namespace: ctx.namespace,
-			name: pvcName(member),
-		});
-	}
+	return dryRunCreate(ctx, { resource: PVC_RESOURCE, name: pvcName(member) }, (dryRun) =>
+		ctx.kube.core.createNamespacedPersistentVolumeClaim({ namespace: ctx.namespace, body, dryRun }),
+	);
 }
 
 /**
