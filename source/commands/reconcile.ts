@@ -1,6 +1,7 @@
 /** ctpool reconcile: bring a pool (or every pool) in line with its definition, once or as a watching controller. */
 
 import type { Disposition } from '../controller/controller.js';
+import { type Engine, engineOf } from '../engine/engine.js';
 import type { ReconcileResult } from '../engine/reconcile.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { describeError } from '../kube/errors.js';
@@ -16,6 +17,7 @@ import {
 	parseLeaderFlags,
 } from './reconcile-leader.js';
 import { type FollowOptions, followRollout, printReconcile } from './reconcile-output.js';
+import { type TraceFormat, traceSink } from './reconcile-trace.js';
 import { connect, type Session } from './session.js';
 import { checkArgs, checkPoolArg, parseDuration } from './values.js';
 
@@ -26,9 +28,14 @@ export const WATCH_DEBOUNCE_MS = 1000;
 export const reconcileCommand: CommandSpec = {
 	name: 'reconcile',
 	summary: 'create, start, replace and delete members to match the definition',
-	mutates: true,
+	// a dry run changes nothing: it goes with --read-only
+	mutates: (flags) => flags.dryRun !== true,
 	flags: {
 		watch: { type: 'boolean' },
+		verbose: { type: 'boolean', shortFlag: 'v' },
+		plan: { type: 'boolean' },
+		dryRun: { type: 'boolean' },
+		output: { type: 'string', shortFlag: 'o' },
 		interval: { type: 'string' },
 		all: { type: 'boolean' },
 		allNamespaces: { type: 'boolean', shortFlag: 'A' },
@@ -38,6 +45,7 @@ export const reconcileCommand: CommandSpec = {
 	},
 	help: `
 Usage: ctpool reconcile <pool> [--watch] [--interval 30s] [--no-wait]
+       ctpool reconcile <pool>|--all [-v|--plan] [--dry-run] [-o json]
        ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
                         [--leader-elect]
 
@@ -68,6 +76,17 @@ Flags
                     and leave the rest to a watching reconciler; by default a one-shot
                     reconcile of a pool waits for each wave to be Ready and goes on to the
                     end, printing its progress
+  -v, --verbose, --plan
+                    print the plan first (each step with the members it touches and why,
+                    and each member left alone and why), then each step as it happens
+                    (Lease taken, deleted, waited, created, Lease released) with its time
+                    since the plan, and the result
+  --dry-run         print the plan and change nothing: the create of a step's Lease is
+                    tried as a server-side dry run once per kind of step (rights,
+                    admission), and nothing else is written (no member, status or Event);
+                    exit 1 if that found a problem; goes with --read-only
+  -o, --output F    text (default) or json: with -v, --plan or --dry-run, the same events
+                    as JSON lines, one object per line (see README, "reconcile trace")
 ${LEADER_HELP}
 
 Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
@@ -100,6 +119,7 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 				'reconcile',
 				'--no-wait only goes with a one-shot reconcile (--watch goes on with every wave anyway)',
 			);
+		const trace = traceFlags(args, watch);
 		const intervalMs = parseDuration('reconcile', 'interval', intervalText ?? '30s');
 		const leader = parseLeaderFlags(args, watch);
 		const { parseListenAddress } = await import('../controller/metrics-server.js');
@@ -116,10 +136,13 @@ export function runReconcile(argv: readonly string[], io: CommandIo): Promise<nu
 				noWait: args.flags.wait === false,
 				...(io.signal ? { signal: io.signal } : {}),
 			};
-			if (all) return reconcileAllOnce(session, namespace, io, follow);
-			const result = await session.engine.reconcile(args.input[0]!);
-			printReconcile(io, result);
-			return followRollout(session.ctx, io, result, follow);
+			if (all) return reconcileAllOnce(session, namespace, io, follow, trace);
+			const engine = traced(session.engine, io, trace);
+			const result = await engine.reconcile(args.input[0]!, { dryRun: trace.dryRun });
+			const out = resultIo(io, trace);
+			printReconcile(out, result);
+			if (trace.dryRun) return result.errors.length > 0 ? EXIT_FAILED : EXIT_OK;
+			return followRollout(engine.ctx, out, result, follow);
 		}
 		return watchPools(
 			session,
@@ -152,12 +175,63 @@ function where(namespace: string | null, key: string): string {
 	return namespace === null ? `${sanitize(key.slice(0, key.indexOf('/')))}: ` : '';
 }
 
+/** What -v/--plan, --dry-run and -o ask of a one-shot reconcile. */
+interface TraceChoice {
+	/** Print the story (plan, steps): -v, --plan, --dry-run or -o json. */
+	on: boolean;
+	dryRun: boolean;
+	format: TraceFormat;
+}
+
+/** Reads -v/--plan, --dry-run and -o: each goes with a one-shot reconcile only. */
+function traceFlags(
+	args: Parameters<Parameters<typeof runCommand>[3]>[0],
+	watch: boolean,
+): TraceChoice {
+	const dryRun = args.flags.dryRun === true;
+	const output = stringFlag(args, 'output');
+	if (output !== undefined && output !== 'text' && output !== 'json')
+		throw usageError(
+			'reconcile',
+			`-o ${JSON.stringify(sanitize(output).slice(0, 20))} is not an output format; use text or json`,
+		);
+	const format: TraceFormat = output === 'json' ? 'json' : 'text';
+	const on =
+		dryRun || output !== undefined || args.flags.verbose === true || args.flags.plan === true;
+	if (on && watch)
+		throw usageError(
+			'reconcile',
+			'-v/--plan, --dry-run and -o only go with a one-shot reconcile (drop --watch; the controller counts its plans in its metrics)',
+		);
+	if (dryRun && args.flags.wait !== undefined)
+		throw usageError(
+			'reconcile',
+			'--no-wait does not go with --dry-run (a dry run waits for nothing)',
+		);
+	return { on, dryRun, format };
+}
+
+/** The engine whose reconciles print their story as they go (when asked). */
+function traced(engine: Engine, io: CommandIo, trace: TraceChoice, prefix = ''): Engine {
+	if (!trace.on) return engine;
+	return engineOf(
+		engine.context({ onTrace: traceSink(io, trace.format, engine.ctx.namespace, prefix) }),
+	);
+}
+
+/** Where the result lines go: with -o json, stdout carries the JSON lines only. */
+function resultIo(io: CommandIo, trace: TraceChoice): CommandIo {
+	if (!trace.on || trace.format !== 'json') return io;
+	return { ...io, stdout: { write: () => true, isTTY: false } };
+}
+
 /** One pass over every pool: exit 1 when any pool failed. */
 async function reconcileAllOnce(
 	session: Session,
 	namespace: string | null,
 	io: CommandIo,
 	follow: FollowOptions,
+	trace: TraceChoice,
 ): Promise<number> {
 	const { listPoolRefs } = await import('../engine/list-definitions.js');
 	const refs = await listPoolRefs(session.kube, namespace);
@@ -172,10 +246,13 @@ async function reconcileAllOnce(
 	for (const ref of refs) {
 		const prefix = namespace === null ? `${sanitize(ref.namespace)}: ` : '';
 		try {
-			const engine = session.engine.inNamespace(ref.namespace);
-			const result = await engine.reconcile(ref.pool);
-			printReconcile(io, result, prefix);
-			if ((await followRollout(engine.ctx, io, result, { ...follow, prefix })) !== EXIT_OK)
+			const engine = traced(session.engine.inNamespace(ref.namespace), io, trace, prefix);
+			const result = await engine.reconcile(ref.pool, { dryRun: trace.dryRun });
+			const out = resultIo(io, trace);
+			printReconcile(out, result, prefix);
+			if (trace.dryRun) {
+				if (result.errors.length > 0) failed++;
+			} else if ((await followRollout(engine.ctx, out, result, { ...follow, prefix })) !== EXIT_OK)
 				failed++;
 		} catch (err) {
 			failed++;

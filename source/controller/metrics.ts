@@ -6,6 +6,7 @@
  */
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { STEP_KINDS, type TraceEvent } from '../engine/reconcile-plan.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { MEMBER_STATES } from '../pool/member-state.js';
 import type { RolloutProgress } from '../pool/rollout.js';
@@ -26,6 +27,11 @@ export interface ReconcilerMetrics {
 	countingRefusals(on: boolean): void;
 	/** Follows the watches' connection states (counts reconnects). */
 	connection(byKind: Record<string, ConnectionState>): void;
+	/**
+	 * Follows a reconcile's story: the size of each plan per kind of step, and how long each
+	 * step took per kind and result (counts and times only: no pool, member or holder).
+	 */
+	traced(e: TraceEvent): void;
 	/** Drops the series of a pool that went away. */
 	forget(key: string): void;
 	/** Whether this process reconciles now (ctpool_leader: 1 leading or alone, 0 standing by). */
@@ -167,6 +173,20 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 		labelNames: ['kind'],
 		registers: [registry],
 	});
+	const planSteps = new Histogram({
+		name: 'ctpool_reconcile_plan_steps',
+		help: 'Members one reconcile planned to touch, per kind of step (create, start, replace, delete, takeover), and left alone (kind left-alone).',
+		labelNames: ['kind'],
+		buckets: [0, 1, 2, 5, 10, 20, 50, 100, 250, 1000],
+		registers: [registry],
+	});
+	const stepDuration = new Histogram({
+		name: 'ctpool_reconcile_step_duration_seconds',
+		help: 'How long one reconcile step on one member took (Lease taken to Lease released), per kind of step and result (done, failed, skipped).',
+		labelNames: ['kind', 'result'],
+		buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+		registers: [registry],
+	});
 	const leader = new Gauge({
 		name: 'ctpool_leader',
 		help: '1 while this process reconciles (the leader, or the only reconciler), 0 while it stands by.',
@@ -202,6 +222,14 @@ export function createReconcilerMetrics(cache: PoolCache, now: () => number): Re
 				if (trouble && !wasTrouble && before !== undefined) reconnects.inc({ kind });
 				else reconnects.inc({ kind }, 0);
 			}
+		},
+		traced(e) {
+			if (e.type === 'plan') {
+				for (const kind of STEP_KINDS)
+					planSteps.observe({ kind }, e.steps.find((s) => s.kind === kind)?.members.length ?? 0);
+				planSteps.observe({ kind: 'left-alone' }, e.leftAlone.length);
+			} else if (e.type === 'step-end')
+				stepDuration.observe({ kind: e.step, result: e.result }, Math.max(0, e.ms) / 1000);
 		},
 		forget(key) {
 			const labels = splitPoolKey(key);

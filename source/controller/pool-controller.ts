@@ -7,6 +7,7 @@
 
 import type { Engine } from '../engine/engine.js';
 import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
+import type { TraceSink } from '../engine/reconcile-plan.js';
 import type { Kube } from '../kube/config.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { guardHandler } from '../kube/handler-errors.js';
@@ -102,7 +103,12 @@ function poolWorkController(
 		version: (key) => cache.version(key),
 		async reconcile(key) {
 			const { namespace, pool } = splitPoolKey(key);
-			const result = await reconcile(opts.engine.context({ namespace, signal }), pool);
+			const outer = opts.engine.ctx.onTrace;
+			const onTrace: TraceSink = (e) => {
+				metrics.traced(e);
+				outer?.(e);
+			};
+			const result = await reconcile(opts.engine.context({ namespace, signal, onTrace }), pool);
 			// a listener's failure is told, and is not the pool's (no retry for it)
 			guardHandler(
 				() => `the result of pool ${key}`,

@@ -11,6 +11,7 @@ import type { ClaimReads } from './claim-snapshot.js';
 import type { FailureTally } from './failure-events.js';
 import type { KnownStrangers } from './known-strangers.js';
 import type { RefusalTally } from './kube-event.js';
+import type { TraceEvent, TraceSink } from './reconcile-plan.js';
 
 /** One step of an operation, as the CLI prints it and the TUI logs it. */
 export interface EngineEvent {
@@ -41,6 +42,8 @@ export interface EngineContext {
 	now(): number;
 	/** Receives every step of every operation. */
 	emit(e: EngineEvent): void;
+	/** Receives a reconcile's story: its plan, each step's progress and result (reconcile-plan.ts). */
+	onTrace?: TraceSink;
 	/** How long to wait for one delete (pod, Service, PVC) to finish. */
 	deleteTimeoutMs: number;
 	/** How many members one operation works on at the same time. */
@@ -184,6 +187,7 @@ export function createEngineContext(kube: Kube, opts: EngineContextOptions = {})
 	};
 	if (opts.signal) ctx.signal = opts.signal;
 	if (opts.commandScope) ctx.commandScope = opts.commandScope;
+	if (opts.onTrace) ctx.onTrace = opts.onTrace;
 	return ctx;
 }
 
@@ -219,6 +223,15 @@ export function emitEvent(
 		ctx.emit(event);
 	} catch {
 		// an event sink's failure is not the operation's
+	}
+}
+
+/** Sends one event of a reconcile's story to the context's trace sink; a throwing sink breaks nothing. */
+export function emitTrace(ctx: EngineContext, e: TraceEvent): void {
+	try {
+		ctx.onTrace?.(e);
+	} catch {
+		// a trace sink's failure is not the operation's
 	}
 }
 

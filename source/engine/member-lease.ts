@@ -22,6 +22,7 @@ import { leaseName, MEMBER_LABEL, POOL_LABEL } from '../pool/names.js';
 import type { LeaseObject } from '../pool/objects.js';
 import { clusterError } from './cluster-error.js';
 import type { EngineContext } from './context.js';
+import { dryRunCreate } from './dry-run.js';
 
 const LEASE_RESOURCE = 'leases.coordination.k8s.io';
 
@@ -88,6 +89,22 @@ export async function createLease(
 			name: leaseName(member),
 		});
 	}
+}
+
+/**
+ * A server-side dry run (dryRun=All) of the create of the member's reconciler Lease: the
+ * admission and rights checks of the first write a step would make, and nothing stored.
+ * Resolves with 'ok', or 'exists' when the member has a Lease already.
+ */
+export async function dryRunReconcilerLease(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+): Promise<'ok' | 'exists'> {
+	const body = leaseBody(ctx, pool, member, RECONCILER_IDENTITY, RECONCILER_LEASE_SECONDS, 0);
+	return dryRunCreate(ctx, { resource: LEASE_RESOURCE, name: leaseName(member) }, (dryRun) =>
+		ctx.kube.coordination.createNamespacedLease({ namespace: ctx.namespace, body, dryRun }),
+	);
 }
 
 /** How a replace changes the Lease. */

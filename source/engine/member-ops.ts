@@ -17,6 +17,7 @@ import type { SourceFields } from '../pool/spec.js';
 import { adoptCorralPod } from './adopt-pod.js';
 import { clusterError } from './cluster-error.js';
 import { type EngineContext, emitEvent, suggestKubectl } from './context.js';
+import { dryRunCreate } from './dry-run.js';
 import { checkOwned, ForeignObjectError, readService } from './foreign-objects.js';
 import { buildPod, buildPvc, podFromPvc } from './member-objects.js';
 import { mergePatchOptions } from './merge-patch.js';
@@ -121,6 +122,23 @@ export async function createMember(
 	}
 	if (!(await createPod(ctx, pool, member, src)))
 		throw new PoolError('failed', `pod ${member} already exists, made by someone else`);
+}
+
+/**
+ * A server-side dry run (dryRun=All) of the create of a member's PVC from the source: the
+ * admission a create meets (a ResourceQuota, a StorageClass, a policy) with nothing stored.
+ * Resolves with 'ok', or 'exists' when a PVC of that name exists.
+ */
+export async function dryRunMemberPvc(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	src: SourceFields,
+): Promise<'ok' | 'exists'> {
+	const body = buildPvc(pool, member, ctx.namespace, src);
+	return dryRunCreate(ctx, { resource: PVC_RESOURCE, name: pvcName(member) }, (dryRun) =>
+		ctx.kube.core.createNamespacedPersistentVolumeClaim({ namespace: ctx.namespace, body, dryRun }),
+	);
 }
 
 /**

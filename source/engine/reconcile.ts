@@ -6,6 +6,7 @@
 
 import { isNotFound } from '../kube/errors.js';
 import { describeDrift } from '../pool/drift.js';
+import { RECONCILER_IDENTITY } from '../pool/errors.js';
 import { heldByReconciler, leaseHolder, RECONCILER_LEASE_SECONDS } from '../pool/lease.js';
 import {
 	groupMembers,
@@ -42,14 +43,19 @@ import { bounded } from '../text/sanitize.js';
 import { mapLimit } from './bounded-map.js';
 import { changingPool } from './claim-snapshot.js';
 import { checkPoolName, failureText } from './cluster-error.js';
-import { type EngineContext, emitEvent } from './context.js';
+import { type EngineContext, emitEvent, emitTrace } from './context.js';
 import { type Definition, readDefinition } from './definition.js';
 import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError, readService } from './foreign-objects.js';
 import { recheckStrangers, rememberStrangers } from './known-strangers.js';
 import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
 import { keepLease } from './lease-keeper.js';
-import { deleteLease, readLease, takeReconcilerLease } from './member-lease.js';
+import {
+	deleteLease,
+	dryRunReconcilerLease,
+	readLease,
+	takeReconcilerLease,
+} from './member-lease.js';
 import { pvcSource } from './member-objects.js';
 import {
 	annotateOwnedPvc,
@@ -57,7 +63,9 @@ import {
 	createMissingMember,
 	destroyConsoleService,
 	destroyMember,
+	dryRunMemberPvc,
 	readMember,
+	type ServiceOutcome,
 	startMember,
 	unverifiedServiceMark,
 } from './member-ops.js';
@@ -70,6 +78,7 @@ import {
 } from './member-step.js';
 import { mergePatchOptions } from './merge-patch.js';
 import { listPoolObjects } from './pool-objects.js';
+import { buildPlan, type StepProgress } from './reconcile-plan.js';
 
 /** One step reconcile took on a member. */
 export interface ReconcileAction {
@@ -111,10 +120,24 @@ const STEP_ORDER: Record<ReconcileStep, number> = {
 	takeover: 4,
 };
 
+/** How a reconcile runs. */
+export interface ReconcileOptions {
+	/**
+	 * Make the plan and change nothing: the plan is traced (ctx.onTrace), the first write of
+	 * each step under a Lease is tried as a server-side dry run, and no other request writes.
+	 */
+	dryRun?: boolean;
+}
+
 /** Reconciles a pool once. Throws PoolError for a missing, unreadable or persistent definition. */
-export async function reconcile(ctx: EngineContext, pool: string): Promise<ReconcileResult> {
+export async function reconcile(
+	ctx: EngineContext,
+	pool: string,
+	opts: ReconcileOptions = {},
+): Promise<ReconcileResult> {
 	checkPoolName(pool);
 	const definition = await readDefinition(ctx, pool);
+	if (opts.dryRun) return planOnly(ctx, pool, definition);
 	return reconcileDefinition(ctx, pool, definition);
 }
 
@@ -192,38 +215,8 @@ async function reconcileSteps(
 	let objects = await listPoolObjects(ctx, pool);
 	// strangers met before: their members are left alone (no Lease taken, nothing made)
 	const known = await recheckStrangers(ctx, pool);
-	const startNow = ctx.now();
-	const planned: Plan[] = [];
-	const startViews: MemberView[] = [];
-	for (const m of groupMembers(pool, spec.size, {
-		...objects,
-		foreign: [...(objects.foreign ?? []), ...known],
-	})) {
-		const view = memberView(m, facts, startNow);
-		startViews.push(view);
-		const step = planStep(view, startNow);
-		if (step) planned.push({ objects: m, view, step });
-	}
-	// no replace storm: when most of the pool fails the same way after replaces, stop
-	// replacing the members that fail with the current source (a drift is still replaced)
-	const storm = replaceStorm(
-		startViews.filter((v) => !v.aboveSize),
-		spec.size,
-	);
-	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
-	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
-	// allows (without it, every one now, as the seed says)
-	const limit = maxUnavailableOf(spec);
-	const { plans, heldBack } =
-		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
-	if (heldBack > 0)
-		emitEvent(ctx, {
-			pool,
-			action: 'rollout',
-			outcome: 'info',
-			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
-		});
-	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	const { plans, heldBack, storm } = planPass(ctx, pool, spec, objects, known, false);
+	const started = ctx.now();
 	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
 		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan, bulk),
@@ -281,6 +274,19 @@ async function reconcileSteps(
 				? `reconcile of pool ${pool} had ${errors.length} failed step${errors.length === 1 ? '' : 's'}`
 				: `pool ${pool} reconciled: ${actions.length} step${actions.length === 1 ? '' : 's'}, ${status.ready}/${status.desired} ready, ${status.free} free`,
 	});
+	emitTrace(ctx, {
+		type: 'done',
+		time: ctx.now(),
+		pool,
+		dryRun: false,
+		ok: errors.length === 0,
+		done: actions.filter((a) => a.ok).length,
+		failed: actions.filter((a) => !a.ok).length,
+		skipped: outcomes.filter((a) => a === null).length,
+		statusWritten,
+		ms: ctx.now() - started,
+		errors: errors.map((e) => bounded(e, 600)),
+	});
 	const leaseWait = reconcilerLeaseWait(views, endNow);
 	return {
 		pool,
@@ -291,6 +297,171 @@ async function reconcileSteps(
 		heldBack,
 		...(leaseWait !== null ? { reconcilerLeaseExpiresInMs: leaseWait } : {}),
 	};
+}
+
+/** The steps a pass plans, and what the storm and the rollout held back. */
+interface PassPlan {
+	plans: Plan[];
+	heldBack: number;
+	storm: ReplaceStorm | null;
+	startViews: MemberView[];
+}
+
+/**
+ * Plans a pass: each member's step, less the replaces the storm stops and those the rollout
+ * leaves for a later wave (sorted in the seed's order), and traces the plan.
+ */
+function planPass(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	objects: Awaited<ReturnType<typeof listPoolObjects>>,
+	known: Awaited<ReturnType<typeof recheckStrangers>>,
+	dryRun: boolean,
+): PassPlan {
+	const facts: PoolFacts = poolFacts(spec.size, spec);
+	const startNow = ctx.now();
+	const planned: Plan[] = [];
+	const startViews: MemberView[] = [];
+	for (const m of groupMembers(pool, spec.size, {
+		...objects,
+		foreign: [...(objects.foreign ?? []), ...known],
+	})) {
+		const view = memberView(m, facts, startNow);
+		startViews.push(view);
+		const step = planStep(view, startNow);
+		if (step) planned.push({ objects: m, view, step });
+	}
+	// no replace storm: when most of the pool fails the same way after replaces, stop
+	// replacing the members that fail with the current source (a drift is still replaced)
+	const storm = replaceStorm(
+		startViews.filter((v) => !v.aboveSize),
+		spec.size,
+	);
+	const unstormed = storm ? planned.filter((p) => !stormHeld(p, storm)) : planned;
+	// a rollout in waves: replaces of Ready drifted members only as far as maxUnavailable
+	// allows (without it, every one now, as the seed says)
+	const limit = maxUnavailableOf(spec);
+	const { plans, heldBack } =
+		limit === null ? { plans: unstormed, heldBack: 0 } : limitRollout(unstormed, startViews, limit);
+	if (heldBack > 0)
+		emitEvent(ctx, {
+			pool,
+			action: 'rollout',
+			outcome: 'info',
+			message: `rolling pool ${pool}: ${heldBack} drifted member${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for a later wave, claimable with the old image (at most ${limit} unavailable at once)`,
+		});
+	plans.sort((a, b) => STEP_ORDER[a.step] - STEP_ORDER[b.step] || a.view.index - b.view.index);
+	// the plan as data, for whoever follows the story (built only then: a pass of a big pool
+	// with no one listening pays nothing for it)
+	if (ctx.onTrace) {
+		const names = (list: readonly Plan[]) => list.map((p) => p.view.name);
+		const kept = new Set(names(plans));
+		emitTrace(
+			ctx,
+			buildPlan({
+				pool,
+				now: startNow,
+				dryRun,
+				views: startViews,
+				steps: plans,
+				stormed: names(planned.filter((p) => !unstormed.includes(p))),
+				storm,
+				heldBack: names(unstormed.filter((p) => !kept.has(p.view.name))),
+				limit,
+			}),
+		);
+	}
+	return { plans, heldBack, storm, startViews };
+}
+
+/**
+ * A dry run: the plan traced, the first write of each step under a Lease (the Lease's
+ * create) tried with dryRun=All, and nothing else written: no step, no status, no Event.
+ * Resolves with the status the members show now and the errors the dry run met.
+ */
+async function planOnly(
+	ctx: EngineContext,
+	pool: string,
+	definition: Definition,
+): Promise<ReconcileResult> {
+	const started = ctx.now();
+	const { spec } = definition;
+	const objects = await listPoolObjects(ctx, pool);
+	const known = await recheckStrangers(ctx, pool);
+	const { plans, heldBack, startViews } = planPass(ctx, pool, spec, objects, known, true);
+	const errors = await dryRunSteps(ctx, pool, spec, plans);
+	const status = buildStatus(spec.size, startViews, errors, ctx.now());
+	emitTrace(ctx, {
+		type: 'done',
+		time: ctx.now(),
+		pool,
+		dryRun: true,
+		ok: errors.length === 0,
+		done: 0,
+		failed: 0,
+		skipped: 0,
+		statusWritten: false,
+		ms: ctx.now() - started,
+		errors: errors.map((e) => bounded(e, 600)),
+	});
+	return { pool, status, actions: [], errors, statusWritten: false, heldBack };
+}
+
+/**
+ * The server-side dry runs of a dry run: the create of the reconciler Lease (the first write
+ * of a step under a Lease) once per kind of step, on its first member with no Lease (the
+ * rights and admission are the same for the others), and for a create its PVC's create.
+ * Resolves with the problems met.
+ */
+async function dryRunSteps(
+	ctx: EngineContext,
+	pool: string,
+	spec: PoolSpec,
+	plans: readonly Plan[],
+): Promise<string[]> {
+	const probes = new Map<ReconcileStep, Plan>();
+	for (const plan of plans) {
+		const underLease = !(plan.step === 'start' && claimedByUser(plan.view));
+		if (underLease && !plan.objects.lease && !probes.has(plan.step)) probes.set(plan.step, plan);
+	}
+	const errors: string[] = [];
+	await mapLimit([...probes.values()], ctx.concurrency, async ({ step, view }) => {
+		try {
+			const progress = (detail: string) =>
+				traceProgress(ctx, pool, view.name, step, 'dry-run-ok', detail);
+			const lease = await dryRunReconcilerLease(ctx, pool, view.name);
+			progress(
+				lease === 'ok'
+					? `the create of its Lease as ${RECONCILER_IDENTITY} passes a server-side dry run`
+					: 'it has a Lease now (made since the list): the step would hand off or take it over',
+			);
+			// a create makes a PVC where none is: its admission (quota, storage class) is tried too
+			if (step === 'create' && lease === 'ok') {
+				const pvc = await dryRunMemberPvc(ctx, pool, view.name, sourceFields(spec));
+				progress(
+					pvc === 'ok'
+						? `the create of its PVC from ${spec.image} passes a server-side dry run`
+						: 'its PVC exists now (made since the list): the step would read it and decide again',
+				);
+			}
+		} catch (err) {
+			errors.push(`${step} ${view.name}: ${failureText(err)}`);
+		}
+	});
+	return errors;
+}
+
+/** Traces one piece of a step's progress. */
+function traceProgress(
+	ctx: EngineContext,
+	pool: string,
+	member: string,
+	step: ReconcileStep,
+	progress: StepProgress,
+	detail: string,
+): void {
+	emitTrace(ctx, { type: 'step-progress', time: ctx.now(), pool, member, step, progress, detail });
 }
 
 /** How long until the first live reconciler Lease of another process expires, or null for none. */
@@ -466,7 +637,8 @@ async function writeStatus(ctx: EngineContext, pool: string, status: PoolStatus)
 	}
 }
 
-function runPlan(
+/** A planned step, run between its step-start and step-end trace events. */
+async function runPlan(
 	ctx: EngineContext,
 	pool: string,
 	spec: PoolSpec,
@@ -474,8 +646,25 @@ function runPlan(
 	plan: Plan,
 	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
-	if (plan.step === 'start' && claimedByUser(plan.view)) return startClaimed(ctx, pool, plan, bulk);
-	return underLease(ctx, pool, spec, facts, plan, bulk);
+	const member = plan.view.name;
+	const t0 = ctx.now();
+	emitTrace(ctx, { type: 'step-start', time: t0, pool, member, step: plan.step });
+	const action =
+		plan.step === 'start' && claimedByUser(plan.view)
+			? await startClaimed(ctx, pool, plan, bulk)
+			: await underLease(ctx, pool, spec, facts, plan, bulk);
+	const end = ctx.now();
+	emitTrace(ctx, {
+		type: 'step-end',
+		time: end,
+		pool,
+		member,
+		step: action?.step ?? plan.step,
+		result: action === null ? 'skipped' : action.ok ? 'done' : 'failed',
+		ms: end - t0,
+		...(action?.error ? { error: bounded(action.error, 600) } : {}),
+	});
+	return action;
 }
 
 /** What a step does, for messages. */
@@ -553,6 +742,7 @@ async function startClaimed(
 			return null;
 		}
 		await startMember(ctx, pool, member, now.pvc);
+		traceProgress(ctx, pool, member, 'start', 'started', 'pod created from its PVC');
 		bulk.start.push({
 			name: member,
 			index: plan.view.index,
@@ -617,6 +807,14 @@ async function underLease(
 		return failed(ctx, pool, member, step, err);
 	}
 	if (!lease) {
+		traceProgress(
+			ctx,
+			pool,
+			member,
+			step,
+			'lease-held-elsewhere',
+			'its Lease is held by someone else; hands off',
+		);
 		emitEvent(ctx, {
 			pool,
 			member,
@@ -628,6 +826,7 @@ async function underLease(
 	}
 	// renewed while the step runs: a reconciler killed mid-step strands the member for
 	// RECONCILER_LEASE_SECONDS at most
+	traceProgress(ctx, pool, member, step, 'lease-taken', `Lease taken as ${RECONCILER_IDENTITY}`);
 	const kept = keepLease(ctx, lease);
 	let action: ReconcileAction | null = null;
 	let done = false;
@@ -640,6 +839,7 @@ async function underLease(
 			(await createMissingMember(ctx, pool, member, sourceFields(spec)))
 		) {
 			done = true;
+			traceProgress(ctx, pool, member, step, 'created', `PVC and pod created from ${spec.image}`);
 			bulk.create.push({
 				name: member,
 				index: plan.view.index,
@@ -658,7 +858,8 @@ async function underLease(
 	}
 	try {
 		const removed = await deleteLease(ctx, await kept.stop());
-		if (!removed) {
+		if (removed) traceProgress(ctx, pool, member, step, 'lease-released', 'Lease released');
+		else {
 			emitEvent(ctx, {
 				pool,
 				member,
@@ -712,18 +913,28 @@ async function decideAndAct(
 			step = again;
 			const what = stepDetail(step, fresh, spec);
 			const src = sourceFields(spec);
-			if (step === 'create') await createMember(ctx, pool, member, src);
-			else if (step === 'start') await startMember(ctx, pool, member, now.pvc!);
-			else if (step !== 'takeover') {
+			const progress = (p: StepProgress, detail: string) =>
+				traceProgress(ctx, pool, member, step, p, detail);
+			if (step === 'create') {
+				await createMember(ctx, pool, member, src);
+				progress('created', `PVC and pod created from ${spec.image}`);
+			} else if (step === 'start') {
+				await startMember(ctx, pool, member, now.pvc!);
+				progress('started', 'pod created from its PVC');
+			} else if (step !== 'takeover') {
 				const opts: Parameters<typeof destroyMember>[3] = {};
 				if (now.pod?.metadata.uid) opts.podUid = now.pod.metadata.uid;
 				if (now.pvc?.metadata.uid) opts.pvcUid = now.pvc.metadata.uid;
+				const t0 = ctx.now();
 				const service = await destroyMember(ctx, pool, member, opts);
-				if (step === 'replace')
+				progress('deleted', deletedText(service, ctx.now() - t0));
+				if (step === 'replace') {
 					await createMember(ctx, pool, member, src, {
 						...replaceRecord(ctx, fresh),
 						...unverifiedServiceMark(member, service),
 					});
+					progress('created', `PVC and pod created from ${spec.image}`);
+				}
 			}
 			const detail = `${what}${driftNote(step, now.pvc, spec)}`;
 			if (step === 'create' || step === 'start')
@@ -735,6 +946,16 @@ async function decideAndAct(
 		action = failed(ctx, pool, member, step, err);
 	}
 	return { step, action };
+}
+
+/** What a destroy deleted and how long it waited, for the trace. */
+function deletedText(service: ServiceOutcome, waitedMs: number): string {
+	const what = service === 'deleted' ? 'pod, Service and PVC' : 'pod and PVC';
+	const left =
+		service === 'unreadable' || service === 'foreign'
+			? `; its Service left in place (${service})`
+			: '';
+	return `${what} deleted, waited ${(Math.max(0, waitedMs) / 1000).toFixed(1)} s until gone${left}`;
 }
 
 /** A step that worked: its event, and its action. */

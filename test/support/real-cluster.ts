@@ -210,6 +210,8 @@ export class RealAudit {
 				.filter(
 					(l) =>
 						MUTATING.has(l.verb) &&
+						// a server-side dry run stores nothing: not a mutation, as on the simulated cluster
+						!/[?&]dryRun=All(&|$)/.test(l.requestURI) &&
 						!l.objectRef?.subresource &&
 						!/^selfsubject\w+reviews$/.test(l.objectRef?.resource ?? ''),
 				)
