@@ -10,22 +10,13 @@ import {
 	specProblems,
 	validateSpec,
 } from '../../source/pool/index.js';
+import { SOURCE_FIELDS_BY_WEIGHT } from '../../source/pool/spec.js';
 import { sanitize } from '../../source/text/sanitize.js';
 import { NOW } from './fixtures.js';
 
 /** Arbitrary JSON-ish values, with the spec's keys showing up often. */
 const key = fc.oneof(
-	fc.constantFrom(
-		'image',
-		'cpu',
-		'memory',
-		'disk',
-		'storageClass',
-		'privileged',
-		'init',
-		'mode',
-		'size',
-	),
+	fc.constantFrom(...SOURCE_FIELDS_BY_WEIGHT, 'mode', 'size'),
 	fc.string({ maxLength: 8 }),
 );
 const leaf = fc.oneof(
