@@ -56,8 +56,11 @@ export interface ClaimSnapshot {
 	strangers: Map<string, MemberObjectKind[]>;
 	/** A list of the Leases under way, shared by the claims that lost races. */
 	leaseRefresh?: Promise<void>;
-	/** A list of the Leases to be sent after won claims, shared by those that won before it. */
-	afterWin?: { sent: boolean; leases: Promise<LeaseObject[]> };
+	/**
+	 * A list of the Leases of the identities that just won (by their holder label), to be
+	 * sent after those wins: shared by the claims that win in one turn of the event loop.
+	 */
+	afterWin?: { sent: boolean; identities: Set<string>; leases: Promise<LeaseObject[]> };
 }
 
 /** One shared read of a pool, under way or done. */
