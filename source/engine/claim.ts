@@ -25,6 +25,7 @@ import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
+import { claimCacheKey } from './claim-cache.js';
 import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
@@ -33,7 +34,12 @@ import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
-import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+import {
+	type ListedObjects,
+	listPoolObjects,
+	poolSelector,
+	readListedObjects,
+} from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -239,6 +245,8 @@ async function earlierClaimOf(
 	identity: string,
 	mine: LeaseObject,
 ): Promise<string | null> {
+	const cached = await cachedLeasesAfter(ctx, pool, snapshot, mine);
+	if (cached) return earlierIn(cached, identity, mine);
 	// A list not yet sent is made after mine, so it serves; one already sent may not.
 	let shared = snapshot.afterWin;
 	if (!shared || shared.sent || shared.identities.size >= HOLDERS_PER_LIST) {
@@ -254,11 +262,36 @@ async function earlierClaimOf(
 		shared = next;
 	}
 	shared.identities.add(identity);
-	for (const l of await shared.leases) {
+	return earlierIn(await shared.leases, identity, mine);
+}
+
+/** The member of a Lease among leases the identity holds that was made before mine, or null. */
+function earlierIn(
+	leases: readonly LeaseObject[],
+	identity: string,
+	mine: LeaseObject,
+): string | null {
+	for (const l of leases) {
 		if (l.metadata.name === mine.metadata.name || leaseHolder(l) !== identity) continue;
 		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
 	}
 	return null;
+}
+
+/**
+ * The pool's Leases from the engine's watch-fed cache once its Lease watch has delivered
+ * mine (a watch delivers in resourceVersion order: every Lease made before mine is there),
+ * or null when the snapshot was not made from the cache or the watch lags (then: a list).
+ */
+async function cachedLeasesAfter(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	mine: LeaseObject,
+): Promise<LeaseObject[] | null> {
+	const cache = snapshot.cached ? ctx.caches.claimCaches.get(claimCacheKey(ctx, pool)) : undefined;
+	if (!cache?.synced() || !(await cache.leasesReached(mine.metadata.resourceVersion))) return null;
+	return readListedObjects({ pods: [], pvcs: [], leases: cache.raw().leases }, pool).leases;
 }
 
 /** The label selector of the Leases in a pool held by some identities. */
