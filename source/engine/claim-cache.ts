@@ -53,6 +53,8 @@ export interface ClaimCache {
 	readonly ready: Promise<void>;
 	/** The pool's objects as the watches have them, raw (read at the boundary by the claim). */
 	raw(): { pods: unknown[]; pvcs: unknown[]; leases: unknown[] };
+	/** The Leases of the namespace whose label key has the value, raw. */
+	leasesLabelled(key: string, value: string): unknown[];
 	/** The definition's ConfigMap, null when there is none, or 'unreadable'. */
 	configMap(): ConfigMapObject | null | 'unreadable';
 	/**
@@ -148,6 +150,8 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
 			pvcs: values('persistentvolumeclaims'),
 			leases: values('leases'),
 		}),
+		leasesLabelled: (label, value) =>
+			values('leases').filter((l) => l.metadata?.labels?.[label] === value),
 		configMap() {
 			const raw = byKind.get('configmaps')!.get(configMapName(pool));
 			if (!raw) return null;

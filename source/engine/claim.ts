@@ -245,7 +245,7 @@ async function earlierClaimOf(
 	identity: string,
 	mine: LeaseObject,
 ): Promise<string | null> {
-	const cached = await cachedLeasesAfter(ctx, pool, snapshot, mine);
+	const cached = await cachedLeasesAfter(ctx, pool, snapshot, identity, mine);
 	if (cached) return earlierIn(cached, identity, mine);
 	// A list not yet sent is made after mine, so it serves; one already sent may not.
 	let shared = snapshot.afterWin;
@@ -287,11 +287,14 @@ async function cachedLeasesAfter(
 	ctx: EngineContext,
 	pool: string,
 	snapshot: ClaimSnapshot,
+	identity: string,
 	mine: LeaseObject,
 ): Promise<LeaseObject[] | null> {
 	const cache = snapshot.cached ? ctx.caches.claimCaches.get(claimCacheKey(ctx, pool)) : undefined;
 	if (!cache?.synced() || !(await cache.leasesReached(mine.metadata.resourceVersion))) return null;
-	return readListedObjects({ pods: [], pvcs: [], leases: cache.raw().leases }, pool).leases;
+	// only the identity's (by their holder label): a claim's check reads a few, not every Lease
+	const leases = cache.leasesLabelled(HOLDER_LABEL, holderLabelValue(identity));
+	return readListedObjects({ pods: [], pvcs: [], leases }, pool).leases;
 }
 
 /** The label selector of the Leases in a pool held by some identities. */
