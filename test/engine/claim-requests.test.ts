@@ -90,4 +90,32 @@ describe('the requests of a claim', () => {
 		}
 		expect(engine.ctx.caches.claimCaches.size).toBe(0);
 	});
+
+	it('two engines claiming for one identity at once from their caches end on one member', async () => {
+		const setup = c.context();
+		await apply(setup, 'pair', poolSpec({ size: 6 }));
+		await waitReady(setup, 'pair', 6);
+		const engines = [0, 1].map(() => createEngine(c.kube, { namespace: setup.namespace }));
+		const caches = engines.map((e) => watchPoolForClaims(e.ctx, 'pair'));
+		try {
+			await Promise.all(caches.map((k) => k.ready));
+			await expect.poll(() => caches.every((k) => k.synced())).toBe(true);
+			for (const who of ['ann', 'ben', 'cat']) {
+				const identity = `${who}@example.com`;
+				const [a, b] = await Promise.all(engines.map((e) => e.claim('pair', identity)));
+				// both answer with the member of the earlier Lease; the later one was given back
+				expect(a?.member).toBe(b?.member);
+				const held = (
+					await c.api.list('leases', { labelSelector: 'corral.dev/vdi-ct-pool=pair' })
+				).filter(
+					(l) => (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity === identity,
+				);
+				expect(held.map((l) => l.metadata.labels?.['corral.dev/vdi-ct-member'])).toEqual([
+					a?.member,
+				]);
+			}
+		} finally {
+			for (const k of caches) k.stop();
+		}
+	});
 });
