@@ -1,6 +1,13 @@
 /**
  * claim: give a member to an identity. The identity's own member when it holds one (an
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
+ *
+ * The path: snapshot (claim-snapshot.ts: the engine's watch-fed cache in a long-running
+ * process, else the definition and one list of each kind, shared by concurrent claims) →
+ * choose (nextCandidate) → Lease create (the arbiter: a stale snapshot only loses a race) →
+ * settle (one round at once: the PVC's display copy written at the snapshot's
+ * resourceVersion, and the identity's earlier claim looked for in the cache or by its holder
+ * label), then the audit Event.
  */
 
 import { authenticatedUser } from '../kube/whoami.js';
