@@ -198,7 +198,7 @@ export function Header() {
 				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
 				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
-			{screen !== 'pools' && screen !== 'audit' && !helpOpen ? (
+			{screen !== 'pools' && screen !== 'audit' && screen !== 'trace' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
 						{rollout ? (
