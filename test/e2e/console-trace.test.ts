@@ -12,36 +12,15 @@ import { apply, claim, writeDefinition } from '../../source/engine/index.js';
 import { waitReady } from '../engine/fixtures.js';
 import { poolSpec } from '../support/pool-spec.js';
 import type { TestTerminal } from '../support/terminal.js';
-import { waitFor } from '../support/wait.js';
-import { consoleTests, quit } from './ctpool-console.js';
+import { consoleTests, holdObject, quit } from './ctpool-console.js';
 
 // a fifth of real pace: a container starts in 0.3 s
 const c = consoleTests({ config: { timeScale: 0.2 } });
 const SLOW = 45_000;
-const HOLD = 'test.ctpool.dev/hold';
 
-/** Puts the test's finalizer on an object, or takes it off (retrying a conflict). */
-async function hold(resource: string, name: string, add: boolean): Promise<void> {
-	await waitFor(
-		async () => {
-			const obj = await c.cluster.api.get(resource, name);
-			if (!obj) return !add;
-			const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== HOLD);
-			return c.cluster.api
-				.update(resource, {
-					...obj,
-					metadata: { ...obj.metadata, finalizers: add ? [...rest, HOLD] : rest },
-				})
-				.then(
-					() => true,
-					(err: Error) => {
-						if (err.message.includes('HTTP 409')) return false;
-						throw err;
-					},
-				);
-		},
-		{ what: `${add ? 'hold' : 'let go of'} ${resource}/${name}`, timeoutMs: SLOW },
-	);
+/** Puts the test's finalizer on an object, or takes it off. */
+function hold(resource: string, name: string, add: boolean): Promise<void> {
+	return holdObject(c.cluster.api, resource, name, add, SLOW);
 }
 
 /** Esc, and waits for the members screen (a key right after a lone Esc would read as Alt-key). */
