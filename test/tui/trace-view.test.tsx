@@ -9,6 +9,7 @@
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../source/engine/reconcile-plan.js';
+import { TRACED_POOLS_MAX } from '../../source/tui/store.js';
 import { TRACE_LINES_MAX } from '../../source/tui/trace-model.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { member, NOW } from './fixtures.js';
@@ -206,17 +207,25 @@ describe('the trace in the store', () => {
 		expect(t?.droppedLines).toBe(50);
 		expect(t?.lines.at(-1)).toContain(`waited ${TRACE_LINES_MAX + 49} s`);
 		// an event before any plan is dropped; a new plan replaces the last one
-		store
-			.getState()
-			.traceEvent('lab', {
-				type: 'step-start',
-				time: NOW,
-				pool: 'lab',
-				member: 'lab-1',
-				step: 'create',
-			});
+		store.getState().traceEvent('lab', {
+			type: 'step-start',
+			time: NOW,
+			pool: 'lab',
+			member: 'lab-1',
+			step: 'create',
+		});
 		expect(store.getState().traces.lab).toBeUndefined();
 		store.getState().traceEvent('desk', { ...PLAN, leftAlone: [] });
 		expect(store.getState().traces.desk?.lines).toEqual([]);
+	});
+
+	it('keeps the last plan of at most TRACED_POOLS_MAX pools, the oldest plan giving way', () => {
+		const store = deskStore();
+		for (let i = 0; i <= TRACED_POOLS_MAX; i++)
+			store.getState().traceEvent(`p${i}`, { ...PLAN, pool: `p${i}`, time: NOW + i });
+		const kept = Object.keys(store.getState().traces);
+		expect(kept).toHaveLength(TRACED_POOLS_MAX);
+		expect(kept).not.toContain('p0');
+		expect(kept).toContain(`p${TRACED_POOLS_MAX}`);
 	});
 });
