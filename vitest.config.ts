@@ -123,6 +123,7 @@ export const REAL = [
 	'test/e2e/console-craft.test.ts',
 	'test/e2e/console-backoff.test.ts',
 	'test/e2e/console-audit.test.ts',
+	'test/e2e/console-trace.test.ts',
 	'test/chaos/chaos-short.test.ts',
 ];
 

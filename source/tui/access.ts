@@ -51,6 +51,7 @@ export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
 	],
 };
 COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
+// The trace (t) needs no right: it shows what this console's own reconciles told it.
 // The container log of a member (L): the API's pods/log.
 COMMAND_NEEDS[Command.ContainerLog] = [{ verb: 'get', resource: 'pods', subresource: 'log' }];
 

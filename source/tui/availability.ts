@@ -27,8 +27,8 @@ export function blockedReason(
 ): string | null {
 	const fixed = staticBlock(state, command);
 	if (fixed) return fixed;
-	if (screen === 'audit' && bindingOf(command).mutating)
-		return 'not on the audit screen; go back with Esc first';
+	if ((screen === 'audit' || screen === 'trace') && bindingOf(command).mutating)
+		return `not on the ${screen} screen; go back with Esc first`;
 	const onMembers = screen === 'members' || screen === 'details' || screen === 'logs';
 	const row = onMembers ? selectedRow(state) : null;
 	// with marks, x and m act on every marked member (one confirmation lists them)
@@ -70,6 +70,10 @@ export function blockedReason(
 		case Command.Reconcile:
 			if (!targetPool(state, screen)) return 'select a pool first';
 			return state.busy ? `wait: ${state.busy.label} is running` : null;
+		case Command.Trace:
+			if (screen !== 'pools' && screen !== 'members')
+				return 'the trace opens from the pools and members screens';
+			return targetPool(state, screen) ? null : 'select a pool first';
 		case Command.Loop:
 			return targetPool(state, screen) || state.loop.on ? null : 'select a pool first';
 		case Command.Release:

@@ -16,6 +16,7 @@ import {
 	releaseExpired,
 	setMaintenance,
 } from '../engine/index.js';
+import type { TraceSink } from '../engine/reconcile-plan.js';
 import type { Kube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { failureKind } from '../pool/index.js';
@@ -122,6 +123,12 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 			keep('log', readLastLogLines(ctx, member, HINT_LOG_LINES));
 	}
 
+	/** The trace sink of a pool's reconciles: each event goes to the pool's last plan in the store. */
+	const traceInto =
+		(key: string): TraceSink =>
+		(e) =>
+			store.getState().traceEvent(key, e);
+
 	/** A context in the pool's namespace whose events go to the log, remembering whether one was an error. */
 	const context = (key: string) => {
 		const seen = { error: false };
@@ -131,6 +138,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 				if (e.outcome === 'error') seen.error = true;
 				store.getState().logEvent(e);
 			},
+			onTrace: traceInto(key),
 		});
 		return { ctx, seen };
 	};
@@ -218,6 +226,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 						if (e.action !== 'reconcile' || e.outcome === 'error') flush();
 					}
 				},
+				onTrace: traceInto(key),
 			});
 			try {
 				const result = await reconcile(ctx, pool);

@@ -342,7 +342,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			s.setStatus(`${bindingOf(command).hint}: not in the log view (Esc returns)`);
 		return;
 	}
-	if (s.screen === 'details' && scrollKey(command, ctx)) return;
+	if ((s.screen === 'details' || s.screen === 'trace') && scrollKey(command, ctx)) return;
 	// the next action (Esc included) dismisses the message of the last one; moving, the log and
 	// help do not
 	if (!KEEPS_STATUS.has(command)) s.clearStatus();
@@ -461,10 +461,14 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 			else if (s.screen === 'audit') {
 				if (s.auditView.filter) s.setAuditFilter('');
 				else s.setScreen(s.auditView.back);
-			} else if (s.screen === 'details') s.setScreen('members');
+			} else if (s.screen === 'trace') s.setScreen(s.traceView.back);
+			else if (s.screen === 'details') s.setScreen('members');
 			else if (s.screen === 'members') {
 				if (s.filter) s.setFilter('');
-				else s.setScreen('pools');
+				else {
+					s.clearTraceMarks();
+					s.setScreen('pools');
+				}
 			}
 			return;
 		case Command.Filter:
@@ -478,6 +482,11 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 		case Command.Audit:
 			openAudit(ctx);
 			return;
+		case Command.Trace: {
+			const pool = targetPool(s);
+			if (pool) s.openTrace(pool);
+			return;
+		}
 		case Command.Claim:
 			s.setPrompt({ kind: 'claim', value: s.session.identity, error: null });
 			return;

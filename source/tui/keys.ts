@@ -30,6 +30,7 @@ export const Command = {
 	ContainerLog: 'container-log',
 	Previous: 'previous',
 	Audit: 'audit',
+	Trace: 'trace',
 	Help: 'help',
 	Quit: 'quit',
 } as const;
@@ -236,6 +237,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 			'audit: who did what (from the cluster Events) to the shown pools, this pool or this member',
 		mutating: false,
 	},
+	{
+		command: Command.Trace,
+		keys: 't',
+		hint: 'trace',
+		description:
+			"trace: the pool's last plan of this console's reconcile loop, each step live (Esc returns)",
+		mutating: false,
+	},
 	{ command: Command.Help, keys: '?', hint: 'help', description: 'this help', mutating: false },
 	{ command: Command.Quit, keys: 'q Ctrl-C', hint: 'quit', description: 'quit', mutating: false },
 ];
@@ -291,6 +300,7 @@ export const HELP_GROUPS: ReadonlyArray<{ title: string; commands: readonly Comm
 			Command.ContainerLog,
 			Command.Previous,
 			Command.Audit,
+			Command.Trace,
 			Command.Help,
 			Command.Quit,
 		],
@@ -373,6 +383,8 @@ export function commandOf(input: string, key: Key): Command | null {
 			return Command.Unmark;
 		case 'e':
 			return Command.Audit;
+		case 't':
+			return Command.Trace;
 		case '?':
 			return Command.Help;
 		case 'q':

@@ -32,6 +32,7 @@ export const SCREEN_COMMANDS: Readonly<Record<Screen, readonly Command[]>> = {
 		Command.MarkExpired,
 		...ON_POOL,
 		Command.Audit,
+		Command.Trace,
 		...ALWAYS,
 	],
 	members: [
@@ -45,6 +46,7 @@ export const SCREEN_COMMANDS: Readonly<Record<Screen, readonly Command[]>> = {
 		...ON_POOL,
 		...ON_MEMBER,
 		Command.Audit,
+		Command.Trace,
 		...ALWAYS,
 	],
 	details: [
@@ -58,6 +60,7 @@ export const SCREEN_COMMANDS: Readonly<Record<Screen, readonly Command[]>> = {
 		...ALWAYS,
 	],
 	audit: [...MOVE_COMMANDS, Command.Back, Command.Filter, ...ALWAYS],
+	trace: [...MOVE_COMMANDS, Command.Back, ...ALWAYS],
 	logs: [...MOVE_COMMANDS, Command.Back, Command.Previous, ...ALWAYS],
 	help: [...MOVE_COMMANDS, Command.Back, Command.Help, Command.Quit],
 };

@@ -7,6 +7,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineEvent } from '../engine/context.js';
 import type { EventLine } from '../engine/member-events.js';
+import type { TraceEvent } from '../engine/reconcile-plan.js';
 import type { ExpiredClaim } from '../engine/release-expired.js';
 import {
 	type ConnectionState,
@@ -44,9 +45,10 @@ import {
 	sortPoolNames,
 	sortRows,
 } from './sorting.js';
+import { applyTrace, type PoolTrace } from './trace-model.js';
 
 /** The screens. */
-export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help' | 'audit';
+export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help' | 'audit' | 'trace';
 
 /** The audit trail as the console follows it (a watch on ctpool's Events). */
 export interface AuditFeed {
@@ -300,7 +302,16 @@ export interface ConsoleState {
 	logReturn: Screen;
 	audit: AuditFeed;
 	auditView: AuditView;
+	/** The last plan of the console's own reconciles, per pool key (see trace-model.ts). */
+	traces: Readonly<Record<string, PoolTrace>>;
+	/** The trace screen: its pool key and the screen Esc returns to. */
+	traceView: { pool: string; back: Screen };
+	/** The pool key whose members table marks the members its last plan touches (the trace was opened from it), or null. */
+	traceMarks: string | null;
 }
+
+/** The most pools whose last plan the console keeps (the oldest plan gives way). */
+export const TRACED_POOLS_MAX = 100;
 
 /** The store's actions. */
 export interface ConsoleActions {
@@ -368,6 +379,12 @@ export interface ConsoleActions {
 	openAudit(scope: AuditScope): void;
 	/** Sets the audit screen's filter. */
 	setAuditFilter(filter: string): void;
+	/** Folds one event of a reconcile's story (onTrace) into the pool's last plan. */
+	traceEvent(pool: string, e: TraceEvent): void;
+	/** Opens the trace screen on a pool. */
+	openTrace(pool: string): void;
+	/** The members table stops marking what the last plan touches. */
+	clearTraceMarks(): void;
 	/** The objects of a member of the open pool, for the details screen. */
 	memberObjects(member: string): ReturnType<ObjectIndex['memberObjects']>;
 	/** Sorts the members or pools table (the current screen's) by a column, or reverses it. */
@@ -467,6 +484,9 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 		logReturn: 'members',
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		auditView: { scope: {}, back: 'pools', filter: '', selected: null, selectedIndex: 0 },
+		traces: {},
+		traceView: { pool: '', back: 'pools' },
+		traceMarks: null,
 
 		applyBatch(batch) {
 			if (batch.length === 0) return;
@@ -782,6 +802,32 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 					selected: null,
 					selectedIndex: 0,
 				},
+			});
+		},
+
+		traceEvent(pool, e) {
+			const traces = get().traces;
+			const next = applyTrace(traces[pool], e);
+			if (!next || next === traces[pool]) return;
+			const kept = Object.entries(traces).filter(([k]) => k !== pool);
+			kept.sort((a, b) => a[1].planned - b[1].planned);
+			const room = kept.slice(Math.max(0, kept.length - (TRACED_POOLS_MAX - 1)));
+			set({ traces: { ...Object.fromEntries(room), [pool]: next } });
+		},
+
+		clearTraceMarks() {
+			if (get().traceMarks !== null) set({ traceMarks: null });
+		},
+
+		openTrace(pool) {
+			const state = get();
+			const back =
+				state.screen === 'trace' || state.screen === 'help' ? state.traceView.back : state.screen;
+			set({
+				screen: 'trace',
+				status: null,
+				traceView: { pool, back },
+				traceMarks: back === 'members' ? pool : state.traceMarks,
 			});
 		},
 

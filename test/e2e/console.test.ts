@@ -14,13 +14,11 @@ import { ObjectApi } from '../support/object-api.js';
 import { poolSpec } from '../support/pool-spec.js';
 import type { TestTerminal } from '../support/terminal.js';
 import { waitFor } from '../support/wait.js';
-import { consoleTests, cuttableLink, quit } from './ctpool-console.js';
+import { consoleTests, cuttableLink, holdObject, quit } from './ctpool-console.js';
 
 const SLOW = 45_000;
 if (!kubectlAvailable() && process.env.CI !== 'true')
 	process.stdout.write('[skip] the console tests with kubectl: kubectl is not on the PATH\n');
-/** A finalizer the tests put on an object to hold its deletion until they let go. */
-const HOLD = 'test.ctpool.dev/hold';
 const withKubectl = kubectlAvailable() || process.env.CI === 'true';
 
 // a fifth of real pace: a container starts in 0.3 s; ctpool's 1 s grace lasts 0.2 s
@@ -67,28 +65,9 @@ function rulesBut(...drop: string[]): RoleRule[] {
 		.filter((r) => r.verbs.length > 0);
 }
 
-/** Adds or removes the test's finalizer on an object (a compare-and-swap, tried again on a conflict). */
-async function hold(resource: string, name: string, add: boolean): Promise<void> {
-	await waitFor(
-		async () => {
-			const obj = await e2e.cluster.api.get(resource, name);
-			if (!obj) throw new Error(`${resource}/${name} not found`);
-			const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== HOLD);
-			return e2e.cluster.api
-				.update(resource, {
-					...obj,
-					metadata: { ...obj.metadata, finalizers: add ? [...rest, HOLD] : rest },
-				})
-				.then(
-					() => true,
-					(err: Error) => {
-						if (err.message.includes('HTTP 409')) return false;
-						throw err;
-					},
-				);
-		},
-		{ what: `${add ? 'hold' : 'let go of'} ${resource}/${name}`, timeoutMs: SLOW },
-	);
+/** Puts the test's finalizer on an object, or takes it off. */
+function hold(resource: string, name: string, add: boolean): Promise<void> {
+	return holdObject(e2e.cluster.api, resource, name, add, SLOW);
 }
 
 /** Whether the identity of a kubeconfig may create pods/exec in the test namespace (its own review). */

@@ -6,8 +6,10 @@ import type { Kube } from '../../source/kube/config.js';
 import type { StartSimOptions } from '../../source/sim/index.js';
 import { CLI, requireBuild } from '../support/built-cli.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import type { ObjectApi } from '../support/object-api.js';
 import type { TestSim } from '../support/sim.js';
 import { startTerminal, type TestTerminal, terminalEnv } from '../support/terminal.js';
+import { waitFor } from '../support/wait.js';
 
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -173,4 +175,43 @@ export async function cuttableLink(kubeconfigPath: string, dir: string): Promise
 				proxy.close(() => done());
 			}),
 	};
+}
+
+/** A finalizer the tests put on an object to hold its deletion until they let go. */
+export const HOLD = 'test.ctpool.dev/hold';
+
+/**
+ * Puts the test's finalizer on an object (which must exist), or takes it off (an object
+ * already gone is let go), retrying a conflict.
+ */
+export async function holdObject(
+	api: ObjectApi,
+	resource: string,
+	name: string,
+	add: boolean,
+	timeoutMs: number,
+): Promise<void> {
+	await waitFor(
+		async () => {
+			const obj = await api.get(resource, name);
+			if (!obj) {
+				if (add) throw new Error(`${resource}/${name} not found`);
+				return true;
+			}
+			const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== HOLD);
+			return api
+				.update(resource, {
+					...obj,
+					metadata: { ...obj.metadata, finalizers: add ? [...rest, HOLD] : rest },
+				})
+				.then(
+					() => true,
+					(err: Error) => {
+						if (err.message.includes('HTTP 409')) return false;
+						throw err;
+					},
+				);
+		},
+		{ what: `${add ? 'hold' : 'let go of'} ${resource}/${name}`, timeoutMs },
+	);
 }

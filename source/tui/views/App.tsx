@@ -28,6 +28,7 @@ import { PromptLine, promptLines, promptRoom } from './prompt-line.js';
 import { StaleBanner } from './stale-banner.js';
 import { StatusLine } from './status-line.js';
 import { MIN_COLUMNS, MIN_ROWS, TooSmall } from './too-small.js';
+import { TraceView } from './trace-view.js';
 
 /** Props of the app. */
 export interface AppProps {
@@ -156,6 +157,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 				<LogView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : screen === 'audit' ? (
 				<AuditView width={columns} height={layout.body} />
+			) : screen === 'trace' ? (
+				<TraceView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : (
 				<HelpView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			)}

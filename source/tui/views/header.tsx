@@ -21,7 +21,8 @@ const READ_ONLY = '  read-only';
 /** How many lines the header takes on a screen. */
 export function headerHeight(screen: Screen, note: string): number {
 	// members and details: the spec, the counts and the picture (sparklines, exhaustion)
-	const base = screen === 'pools' || screen === 'help' || screen === 'audit' ? 1 : 4;
+	const base =
+		screen === 'pools' || screen === 'help' || screen === 'audit' || screen === 'trace' ? 1 : 4;
 	return base + (note ? 1 : 0);
 }
 
@@ -151,11 +152,11 @@ export function Header() {
 	const where =
 		screen === 'pools'
 			? `pools (${poolCount})${sort}`
-			: screen === 'audit'
-				? 'audit'
+			: screen === 'audit' || screen === 'trace'
+				? screen
 				: `pool ${clean(nameOfPool(poolName ?? ''))}${sort}`;
 	const namespace =
-		screen === 'pools' || screen === 'audit' || !poolName
+		screen === 'pools' || screen === 'audit' || screen === 'trace' || !poolName
 			? session.allNamespaces
 				? 'all namespaces'
 				: `ns ${clean(session.namespace)}`
@@ -197,7 +198,7 @@ export function Header() {
 				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
 				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
 			</Text>
-			{screen !== 'pools' && screen !== 'audit' && !helpOpen ? (
+			{screen !== 'pools' && screen !== 'audit' && screen !== 'trace' && !helpOpen ? (
 				<>
 					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
 						{rollout ? (

@@ -41,6 +41,7 @@ export function keyHints(
 
 /** The hints that give way first when the line is too narrow, first to go first. */
 const GIVE_WAY: readonly string[] = [
+	'trace',
 	'audit',
 	'bottom',
 	'mark',

@@ -20,6 +20,7 @@ import { layoutColumns } from '../table-layout.js';
 import { windowStart } from '../table-window.js';
 import { clean, displayWidth } from '../text-fit.js';
 import { useTheme } from '../theme.js';
+import { touchedMembers } from '../trace-model.js';
 import { useConsole } from '../use-console.js';
 import { sortedTitle, TableLine } from './table-line.js';
 
@@ -58,10 +59,14 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const sort = useConsole((s) => s.memberSort);
 	const marks = useConsole((s) => s.marks);
 	const markColumn = useConsole((s) => s.markColumn);
+	const tracedPlan = useConsole((s) =>
+		s.pool !== null && s.traceMarks === s.pool ? (s.traces[s.pool] ?? null) : null,
+	);
+	const traced = useMemo(() => (tracedPlan ? touchedMembers(tracedPlan) : null), [tracedPlan]);
 	const onScreen = useConsole((s) => s.onScreen);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
-	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0);
+	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0) + (traced ? 2 : 0);
 
 	const visible = useMemo(() => filteredSorted(rows, filter, sort), [rows, filter, sort]);
 	const wanted = useMemo(() => memberColumns(facts), [facts]);
@@ -105,6 +110,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 				columns={columns}
 				gutter={gutterOn}
 				mark={markColumn ? false : undefined}
+				traced={traced ? false : undefined}
 				cells={columns.map((c, i) => {
 					const title =
 						sorted && c.key === sort.column ? sortedTitle(c.title, c.width, sort.reverse) : c.title;
@@ -127,6 +133,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 						columns={columns}
 						gutter={gutterOn}
 						mark={markColumn ? marks.has(row.name) : undefined}
+						traced={traced ? traced.has(row.name) : undefined}
 						cells={columns.map((c) =>
 							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
 						)}

@@ -36,6 +36,8 @@ export interface TableLineProps {
 	gutter?: boolean;
 	/** Draw a two-column mark column: `*` when true, blank when false, none when undefined. */
 	mark?: boolean;
+	/** Draw a two-column trace column: `»` when the open plan touches the member, blank when not, none when undefined. */
+	traced?: boolean;
 }
 
 /** A column title with the sort arrow, kept within its width. */
@@ -55,6 +57,7 @@ export function sameLine(a: TableLineProps, b: TableLineProps): boolean {
 		a.bold !== b.bold ||
 		a.gutter !== b.gutter ||
 		a.mark !== b.mark ||
+		a.traced !== b.traced ||
 		a.cells.length !== b.cells.length ||
 		a.columns.length !== b.columns.length
 	)
@@ -85,6 +88,7 @@ export const TableLine = memo(function TableLine({
 	bold,
 	gutter,
 	mark,
+	traced,
 }: TableLineProps) {
 	const theme = useTheme();
 	return (
@@ -93,6 +97,11 @@ export const TableLine = memo(function TableLine({
 			{mark === undefined ? null : (
 				<Text color={selected ? undefined : theme.accent} bold>
 					{mark ? '* ' : '  '}
+				</Text>
+			)}
+			{traced === undefined ? null : (
+				<Text color={selected ? undefined : theme.accent} bold>
+					{traced ? '» ' : '  '}
 				</Text>
 			)}
 			{columns.map((col, i) => {

@@ -1,0 +1,72 @@
+/** The trace screen (t): the selected pool's last plan of this console's reconciles, live. */
+
+import { Box, Text } from 'ink';
+import { poolName as nameOfPool } from '../pool-key.js';
+import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
+import { truncate } from '../text-fit.js';
+import { wrapText } from '../text-wrap.js';
+import { type Theme, useTheme } from '../theme.js';
+import { type TraceLine, traceLines } from '../trace-lines.js';
+import { useConsole } from '../use-console.js';
+
+/** Props of the trace screen. */
+export interface TraceViewProps {
+	width: number;
+	height: number;
+	/** Set to how far the text can scroll. */
+	scrollInfo: ScrollInfo;
+}
+
+function colour(theme: Theme, tone: TraceLine['tone']) {
+	switch (tone) {
+		case 'ok':
+			return theme.ok;
+		case 'warn':
+			return theme.warn;
+		case 'error':
+			return theme.error;
+		case 'running':
+			return theme.accent;
+		case 'muted':
+			return theme.muted;
+		default:
+			return undefined;
+	}
+}
+
+/** The trace screen. */
+export function TraceView({ width, height, scrollInfo }: TraceViewProps) {
+	const theme = useTheme();
+	const pool = useConsole((s) => s.traceView.pool);
+	const trace = useConsole((s) => s.traces[s.traceView.pool]);
+	const loop = useConsole((s) => s.loop);
+	const now = useConsole((s) => s.now);
+	const scroll = useConsole((s) => s.scroll);
+	const lines = traceLines({ pool: nameOfPool(pool), trace, loop, now }).flatMap((l) =>
+		wrapText(l.text, Math.max(10, width), { whole: true }).map((text, i) => ({
+			text: i > 0 ? `    ${text}` : text,
+			tone: l.tone,
+		})),
+	);
+	const body = Math.max(0, height - 1);
+	const start = textWindow(lines.length, body, scroll, scrollInfo);
+	const shown = Math.min(body, lines.length - start);
+	const title = `Trace · pool ${nameOfPool(pool)} · ${linePosition(start, shown, lines.length)} · Esc returns`;
+	return (
+		<Box flexDirection="column" height={height}>
+			<Text bold wrap="truncate">
+				{truncate(title, width)}
+			</Text>
+			{lines.slice(start, start + body).map((l, i) => (
+				<Text
+					key={String(start + i)}
+					wrap="truncate"
+					bold={l.tone === 'heading'}
+					color={colour(theme, l.tone)}
+				>
+					{truncate(l.text, width)}
+				</Text>
+			))}
+		</Box>
+	);
+}
