@@ -206,14 +206,14 @@ export class RealAudit {
 	async ctpoolMutations(mark: number): Promise<AuditMutation[]> {
 		return (
 			(await this.ctpoolRequests(mark))
-				// a self review (what may I do?) is a create that stores nothing
+				// a self review (who am I, what may I do?) is a create that stores nothing
 				.filter(
 					(l) =>
 						MUTATING.has(l.verb) &&
 						// a server-side dry run stores nothing: not a mutation, as on the simulated cluster
 						!/[?&]dryRun=All(&|$)/.test(l.requestURI) &&
 						!l.objectRef?.subresource &&
-						!/^selfsubject\w+reviews$/.test(l.objectRef?.resource ?? ''),
+						!/^selfsubject\w*reviews$/.test(l.objectRef?.resource ?? ''),
 				)
 				.map((l, i) => {
 					const code = l.responseStatus?.code ?? 0;
