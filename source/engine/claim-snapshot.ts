@@ -17,10 +17,9 @@ import {
 import type { LeaseObject } from '../pool/objects.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
 import type { PoolSpec } from '../pool/spec.js';
-import { claimCacheKey } from './claim-cache.js';
 import type { EngineContext } from './context.js';
-import { definitionOf, readDefinition } from './definition.js';
-import { type ListedObjects, listPoolObjects, readListedObjects } from './pool-objects.js';
+import { readDefinition } from './definition.js';
+import { type ListedObjects, listPoolObjects } from './pool-objects.js';
 
 /** How long a finished read is handed to claims that start after it (ms). */
 export const CLAIM_SNAPSHOT_REUSE_MS = 250;
@@ -39,8 +38,6 @@ export function stateRank(view: MemberView): number {
 export interface ClaimSnapshot {
 	/** When the read started (Date.now()). */
 	readAt: number;
-	/** Made from the engine's watch-fed cache (claim-cache.ts), not read from the API. */
-	cached: boolean;
 	spec: PoolSpec;
 	facts: PoolFacts;
 	objects: ListedObjects;
@@ -59,11 +56,8 @@ export interface ClaimSnapshot {
 	strangers: Map<string, MemberObjectKind[]>;
 	/** A list of the Leases under way, shared by the claims that lost races. */
 	leaseRefresh?: Promise<void>;
-	/**
-	 * A list of the Leases of the identities that just won (by their holder label), to be
-	 * sent after those wins: shared by the claims that win in one turn of the event loop.
-	 */
-	afterWin?: { sent: boolean; identities: Set<string>; leases: Promise<LeaseObject[]> };
+	/** A list of the Leases to be sent after won claims, shared by those that won before it. */
+	afterWin?: { sent: boolean; leases: Promise<LeaseObject[]> };
 }
 
 /** One shared read of a pool, under way or done. */
@@ -80,26 +74,8 @@ function readKey(ctx: EngineContext, pool: string): string {
 	return `${ctx.namespace}/${pool}`;
 }
 
-/** What a snapshot is made of: the definition and the pool's objects. */
-interface PoolRead {
-	spec: PoolSpec;
-	objects: ListedObjects;
-	/** Read from the engine's watch-fed cache (claim-cache.ts), not from the API. */
-	cached: boolean;
-}
-
-/** The pool as the engine's watch-fed cache has it, or null when it has none synced. */
-function fromCache(ctx: EngineContext, pool: string): PoolRead | null {
-	const cache = ctx.caches.claimCaches.get(claimCacheKey(ctx, pool));
-	if (!cache?.synced()) return null;
-	const configMap = cache.configMap();
-	if (configMap === 'unreadable') return null;
-	const { spec } = definitionOf(ctx, pool, configMap);
-	return { spec, objects: readListedObjects(cache.raw(), pool), cached: true };
-}
-
-/** The pool read from the API: the definition and one list of each kind, all at once. */
-async function fromApi(ctx: EngineContext, pool: string): Promise<PoolRead> {
+async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnapshot> {
+	const readAt = Date.now();
 	// Both at once; the definition's failure (no such pool) is the one reported first.
 	const [definition, listed] = await Promise.allSettled([
 		readDefinition(ctx, pool),
@@ -107,19 +83,8 @@ async function fromApi(ctx: EngineContext, pool: string): Promise<PoolRead> {
 	]);
 	if (definition.status === 'rejected') throw definition.reason;
 	if (listed.status === 'rejected') throw listed.reason;
-	return { spec: definition.value.spec, objects: listed.value, cached: false };
-}
-
-async function readSnapshot(
-	ctx: EngineContext,
-	pool: string,
-	fresh: boolean,
-): Promise<ClaimSnapshot> {
-	const readAt = Date.now();
-	// A read again (a claim found nothing free in an older read, or must find its identity's
-	// member just won) asks the API: the cache may not have caught up with the writes yet.
-	const { spec, objects, cached } =
-		(fresh ? null : fromCache(ctx, pool)) ?? (await fromApi(ctx, pool));
+	const { spec } = definition.value;
+	const objects = listed.value;
 	const facts: PoolFacts = poolFacts(spec.size, spec);
 	const now = ctx.now();
 	const members = groupMembers(pool, spec.size, objects);
@@ -129,7 +94,6 @@ async function readSnapshot(
 		.sort((a, b) => stateRank(a) - stateRank(b) || a.index - b.index);
 	return {
 		readAt,
-		cached,
 		spec,
 		facts,
 		objects,
@@ -160,7 +124,7 @@ export function claimSnapshot(
 		(known.doneAt === undefined || Date.now() - known.doneAt < CLAIM_SNAPSHOT_REUSE_MS)
 	)
 		return known.snapshot;
-	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, fresh) };
+	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool) };
 	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {

@@ -53,16 +53,7 @@ export async function readDefinition(
 	pool: string,
 	opts: ValidateOptions = {},
 ): Promise<Definition> {
-	return definitionOf(ctx, pool, await readDefinitionMap(ctx, pool), opts);
-}
-
-/** The definition a ConfigMap read (from the API or a watch-fed cache) holds; throws PoolError. */
-export function definitionOf(
-	ctx: EngineContext,
-	pool: string,
-	configMap: ConfigMapObject | null,
-	opts: ValidateOptions = {},
-): Definition {
+	const configMap = await readDefinitionMap(ctx, pool);
 	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
 	return {
 		configMap,

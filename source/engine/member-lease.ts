@@ -11,9 +11,7 @@ import { plainObject } from '../kube/objects.js';
 import { RECONCILER_IDENTITY } from '../pool/errors.js';
 import {
 	formatMicroTime,
-	HOLDER_LABEL,
 	heldByReconciler,
-	holderLabelValue,
 	LEASE_HOST_ANNOTATION,
 	LEASE_STEP_ANNOTATION,
 	type LeaseStep,
@@ -50,11 +48,7 @@ function leaseBody(
 		metadata: {
 			name: leaseName(member),
 			namespace: ctx.namespace,
-			labels: {
-				[POOL_LABEL]: pool,
-				[MEMBER_LABEL]: member,
-				[HOLDER_LABEL]: holderLabelValue(holder),
-			},
+			labels: { [POOL_LABEL]: pool, [MEMBER_LABEL]: member },
 			...(annotations ? { annotations } : {}),
 		},
 		spec: {
@@ -142,11 +136,7 @@ export async function replaceLease(
 			name,
 			namespace: ctx.namespace,
 			resourceVersion: current.metadata.resourceVersion ?? '',
-			// the holder's digest follows the holder (set on a Lease an older ctpool wrote too)
-			labels: {
-				...(current.metadata.labels ?? {}),
-				[HOLDER_LABEL]: holderLabelValue(change.holder),
-			},
+			labels: { ...(current.metadata.labels ?? {}) },
 		},
 		spec: {
 			holderIdentity: change.holder,
