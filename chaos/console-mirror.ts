@@ -6,7 +6,7 @@
 import type { Kube } from '../source/kube/config.js';
 import { type PoolWatch, startPoolWatch } from '../source/kube/pool-watch.js';
 import { serialiseSpec } from '../source/pool/spec.js';
-import { type ConsoleStore, createConsoleStore } from '../source/tui/store.js';
+import { type ConsoleStore, createConsoleStore } from '../source/tui/store/store.js';
 import type { Truth } from './truth.js';
 
 /** What the mirror went through. */

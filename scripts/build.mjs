@@ -114,8 +114,8 @@ const clientNodeIsPure = {
 /**
  * Ink recomputes every row and every text node of the screen on every frame. The build puts
  * versions that keep their results between frames in the place of three of Ink's modules:
- * its Output (source/tui/ink-output.ts), its squashTextNodes and the widest-line it measures
- * text with (source/tui/ink-text-caches.ts). test/tui/ink-output.test.ts and
+ * its Output (source/tui/render/ink-output.ts), its squashTextNodes and the widest-line it measures
+ * text with (source/tui/render/ink-text-caches.ts). test/tui/ink-output.test.ts and
  * ink-text-caches.test.ts hold each to Ink's own. The build fails if Ink no longer imports
  * them where this expects.
  */
@@ -123,9 +123,9 @@ const inkKeepsFrames = {
 	name: 'ink-keeps-frames',
 	setup(b) {
 		const inkBuild = /[\\/]ink[\\/]build[\\/]([a-z-]+)\.js$/;
-		const caches = join(root, 'source', 'tui', 'ink-text-caches.ts');
+		const caches = join(root, 'source', 'tui', 'render', 'ink-text-caches.ts');
 		const wanted = {
-			'renderer.js ./output.js': { path: join(root, 'source', 'tui', 'ink-output.ts') },
+			'renderer.js ./output.js': { path: join(root, 'source', 'tui', 'render', 'ink-output.ts') },
 			'render-node-to-output.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
 			'dom.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
 			'render-node-to-output.js widest-line': { path: 'widest-line', namespace: 'ink-kept' },
@@ -150,7 +150,7 @@ const inkKeepsFrames = {
 			const missing = Object.keys(wanted).filter((k) => !replaced.has(k));
 			if (missing.length > 0)
 				throw new Error(
-					`build: Ink no longer imports ${missing.join(', ')}; check source/tui/ink-output.ts and ink-text-caches.ts against this Ink`,
+					`build: Ink no longer imports ${missing.join(', ')}; check source/tui/render/ink-output.ts and ink-text-caches.ts against this Ink`,
 				);
 		});
 	},

@@ -155,7 +155,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		// the cluster answers while they do.
 		const [{ loadKube }, { startConsoleWatch }] = await Promise.all([
 			import('../kube/config.js'),
-			import('../tui/console-watch.js'),
+			import('../tui/session/console-watch.js'),
 		]);
 		const kube = await loadKube({ ...kubeOptions(args.flags, io.env), ...io.connection });
 		if (!io.stdout.isTTY) {
@@ -169,7 +169,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		// the check runs beside the watch's first lists and the console's load: the start waits
 		// for no extra round trip
 		const [{ runTui }] = await Promise.all([
-			import('../tui/run.js'),
+			import('../tui/session/run.js'),
 			pool !== undefined ? checkPoolExists(kube, pool) : undefined,
 		]).catch((err: unknown) => {
 			watch.watch.stop();

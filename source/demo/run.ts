@@ -13,7 +13,7 @@ import { loadKube } from '../kube/config.js';
 import { describeError } from '../kube/errors.js';
 import { defaultNamespace, type PoolSpec } from '../pool/index.js';
 import { startSimCluster } from '../sim/index.js';
-import { runConsoleSession } from '../tui/run.js';
+import { runConsoleSession } from '../tui/session/run.js';
 import { type DemoPace, startDemoActors } from './actors.js';
 
 /** Options of runDemo (the CLI's contract, plus knobs for tests and the screenshot). */

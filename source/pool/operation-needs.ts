@@ -1,6 +1,6 @@
 /**
  * The rights ctpool's operations need, as data shared by the console's key check
- * (tui/access.ts) and the commands' up-front check (commands/access-check.ts): the needs
+ * (tui/commands/access.ts) and the commands' up-front check (commands/access-check.ts): the needs
  * whose denial makes an operation fail (test/safety/least-privilege.test.ts).
  */
 

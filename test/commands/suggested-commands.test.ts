@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { nodeRooms, type PoolSpec } from '../../source/pool/index.js';
-import { memberHint, poolHint, sessionHintPool } from '../../source/tui/member-hint.js';
-import { createConsoleStore } from '../../source/tui/store.js';
+import { memberHint, poolHint, sessionHintPool } from '../../source/tui/model/member-hint.js';
+import { createConsoleStore } from '../../source/tui/store/store.js';
 import { onRealCluster, startTestCluster, type TestCluster } from '../support/cluster.js';
 import { POOL_FLAGS, poolSpec } from '../support/pool-spec.js';
 import { testNamespace } from '../support/real-cluster.js';

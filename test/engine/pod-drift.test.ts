@@ -9,8 +9,12 @@ import { apply, buildPod, claim, reconcile } from '../../source/engine/index.js'
 import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
 import { memberView, poolFacts } from '../../source/pool/member-state.js';
 import type { PodObject } from '../../source/pool/objects.js';
-import type { MemberRow } from '../../source/tui/member-row.js';
-import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
+import type { MemberRow } from '../../source/tui/model/member-row.js';
+import {
+	type ConsoleStore,
+	createConsoleStore,
+	currentPool,
+} from '../../source/tui/store/store.js';
 import { ctpool } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';

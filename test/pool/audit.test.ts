@@ -9,7 +9,7 @@ import {
 	normalRecord,
 	refusedClaims,
 } from '../../source/pool/audit.js';
-import { filterAudit, parseAuditFilter } from '../../source/tui/audit-filter.js';
+import { filterAudit, parseAuditFilter } from '../../source/tui/model/audit-filter.js';
 
 const T = Date.parse('2026-11-29T10:00:00Z');
 

@@ -26,7 +26,7 @@ import {
 } from '../../source/pool/names.js';
 import { type ObjectKind, readObject } from '../../source/pool/object-shape.js';
 import type { ConfigMapObject } from '../../source/pool/objects.js';
-import { createConsoleStore } from '../../source/tui/store.js';
+import { createConsoleStore } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, kindOf, member, NOW } from '../tui/fixtures.js';
 

@@ -18,9 +18,9 @@ import {
 	MAINTENANCE_ANNOTATION,
 	pvcName,
 } from '../../source/pool/index.js';
-import { createEngineOperations } from '../../source/tui/engine-operations.js';
-import { type ConsoleStore, createConsoleStore } from '../../source/tui/store.js';
-import { createTheme } from '../../source/tui/theme.js';
+import { createTheme } from '../../source/tui/render/theme.js';
+import { createEngineOperations } from '../../source/tui/session/engine-operations.js';
+import { type ConsoleStore, createConsoleStore } from '../../source/tui/store/store.js';
 import { App } from '../../source/tui/views/App.js';
 import { ctpool } from '../commands/capture.js';
 import { putLease } from '../engine/fixtures.js';

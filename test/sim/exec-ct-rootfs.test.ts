@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apply, reconcile } from '../../source/engine/index.js';
-import { consoleArgs } from '../../source/tui/console.js';
+import { consoleArgs } from '../../source/tui/session/console.js';
 import { waitReady } from '../engine/fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl, kubectlPath } from '../support/kubectl.js';

@@ -16,8 +16,8 @@ import {
 	SAMPLE_MS,
 	sparkline,
 	totalExhaustions,
-} from '../../source/tui/pool-history.js';
-import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/pool-key.js';
+} from '../../source/tui/model/pool-history.js';
+import { PoolIndex, poolKey, splitPoolKey } from '../../source/tui/model/pool-index.js';
 import { picture } from '../../source/tui/views/pool-picture.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { configMap, deletes, inNamespace, member, NOW, upserts } from './fixtures.js';

@@ -16,7 +16,7 @@ import {
 	capAudit,
 	type RawAuditEvent,
 } from '../../source/pool/audit.js';
-import { AUDIT_LINES_MAX } from '../../source/tui/store.js';
+import { AUDIT_LINES_MAX } from '../../source/tui/store/store.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { member, NOW } from './fixtures.js';
 import { lines, storeWith } from './helpers.js';

@@ -1,8 +1,8 @@
 /** What the console keeps of a watched object: no managedFields, strings cut to the bound. */
 
 import { describe, expect, it } from 'vitest';
-import { CONSOLE_STRING_BOUND, consoleObject } from '../../source/tui/bounded-object.js';
-import { ObjectIndex } from '../../source/tui/object-index.js';
+import { CONSOLE_STRING_BOUND, consoleObject } from '../../source/tui/model/bounded-object.js';
+import { ObjectIndex } from '../../source/tui/model/object-index.js';
 
 const pod = (extra: Record<string, unknown> = {}) => ({
 	apiVersion: 'v1',

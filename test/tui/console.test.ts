@@ -3,7 +3,7 @@ import {
 	consoleArgs,
 	describeConsoleOutcome,
 	runKubectlConsole,
-} from '../../source/tui/console.js';
+} from '../../source/tui/session/console.js';
 
 describe('console command', () => {
 	it('execs sh in the member, passing namespace, context and kubeconfig', () => {

@@ -4,13 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, createEngineContext } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
-import { deniedCommands } from '../../source/tui/access.js';
+import { deniedCommands } from '../../source/tui/commands/access.js';
+import { Command } from '../../source/tui/commands/keys.js';
 import {
 	createEngineOperations,
 	type EngineOperations,
-} from '../../source/tui/engine-operations.js';
-import { Command } from '../../source/tui/keys.js';
-import { type ConsoleStore, createConsoleStore, currentPool } from '../../source/tui/store.js';
+} from '../../source/tui/session/engine-operations.js';
+import {
+	type ConsoleStore,
+	createConsoleStore,
+	currentPool,
+} from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { startTestSim, type TestSim } from '../support/sim.js';
 import { waitFor } from '../support/wait.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { FrameWriter } from '../../source/tui/frame-writer.js';
+import { FrameWriter } from '../../source/tui/render/frame-writer.js';
 
 class FakeTerminal extends EventEmitter {
 	columns = 40;

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { collectOnce, tuneHeap } from '../../source/tui/heap-tuning.js';
+import { collectOnce, tuneHeap } from '../../source/tui/session/heap-tuning.js';
 
 describe('heap tuning', () => {
 	it('sets the growing factor and runs one full collection that frees garbage', () => {

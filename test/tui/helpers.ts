@@ -6,7 +6,7 @@ import {
 	type ConsoleSession,
 	type ConsoleStore,
 	createConsoleStore,
-} from '../../source/tui/store.js';
+} from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, NOW, upserts } from './fixtures.js';
 

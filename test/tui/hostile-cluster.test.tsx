@@ -6,7 +6,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { CONSOLE_STRING_BOUND } from '../../source/tui/bounded-object.js';
+import { CONSOLE_STRING_BOUND } from '../../source/tui/model/bounded-object.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { member } from './fixtures.js';
 import { lines, recordingOps, storeWith } from './helpers.js';

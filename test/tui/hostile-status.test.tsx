@@ -5,7 +5,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { lastReconcile } from '../../source/tui/pool-columns.js';
+import { lastReconcile } from '../../source/tui/model/pool-columns.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { member, NOW } from './fixtures.js';
 import { lines, storeWith } from './helpers.js';

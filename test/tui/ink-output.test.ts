@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import Output, { rowCounts, TwoGenerationCache } from '../../source/tui/ink-output.js';
+import Output, { rowCounts, TwoGenerationCache } from '../../source/tui/render/ink-output.js';
 
 /** Ink's own Output (not exported by its package): the class the build replaces. */
 interface InkOutput {

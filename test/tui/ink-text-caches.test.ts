@@ -3,7 +3,11 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type InkTextNode, keepAnswers, memoizeSquash } from '../../source/tui/ink-text-caches.js';
+import {
+	type InkTextNode,
+	keepAnswers,
+	memoizeSquash,
+} from '../../source/tui/render/ink-text-caches.js';
 
 /** Ink's own modules (not exported by its package): what the build replaces. */
 const inkBuild = dirname(createRequire(import.meta.url).resolve('ink'));

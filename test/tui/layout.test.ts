@@ -1,11 +1,11 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { compactDrift } from '../../source/tui/member-columns.js';
-import { connectionView } from '../../source/tui/staleness.js';
-import { layoutColumns } from '../../source/tui/table-layout.js';
-import { windowStart } from '../../source/tui/table-window.js';
-import { fitCell, truncate } from '../../source/tui/text-fit.js';
-import { wrapText } from '../../source/tui/text-wrap.js';
+import { compactDrift } from '../../source/tui/model/member-columns.js';
+import { connectionView } from '../../source/tui/model/staleness.js';
+import { layoutColumns } from '../../source/tui/render/table-layout.js';
+import { windowStart } from '../../source/tui/render/table-window.js';
+import { fitCell, truncate } from '../../source/tui/render/text-fit.js';
+import { wrapText } from '../../source/tui/render/text-wrap.js';
 
 describe('column layout', () => {
 	const cols = [

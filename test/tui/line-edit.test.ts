@@ -2,8 +2,8 @@
 
 import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
-import { NO_KEY } from '../../source/tui/keys.js';
-import { type EditedLine, editLine, withCursor } from '../../source/tui/line-edit.js';
+import { NO_KEY } from '../../source/tui/commands/keys.js';
+import { type EditedLine, editLine, withCursor } from '../../source/tui/prompts/line-edit.js';
 
 const NONE: Key = NO_KEY;
 

@@ -6,8 +6,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
-import { filterSummary, matchesFilter, parseFilter } from '../../source/tui/member-filter.js';
-import { visibleRows } from '../../source/tui/store.js';
+import { filterSummary, matchesFilter, parseFilter } from '../../source/tui/model/member-filter.js';
+import { visibleRows } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { member } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';

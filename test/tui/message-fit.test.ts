@@ -1,7 +1,7 @@
 /** Fitting a message to a line keeps its cause (issue 24, finding 6). */
 
 import { describe, expect, it } from 'vitest';
-import { fitMessage } from '../../source/tui/message-fit.js';
+import { fitMessage } from '../../source/tui/render/message-fit.js';
 
 const ERROR =
 	'list pods in namespace corral-vms: cannot reach the cluster: connection refused (10.96.0.1:6443)';

@@ -6,7 +6,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATUS_TTL_MS } from '../../source/tui/store.js';
+import { STATUS_TTL_MS } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lineWith, storeWith } from './helpers.js';

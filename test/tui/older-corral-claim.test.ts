@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { memberCell } from '../../source/tui/member-columns.js';
-import { memberRow } from '../../source/tui/member-row.js';
+import { memberCell } from '../../source/tui/model/member-columns.js';
+import { memberRow } from '../../source/tui/model/member-row.js';
 import { NOW, pod, pvc } from '../pool/fixtures.js';
 
 const pool = { spec: null, sourceHash: null };

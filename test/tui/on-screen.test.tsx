@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WatchChange } from '../../source/kube/pool-watch.js';
-import { OnScreen } from '../../source/tui/on-screen.js';
+import { OnScreen } from '../../source/tui/session/on-screen.js';
 import { sameLine } from '../../source/tui/views/table-line.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';

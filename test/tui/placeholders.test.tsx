@@ -5,7 +5,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionState, WatchKind } from '../../source/kube/pool-watch.js';
-import { createConsoleStore } from '../../source/tui/store.js';
+import { createConsoleStore } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lineWith } from './helpers.js';

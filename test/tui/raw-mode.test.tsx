@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runConsoleSession } from '../../source/tui/run.js';
+import { runConsoleSession } from '../../source/tui/session/run.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 import { FakeStdin } from './render-console.js';

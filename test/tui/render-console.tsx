@@ -2,10 +2,10 @@
 
 import { EventEmitter } from 'node:events';
 import { render } from 'ink';
-import type { ConsoleOperations } from '../../source/tui/operations.js';
-import { NO_OPERATIONS } from '../../source/tui/operations.js';
-import type { ConsoleStore } from '../../source/tui/store.js';
-import { createTheme } from '../../source/tui/theme.js';
+import { createTheme } from '../../source/tui/render/theme.js';
+import type { ConsoleOperations } from '../../source/tui/session/operations.js';
+import { NO_OPERATIONS } from '../../source/tui/session/operations.js';
+import type { ConsoleStore } from '../../source/tui/store/store.js';
 import { App } from '../../source/tui/views/App.js';
 
 class FakeStdout extends EventEmitter {

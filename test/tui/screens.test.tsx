@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { Command, HELP_GROUPS, KEY_BINDINGS } from '../../source/tui/keys.js';
+import { Command, HELP_GROUPS, KEY_BINDINGS } from '../../source/tui/commands/keys.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, member, NOW, upserts } from './fixtures.js';
 import { lines, lineWith, recordingOps, storeWith } from './helpers.js';
@@ -367,7 +367,7 @@ describe('size', () => {
 
 describe('no colour', () => {
 	it('honours NO_COLOR and --no-color, and marks the selection without styles', async () => {
-		const { colourDisabled } = await import('../../source/tui/theme.js');
+		const { colourDisabled } = await import('../../source/tui/render/theme.js');
 		expect(colourDisabled(false, { NO_COLOR: '1' })).toBe(true);
 		expect(colourDisabled(false, { NO_COLOR: '' })).toBe(false);
 		expect(colourDisabled(true, {})).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentPool, selectedRow } from '../../source/tui/store.js';
+import { currentPool, selectedRow } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, deletes, lease, member, NOW, upserts } from './fixtures.js';
 import { storeWith } from './helpers.js';

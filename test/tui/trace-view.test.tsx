@@ -9,8 +9,8 @@
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../source/engine/reconcile-plan.js';
-import { TRACED_POOLS_MAX } from '../../source/tui/store.js';
-import { TRACE_LINES_MAX } from '../../source/tui/trace-model.js';
+import { TRACE_LINES_MAX } from '../../source/tui/model/trace-model.js';
+import { TRACED_POOLS_MAX } from '../../source/tui/store/store.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { member, NOW } from './fixtures.js';
 import { lines, lineWith, storeWith } from './helpers.js';

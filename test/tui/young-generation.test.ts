@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { YOUNG_GENERATION_FLAG } from '../../source/tui/heap-tuning.js';
+import { YOUNG_GENERATION_FLAG } from '../../source/tui/session/heap-tuning.js';
 
 /** The young generation's size (MB) after a churn of short-lived objects, in a fresh process. */
 function youngGenerationAfterChurn(flag: string | null): number {

@@ -3,18 +3,17 @@
 import type { EventEmitter } from 'node:events';
 import { Box, useApp, useInput, useStdin } from 'ink';
 import { useEffect, useRef } from 'react';
-import { targetPool } from '../availability.js';
-import { findHits } from '../find-hits.js';
-import { guardInputEvents } from '../input-guard.js';
-import { handleKey, requestQuit } from '../key-handler.js';
-import { keyPresses } from '../keys.js';
-import { parseFilter } from '../member-filter.js';
-import type { ConsoleOperations } from '../operations.js';
-import { connectionView } from '../staleness.js';
-import { type ConsoleStore, visibleRows } from '../store.js';
-import type { ScrollInfo } from '../table-window.js';
-import { type Theme, ThemeContext } from '../theme.js';
-import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
+import { targetPool } from '../commands/availability.js';
+import { handleKey, requestQuit } from '../commands/key-handler.js';
+import { keyPresses } from '../commands/keys.js';
+import { findHits } from '../model/find-hits.js';
+import { parseFilter } from '../model/member-filter.js';
+import { connectionView } from '../model/staleness.js';
+import { guardInputEvents } from '../render/input-guard.js';
+import type { ScrollInfo } from '../render/table-window.js';
+import { type Theme, ThemeContext } from '../render/theme.js';
+import type { ConsoleOperations } from '../session/operations.js';
+import { type ConsoleStore, visibleRows } from '../store/store.js';
 import { ActivityLog } from './activity-log.js';
 import { AuditView } from './audit-view.js';
 import { Header, headerHeight } from './header.js';
@@ -29,6 +28,7 @@ import { StaleBanner } from './stale-banner.js';
 import { StatusLine } from './status-line.js';
 import { MIN_COLUMNS, MIN_ROWS, TooSmall } from './too-small.js';
 import { TraceView } from './trace-view.js';
+import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from './use-console.js';
 
 /** Props of the app. */
 export interface AppProps {

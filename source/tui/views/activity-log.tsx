@@ -1,11 +1,11 @@
 /** The activity log pane: every action and reconcile step, newest last; errors stand out. */
 
 import { Box, Text } from 'ink';
-import { clockTime } from '../age.js';
-import type { LogEntry } from '../store.js';
-import { clean } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { clockTime } from '../model/age.js';
+import { clean } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import type { LogEntry } from '../store/store.js';
+import { useConsole } from './use-console.js';
 
 const MARK: Record<LogEntry['outcome'], string> = {
 	start: '…',

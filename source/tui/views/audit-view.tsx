@@ -10,17 +10,17 @@ import {
 	droppedText,
 } from '../../pool/audit.js';
 import { formatAge } from '../../text/age.js';
-import { clockTime } from '../age.js';
-import { auditLines, parseAuditFilter } from '../audit-filter.js';
-import type { Cell } from '../member-columns.js';
-import { type AuditFeed, type AuditScope, selectedAuditPosition } from '../store.js';
-import { type ColumnSpec, layoutColumns } from '../table-layout.js';
-import { windowStart } from '../table-window.js';
-import { displayWidth, truncate } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { clockTime } from '../model/age.js';
+import { auditLines, parseAuditFilter } from '../model/audit-filter.js';
+import type { Cell } from '../model/member-columns.js';
+import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';
+import { windowStart } from '../render/table-window.js';
+import { displayWidth, truncate } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import { type AuditFeed, type AuditScope, selectedAuditPosition } from '../store/store.js';
 import { TableLine } from './table-line.js';
+import { useConsole } from './use-console.js';
 
 /** Props of the audit screen. */
 export interface AuditViewProps {

@@ -3,15 +3,15 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import type { FindHit } from '../../pool/find.js';
-import { ageSince } from '../age.js';
-import { findHits } from '../find-hits.js';
-import type { Cell } from '../member-columns.js';
-import { type ColumnSpec, layoutColumns } from '../table-layout.js';
-import { windowStart } from '../table-window.js';
-import { clean } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { ageSince } from '../model/age.js';
+import { findHits } from '../model/find-hits.js';
+import type { Cell } from '../model/member-columns.js';
+import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';
+import { windowStart } from '../render/table-window.js';
+import { clean } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
 import { TableLine } from './table-line.js';
+import { useConsole } from './use-console.js';
 
 /** The columns of the find hits. */
 export type FindColumn = 'namespace' | 'pool' | 'member' | 'state' | 'holder' | 'claimed';

@@ -2,19 +2,19 @@
 
 import { Box, Text } from 'ink';
 import { recordedStorm } from '../../pool/index.js';
-import { refusedIn } from '../audit-filter.js';
-import { columnTitle } from '../member-columns.js';
-import { poolColumnTitle, UNKNOWN } from '../pool-columns.js';
-import type { PoolDerivation } from '../pool-derivation.js';
-import { poolName as nameOfPool, poolNamespace } from '../pool-key.js';
-import { rolloutLead } from '../rollout-lead.js';
-import { sortLabel } from '../sorting.js';
-import { headerConnection } from '../staleness.js';
-import { knownFigures, type Screen } from '../store.js';
-import { clean, displayWidth, truncate } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useTerminalSize } from '../use-console.js';
+import { refusedIn } from '../model/audit-filter.js';
+import { columnTitle } from '../model/member-columns.js';
+import { poolColumnTitle, UNKNOWN } from '../model/pool-columns.js';
+import type { PoolDerivation } from '../model/pool-derivation.js';
+import { poolName as nameOfPool, poolNamespace } from '../model/pool-index.js';
+import { rolloutLead } from '../model/rollout-lead.js';
+import { sortLabel } from '../model/sorting.js';
+import { headerConnection } from '../model/staleness.js';
+import { clean, displayWidth, truncate } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import { knownFigures, type Screen } from '../store/store.js';
 import { PoolPicture } from './pool-picture.js';
+import { useConsole, useTerminalSize } from './use-console.js';
 
 const READ_ONLY = '  read-only';
 

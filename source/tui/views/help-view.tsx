@@ -5,13 +5,13 @@
  */
 
 import { Box, Text } from 'ink';
-import { blockedReason } from '../availability.js';
-import { type Command, HELP_GROUPS, KEY_BINDINGS } from '../keys.js';
-import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
-import { fitCell, truncate } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore } from '../use-console.js';
+import { blockedReason } from '../commands/availability.js';
+import { type Command, HELP_GROUPS, KEY_BINDINGS } from '../commands/keys.js';
+import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
+import { fitCell, truncate } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import { useConsole, useConsoleStore } from './use-console.js';
 
 /** Props of the help screen. */
 export interface HelpViewProps {

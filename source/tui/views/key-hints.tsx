@@ -1,13 +1,13 @@
 /** The key hint line: the keys of the current screen; read-only removes the mutating ones. */
 
 import { Text } from 'ink';
-import { staticBlock } from '../availability.js';
-import { Command, KEY_BINDINGS, MOVE_COMMANDS } from '../keys.js';
-import { actsOn } from '../screen-keys.js';
-import type { ConsoleState, Screen } from '../store.js';
-import { displayWidth } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore, useTerminalSize } from '../use-console.js';
+import { staticBlock } from '../commands/availability.js';
+import { Command, KEY_BINDINGS, MOVE_COMMANDS } from '../commands/keys.js';
+import { actsOn } from '../commands/screen-keys.js';
+import { displayWidth } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import type { ConsoleState, Screen } from '../store/store.js';
+import { useConsole, useConsoleStore, useTerminalSize } from './use-console.js';
 
 /** The commands the bar leaves to help: moving, reversing the sort, the mark helpers. */
 const NOT_IN_BAR: readonly Command[] = [

@@ -2,11 +2,11 @@
 
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
-import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
-import { clean, truncate } from '../text-fit.js';
-import { hardWrap } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
+import { clean, truncate } from '../render/text-fit.js';
+import { hardWrap } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import { useConsole } from './use-console.js';
 
 /** Props of the log view. */
 export interface LogViewProps {

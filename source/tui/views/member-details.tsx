@@ -12,22 +12,22 @@ import {
 	toMillis,
 } from '../../pool/index.js';
 import { formatAge } from '../../text/age.js';
-import { ageSince, clockTime } from '../age.js';
+import { ageSince, clockTime } from '../model/age.js';
 import {
 	type HintFacts,
 	type HintPool,
 	imageLine,
 	memberHint,
 	sessionHintPool,
-} from '../member-hint.js';
-import type { MemberRow } from '../member-row.js';
-import type { MemberObjectSet } from '../object-index.js';
-import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store.js';
-import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
-import { clean, truncate } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useConsoleStore } from '../use-console.js';
+} from '../model/member-hint.js';
+import type { MemberRow } from '../model/member-row.js';
+import type { MemberObjectSet } from '../model/object-index.js';
+import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
+import { clean, truncate } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import { type ConsoleState, selectedPosition, selectedRow, visibleRows } from '../store/store.js';
+import { useConsole, useConsoleStore } from './use-console.js';
 
 /** One line of the details screen. */
 export interface DetailLine {

@@ -9,20 +9,20 @@ import {
 	memberCell,
 	memberColumns,
 	messageCell,
-} from '../member-columns.js';
-import { filterSummary } from '../member-filter.js';
-import type { MemberRow } from '../member-row.js';
-import { UNKNOWN } from '../pool-columns.js';
-import { poolName } from '../pool-key.js';
-import { connectionView } from '../staleness.js';
-import { filteredSorted, knownFigures, selectedPosition } from '../store.js';
-import { layoutColumns } from '../table-layout.js';
-import { windowStart } from '../table-window.js';
-import { clean, displayWidth } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { touchedMembers } from '../trace-model.js';
-import { useConsole } from '../use-console.js';
+} from '../model/member-columns.js';
+import { filterSummary } from '../model/member-filter.js';
+import type { MemberRow } from '../model/member-row.js';
+import { UNKNOWN } from '../model/pool-columns.js';
+import { poolName } from '../model/pool-index.js';
+import { connectionView } from '../model/staleness.js';
+import { touchedMembers } from '../model/trace-model.js';
+import { layoutColumns } from '../render/table-layout.js';
+import { windowStart } from '../render/table-window.js';
+import { clean, displayWidth } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import { filteredSorted, knownFigures, selectedPosition } from '../store/store.js';
 import { sortedTitle, TableLine } from './table-line.js';
+import { useConsole } from './use-console.js';
 
 const NO_ROWS: readonly MemberRow[] = [];
 const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);

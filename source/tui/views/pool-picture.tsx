@@ -8,11 +8,11 @@
 
 import { Text } from 'ink';
 import { useMemo } from 'react';
-import { claimedBefore, exhaustionBanner, SAMPLE_MS, sparkline } from '../pool-history.js';
-import { poolKey } from '../pool-key.js';
-import { displayWidth } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { claimedBefore, exhaustionBanner, SAMPLE_MS, sparkline } from '../model/pool-history.js';
+import { poolKey } from '../model/pool-index.js';
+import { displayWidth } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import { useConsole } from './use-console.js';
 
 /**
  * The sparkline parts of the line at a width: labels, the two lines, and the banner. before is

@@ -2,20 +2,20 @@
 
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
-import { refusedByPool } from '../audit-filter.js';
-import { poolHint, sessionHintPool } from '../member-hint.js';
-import { poolCell, poolColumns, UNKNOWN } from '../pool-columns.js';
-import { splitPoolKey } from '../pool-key.js';
-import { connectionView } from '../staleness.js';
-import { knownFigures, sortedPoolNames } from '../store.js';
-import { layoutColumns } from '../table-layout.js';
-import { windowStart } from '../table-window.js';
-import { clean } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
-import { useConsole } from '../use-console.js';
+import { refusedByPool } from '../model/audit-filter.js';
+import { poolHint, sessionHintPool } from '../model/member-hint.js';
+import { poolCell, poolColumns, UNKNOWN } from '../model/pool-columns.js';
+import { splitPoolKey } from '../model/pool-index.js';
+import { connectionView } from '../model/staleness.js';
+import { layoutColumns } from '../render/table-layout.js';
+import { windowStart } from '../render/table-window.js';
+import { clean } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import { knownFigures, sortedPoolNames } from '../store/store.js';
 import { FindView } from './find-view.js';
 import { sortedTitle, TableLine } from './table-line.js';
+import { useConsole } from './use-console.js';
 
 /** Props of the pools table. */
 export interface PoolsViewProps {

@@ -4,13 +4,13 @@
  */
 
 import { Box, Text } from 'ink';
-import { claimPlace } from '../expired-claims.js';
-import { withCursor } from '../line-edit.js';
-import { ofPool } from '../pool-key.js';
-import type { BulkMember, Prompt } from '../store.js';
-import { truncate } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { useTheme } from '../theme.js';
+import { claimPlace } from '../model/expired-claims.js';
+import { ofPool } from '../model/pool-index.js';
+import { withCursor } from '../prompts/line-edit.js';
+import { truncate } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { useTheme } from '../render/theme.js';
+import type { BulkMember, Prompt } from '../store/store.js';
 
 /** One member of a bulk confirmation's list. */
 function bulkLine(m: BulkMember, nameWidth: number, width: number): string {

@@ -1,11 +1,11 @@
 /** The banner that says the table may be out of date, and why. */
 
 import { Text } from 'ink';
-import { fitMessage } from '../message-fit.js';
-import { connectionView } from '../staleness.js';
-import { clean, displayWidth } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useTerminalSize } from '../use-console.js';
+import { connectionView } from '../model/staleness.js';
+import { fitMessage } from '../render/message-fit.js';
+import { clean, displayWidth } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import { useConsole, useTerminalSize } from './use-console.js';
 
 const BADGE = ' STALE ';
 

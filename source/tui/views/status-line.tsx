@@ -5,11 +5,11 @@
 
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
-import { formatElapsed } from '../age.js';
-import { fitMessage } from '../message-fit.js';
-import { clean } from '../text-fit.js';
-import { useTheme } from '../theme.js';
-import { useConsole, useTerminalSize } from '../use-console.js';
+import { formatElapsed } from '../model/age.js';
+import { fitMessage } from '../render/message-fit.js';
+import { clean } from '../render/text-fit.js';
+import { useTheme } from '../render/theme.js';
+import { useConsole, useTerminalSize } from './use-console.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 

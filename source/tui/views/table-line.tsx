@@ -3,10 +3,10 @@
 import { Text } from 'ink';
 import { memo } from 'react';
 import type { MemberState } from '../../pool/index.js';
-import type { Cell, CellTone } from '../member-columns.js';
-import type { PlacedColumn } from '../table-layout.js';
-import { fitCell } from '../text-fit.js';
-import { type Theme, useTheme } from '../theme.js';
+import type { Cell, CellTone } from '../model/member-columns.js';
+import type { PlacedColumn } from '../render/table-layout.js';
+import { fitCell } from '../render/text-fit.js';
+import { type Theme, useTheme } from '../render/theme.js';
 
 /** The colour of a tone. */
 export function toneColour(theme: Theme, tone: CellTone, state?: MemberState): string | undefined {

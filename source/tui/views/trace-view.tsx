@@ -1,13 +1,13 @@
 /** The trace screen (t): the selected pool's last plan of this console's reconciles, live. */
 
 import { Box, Text } from 'ink';
-import { poolName as nameOfPool } from '../pool-key.js';
-import { linePosition, type ScrollInfo, textWindow } from '../table-window.js';
-import { truncate } from '../text-fit.js';
-import { wrapText } from '../text-wrap.js';
-import { type Theme, useTheme } from '../theme.js';
-import { type TraceLine, traceLines } from '../trace-lines.js';
-import { useConsole } from '../use-console.js';
+import { poolName as nameOfPool } from '../model/pool-index.js';
+import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
+import { truncate } from '../render/text-fit.js';
+import { wrapText } from '../render/text-wrap.js';
+import { type Theme, useTheme } from '../render/theme.js';
+import { type TraceLine, traceLines } from './trace-lines.js';
+import { useConsole } from './use-console.js';
 
 /** Props of the trace screen. */
 export interface TraceViewProps {

@@ -1,0 +1,91 @@
+/**
+ * Which mutating keys the identity may use, checked with SelfSubjectAccessReview. A key the
+ * identity lacks a right for is shown disabled with the missing permission.
+ */
+
+import { type AccessNeed, mayI } from '../../kube/access-review.js';
+import type { Kube } from '../../kube/config.js';
+import { forbiddenText } from '../../kube/errors.js';
+import {
+	LEASES,
+	MAINTENANCE_NEEDS,
+	READ_NEEDS as READS,
+	RELEASE_NEEDS,
+} from '../../pool/operation-needs.js';
+import { Command } from './keys.js';
+
+/** One right an operation needs. */
+export type { AccessNeed };
+
+/**
+ * The rights each mutating command needs, from what the engine and kubectl call: exactly
+ * those whose denial makes the operation fail (test/safety/least-privilege.test.ts). A
+ * write whose denial is only reported (a claim's display copy of the holder on the PVC,
+ * the status a reconcile records) disables nothing.
+ */
+export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
+	[Command.Claim]: [
+		...READS,
+		{ verb: 'create', ...LEASES },
+		{ verb: 'update', ...LEASES },
+		{ verb: 'create', resource: 'pods' },
+	],
+	[Command.Release]: RELEASE_NEEDS,
+	[Command.Reconcile]: [
+		...READS,
+		{ verb: 'get', resource: 'pods' },
+		{ verb: 'get', resource: 'persistentvolumeclaims' },
+		{ verb: 'create', resource: 'pods' },
+		{ verb: 'delete', resource: 'pods' },
+		{ verb: 'create', resource: 'persistentvolumeclaims' },
+		{ verb: 'delete', resource: 'persistentvolumeclaims' },
+		{ verb: 'create', ...LEASES },
+		{ verb: 'delete', ...LEASES },
+	],
+	// Only the pool's PVC is marked: it is read (and its labels checked) first.
+	[Command.Maintenance]: MAINTENANCE_NEEDS,
+	// kubectl exec reads the pod, then opens the exec.
+	[Command.Console]: [
+		{ verb: 'get', resource: 'pods' },
+		{ verb: 'create', resource: 'pods', subresource: 'exec' },
+	],
+};
+COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
+// The trace (t) needs no right: it shows what this console's own reconciles told it.
+// The container log of a member (L): the API's pods/log.
+COMMAND_NEEDS[Command.ContainerLog] = [{ verb: 'get', resource: 'pods', subresource: 'log' }];
+
+function needKey(n: AccessNeed): string {
+	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;
+}
+
+/**
+ * The commands the identity may not use, each with the first missing permission. A check
+ * that cannot be made (the review API unreachable or refused) denies nothing: the
+ * operation itself then reports what the cluster says.
+ */
+export async function deniedCommands(
+	kube: Kube,
+	namespace: string,
+): Promise<Partial<Record<Command, string>>> {
+	const needs = new Map<string, AccessNeed>();
+	for (const list of Object.values(COMMAND_NEEDS))
+		for (const n of list ?? []) needs.set(needKey(n), n);
+	const answers = new Map<string, boolean | null>();
+	await Promise.all(
+		[...needs].map(async ([key, need]) => {
+			answers.set(key, await mayI(kube, namespace, need));
+		}),
+	);
+	const denied: Partial<Record<Command, string>> = {};
+	for (const [command, list] of Object.entries(COMMAND_NEEDS) as Array<[Command, AccessNeed[]]>) {
+		const missing = list.find((n) => answers.get(needKey(n)) === false);
+		if (missing)
+			denied[command] = forbiddenText({
+				verb: missing.verb,
+				resource: `${missing.resource}${missing.subresource ? `/${missing.subresource}` : ''}`,
+				namespace,
+			});
+	}
+	return denied;
+}

@@ -1,0 +1,384 @@
+/**
+ * runTui: the live console over a cluster. It keeps the store, the watch, the clock and the
+ * reconcile loop for the whole session, and mounts the Ink app on top; the app unmounts to
+ * hand the terminal to a `kubectl exec` console and mounts again from the same store.
+ */
+
+import { render } from 'ink';
+import type { EngineContext } from '../../engine/context.js';
+import type { Kube } from '../../kube/config.js';
+import { describeError } from '../../kube/errors.js';
+import { setHandlerErrorSink } from '../../kube/handler-errors.js';
+import type { CommandScope } from '../../pool/command-hint.js';
+import { sanitize } from '../../text/sanitize.js';
+import { requestQuit } from '../commands/key-handler.js';
+import { totalExhaustions } from '../model/pool-history.js';
+import { poolKey, poolNamespace } from '../model/pool-index.js';
+import { FrameWriter } from '../render/frame-writer.js';
+import { colourDisabled, createTheme } from '../render/theme.js';
+import { type ConsoleStore, createConsoleStore } from '../store/store.js';
+import { App } from '../views/App.js';
+import { type AccessRecheck, startAccessRecheck } from './access-recheck.js';
+import { startAuditFeed } from './audit-feed.js';
+import { describeConsoleOutcome, drainInput, runKubectlConsole, stopInput } from './console.js';
+import { type ConsoleWatch, startConsoleWatch } from './console-watch.js';
+import {
+	createEngineOperations,
+	defaultActor,
+	type EngineOperations,
+} from './engine-operations.js';
+import { collectOnce, keepYoungGenerationSmall, tuneHeap } from './heap-tuning.js';
+
+/** Options of runTui (the CLI's contract). */
+export interface TuiOptions {
+	kube: Kube;
+	/** The pool to open; none opens the pools screen. */
+	pool?: string;
+	/** Prefills the claim prompt and names who acts. */
+	identity?: string;
+	/** No key that changes the cluster. */
+	readOnly?: boolean;
+	noColor?: boolean;
+	/** The kubeconfig file the console's kubectl is given (as passed to --kubeconfig). */
+	kubeconfig?: string;
+	/** Every namespace the identity can list (-A): one watch per kind across the cluster. */
+	allNamespaces?: boolean;
+	/** Ring the terminal bell (BEL) each time a watched pool becomes exhausted. */
+	bell?: boolean;
+	/** The watch, started before the console loaded (else the console starts it). */
+	watch?: ConsoleWatch;
+	/** What suggested commands need to run as printed (the default namespace, --context). */
+	commandScope?: CommandScope;
+}
+
+/** Options of a console session: runTui's, plus what the demo and the tests add. */
+export interface ConsoleSessionOptions extends TuiOptions {
+	/** A line for the header (the demo shows where its kubeconfig is). */
+	note?: string;
+	/** Start with the live reconcile loop on. */
+	loop?: boolean;
+	loopIntervalMs?: number;
+	/** Overrides of the engine context. */
+	engine?: Partial<Omit<EngineContext, 'kube'>>;
+	stdin?: NodeJS.ReadStream;
+	stdout?: NodeJS.WriteStream;
+	/** Called once the store is live; the returned function is called when the session ends. */
+	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
+}
+
+/** The shortest time between two frames drawn (ms): short, so it never adds to the batch wait. */
+const FRAME_INTERVAL_MS = 16;
+
+const ENTER_ALT_SCREEN = '\u001b[?1049h\u001b[2J\u001b[H\u001b[?25l';
+const LEAVE_ALT_SCREEN = '\u001b[?1049l';
+const SHOW_CURSOR = '\u001b[?25h';
+
+/** The longest the audit feed and the access reviews wait for the first lists (ms). */
+const SECONDARY_START_MS = 1500;
+/** How long after the first lists they start, so the complete table is drawn first (ms). */
+const AFTER_SYNC_MS = 100;
+
+/** Calls fn once the watch is synced (at once if it is); returns the way to stop waiting. */
+function whenSynced(store: ConsoleStore, fn: () => void): () => void {
+	if (store.getState().connection.phase === 'synced') {
+		fn();
+		return () => {};
+	}
+	const unsubscribe = store.subscribe((s) => {
+		if (s.connection.phase !== 'synced') return;
+		unsubscribe();
+		fn();
+	});
+	return unsubscribe;
+}
+
+/** How long an abandoned operation may take to hand its member back before ctpool exits (ms). */
+const ABANDON_SETTLE_MS = 15_000;
+
+/** Opens the live console; resolves with the exit code once the user quits. */
+export function runTui(opts: TuiOptions): Promise<number> {
+	return runConsoleSession(opts);
+}
+
+/** Runs a console session (runTui and the demo). */
+export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<number> {
+	const stdin = opts.stdin ?? process.stdin;
+	const stdout = opts.stdout ?? process.stdout;
+	if (!stdin.isTTY || !stdout.isTTY) {
+		opts.watch?.watch.stop();
+		process.stderr.write(
+			'ctpool: the live console needs a terminal (stdin and stdout must be a TTY); for plain output use ctpool status\n',
+		);
+		return 2;
+	}
+	const { kube } = opts;
+	const namespace = kube.namespace;
+	const allNamespaces = opts.allNamespaces === true;
+	if (allNamespaces) {
+		// refused before the screen opens: a console of 403s helps nobody
+		const { checkAllNamespaces } = await import('../../engine/list-definitions.js');
+		try {
+			await checkAllNamespaces(kube);
+		} catch (err) {
+			opts.watch?.watch.stop();
+			process.stderr.write(`ctpool: ${describeError(err)}\n`);
+			return 1;
+		}
+	}
+	keepYoungGenerationSmall();
+	const actor = opts.identity || defaultActor();
+	const started = opts.watch ?? startConsoleWatch(kube, allNamespaces);
+	const { watch } = started;
+	const store = createConsoleStore({
+		onScreen: started.onScreen,
+		session: {
+			namespace,
+			context: kube.contextName,
+			server: kube.server,
+			identity: opts.identity ?? '',
+			actor,
+			readOnly: opts.readOnly ?? false,
+			note: opts.note ?? '',
+			allNamespaces,
+			...(opts.commandScope ? { commandScope: opts.commandScope } : {}),
+		},
+		pool: opts.pool ? poolKey(allNamespaces ? namespace : null, opts.pool) : null,
+		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+	});
+	const theme = createTheme(colourDisabled(opts.noColor));
+	const ops = createEngineOperations({
+		store,
+		kube,
+		namespace,
+		actor,
+		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
+		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+	});
+	/** A watch error in the console's event log (never on the terminal under the frame). */
+	const logWatchError = (message: string) =>
+		store.getState().logEvent({
+			time: Date.now(),
+			actor: 'console',
+			pool: store.getState().pool ?? '',
+			action: 'watch',
+			outcome: 'error',
+			message,
+		});
+	// an object a watch handler chokes on is told in one line, and the watch goes on
+	setHandlerErrorSink((line) => logWatchError(line.replace(/^ctpool: /, '')));
+	started.attach({
+		onBatch: (changes) => {
+			try {
+				store.getState().applyBatch(changes);
+			} catch (err) {
+				// a change the console cannot show must not stop the watch
+				logWatchError(`a watch change could not be shown: ${describeError(err)}`);
+			}
+		},
+		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
+	});
+	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
+	// What the first frame does not need waits until the pool objects are listed (or
+	// SECONDARY_START_MS at most), so that it never slows their lists: who did what (the audit
+	// screen) and refused claims (the headers), and what the identity may not do.
+	const secondary: {
+		auditFeed: ReturnType<typeof startAuditFeed> | null;
+		access: AccessRecheck | null;
+		started: boolean;
+	} = { auditFeed: null, access: null, started: false };
+	const startSecondary = () => {
+		if (secondary.started) return;
+		secondary.started = true;
+		// -A: who did what, and the refused claims, in every namespace the identity can list
+		secondary.auditFeed = startAuditFeed(kube, allNamespaces ? undefined : namespace, store);
+		// across namespaces the rights differ per namespace: the cluster's answer to each act
+		// says; a refusal shown is asked again until the right is back
+		secondary.access = startAccessRecheck({
+			store,
+			kube,
+			namespace,
+			keys: !opts.readOnly && !allNamespaces,
+		});
+		if (!opts.readOnly && !allNamespaces) void secondary.access.check();
+	};
+	let secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
+	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
+	// one full collection sets its limit from the live heap. Not before: while the first lists
+	// arrive the heap only grows, and a tight limit would collect it again and again. The
+	// secondary requests start a moment later, once the frame of the complete table is drawn:
+	// their TLS handshakes and access reviews would otherwise delay it.
+	const unsubscribeSynced = whenSynced(store, () => {
+		tuneHeap();
+		clearTimeout(secondaryTimer);
+		secondaryTimer = setTimeout(startSecondary, AFTER_SYNC_MS);
+		setTimeout(collectOnce, 1000).unref();
+	});
+	const startPool = store.getState().pool;
+	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
+	// --bell: one BEL each time a watched pool becomes exhausted
+	let rung = 0;
+	const unsubscribeBell = opts.bell
+		? store.subscribe((s, prev) => {
+				if (s.history === prev.history) return;
+				const n = totalExhaustions(s.history);
+				if (n > rung) stdout.write('\u0007');
+				rung = n;
+			})
+		: () => {};
+	const stopExtra = opts.onStart?.(store, ops);
+
+	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
+	const restoreConsole = patchConsole(store);
+	let inAltScreen = false;
+	const enterScreen = () => {
+		stdout.write(ENTER_ALT_SCREEN);
+		inAltScreen = true;
+	};
+	const leaveScreen = () => {
+		if (!inAltScreen) return;
+		stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+		inAltScreen = false;
+	};
+	// a crash or kill still gives the terminal back
+	const onExit = () => {
+		if (inAltScreen) stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+		if (stdin.isTTY) stdin.setRawMode?.(false);
+	};
+	process.on('exit', onExit);
+	let unmount: (() => void) | null = null;
+	// SIGTERM and SIGHUP (an SSH connection that drops) are a q: the operation in flight
+	// finishes first; a second one abandons it.
+	const onSignal = () => requestQuit(store, () => unmount?.());
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onSignal);
+
+	let code = 0;
+	try {
+		enterScreen();
+		for (;;) {
+			store.getState().setRequest(null);
+			// Raw mode before the first frame: Ink sets it in an effect that runs after the frame
+			// is drawn, and a key pressed in between (typed ahead while the console loads) would
+			// be echoed by the terminal, an Enter scrolling the whole screen up one line.
+			stdin.setRawMode?.(true);
+			writer.resume();
+			// debug: Ink hands whole frames to the writer, which draws the changed lines only
+			const instance = render(<App store={store} ops={ops} theme={theme} />, {
+				stdin,
+				stdout: writer as unknown as NodeJS.WriteStream,
+				stderr: process.stderr,
+				exitOnCtrlC: false,
+				patchConsole: false,
+				debug: true,
+			});
+			unmount = () => instance.unmount();
+			await instance.waitUntilExit();
+			unmount = null;
+			const request = store.getState().request;
+			if (request?.kind !== 'console') break;
+			writer.pause();
+			await handOver(store, request.member, opts, { stdin, stdout, leaveScreen, enterScreen });
+		}
+	} catch (err) {
+		code = 1;
+		leaveScreen();
+		process.stderr.write(`ctpool: the console stopped: ${describeError(err)}\n`);
+	} finally {
+		writer.close();
+		leaveScreen();
+		restoreConsole();
+		process.off('exit', onExit);
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onSignal);
+		clearInterval(clock);
+		clearTimeout(secondaryTimer);
+		unsubscribeSynced();
+		unsubscribeBell();
+		const abandoned = store.getState().busy;
+		ops.close();
+		if (abandoned) {
+			// Abandoned: its waits are aborted; let it hand the member back to reconcile.
+			process.stderr.write(
+				`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
+			);
+			await ops.settle(ABANDON_SETTLE_MS);
+		}
+		watch.stop();
+		secondary.auditFeed?.stop();
+		secondary.access?.stop();
+		try {
+			await stopExtra?.();
+		} catch {
+			// the session ends either way
+		}
+	}
+	return code;
+}
+
+/** Sends console output (from any library) to the activity log instead of over the screen. */
+function patchConsole(store: ConsoleStore): () => void {
+	const methods = ['log', 'info', 'warn', 'error', 'debug'] as const;
+	const saved = methods.map((m) => console[m]);
+	for (const m of methods)
+		console[m] = (...args: unknown[]) => {
+			store.getState().logEvent({
+				time: Date.now(),
+				actor: 'console',
+				pool: store.getState().pool ?? '',
+				action: m,
+				outcome: m === 'error' || m === 'warn' ? 'error' : 'info',
+				message: args.map((a) => (typeof a === 'string' ? a : String(a))).join(' '),
+			});
+		};
+	return () => {
+		methods.forEach((m, i) => {
+			console[m] = saved[i] as (typeof console)[typeof m];
+		});
+	};
+}
+
+/** Gives the terminal to `kubectl exec -it` on a member and takes it back. */
+async function handOver(
+	store: ConsoleStore,
+	member: string,
+	opts: ConsoleSessionOptions,
+	term: {
+		stdin: NodeJS.ReadStream;
+		stdout: NodeJS.WriteStream;
+		leaveScreen(): void;
+		enterScreen(): void;
+	},
+): Promise<void> {
+	const s = store.getState();
+	const pool = s.pool ? s.pools[s.pool] : undefined;
+	const privileged = pool?.spec?.privileged ?? false;
+	await stopInput(term.stdin);
+	term.leaveScreen();
+	term.stdout.write(
+		`\u001b[2J\u001b[Hctpool: console on ${member} (kubectl exec${privileged ? ', chroot into its root file system' : ''}); exit or Ctrl-D returns to ctpool\r\n`,
+	);
+	const outcome = await runKubectlConsole(
+		{
+			member,
+			namespace: s.pool ? poolNamespace(s.pool, opts.kube.namespace) : opts.kube.namespace,
+			context: opts.kube.contextName,
+			...(opts.kubeconfig ? { kubeconfig: opts.kubeconfig } : {}),
+			privileged,
+		},
+		{ stdin: term.stdin, stdout: term.stdout },
+	);
+	drainInput(term.stdin);
+	term.enterScreen();
+	const { ok, message } = describeConsoleOutcome(member, outcome);
+	const after = store.getState();
+	after.logEvent({
+		time: Date.now(),
+		actor: after.session.actor,
+		pool: after.pool ?? '',
+		member,
+		action: 'console',
+		outcome: ok ? 'info' : 'error',
+		message,
+	});
+	after.setStatus(message, ok ? 'info' : 'error');
+}

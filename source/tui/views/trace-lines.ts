@@ -1,0 +1,126 @@
+/**
+ * The trace screen's text (issue 26): which reconciler it sees, the pool's last plan of this
+ * console's own reconciles with each step's state, the members left alone and why, the next
+ * retry, then the events as `ctpool reconcile -v` prints them. Pure, for the view and tests.
+ */
+
+import { formatAge } from '../../text/age.js';
+import { sanitize } from '../../text/sanitize.js';
+import { clockTime } from '../model/age.js';
+import type { PoolTrace, TracedStep } from '../model/trace-model.js';
+import type { LoopState } from '../store/store.js';
+
+/** One line of the trace screen and its tone. */
+export interface TraceLine {
+	text: string;
+	tone: 'plain' | 'heading' | 'muted' | 'ok' | 'warn' | 'error' | 'running';
+}
+
+/** What the trace screen is made from. */
+export interface TraceInput {
+	pool: string;
+	trace: PoolTrace | undefined;
+	loop: LoopState;
+	now: number;
+}
+
+/** Which reconciler the screen sees, said plainly. */
+export const SEEN_DIRECTLY =
+	"Seen directly: this console's own reconciles (r, the a loop). Plans of the CLI (ctpool reconcile -v) and of the in-cluster controller are not visible here.";
+
+/** `in 30s` or `12s ago`. */
+export function relative(at: number, now: number): string {
+	return at >= now ? `in ${formatAge(at - now)}` : `${formatAge(now - at)} ago`;
+}
+
+function stepState(s: TracedStep): TraceLine {
+	const head = `  ${s.state.padEnd(8)}${s.kind.padEnd(9)}${sanitize(s.member)}: ${sanitize(s.reason)}`;
+	const tone = {
+		pending: 'muted',
+		running: 'running',
+		done: 'ok',
+		failed: 'error',
+		skipped: 'warn',
+	} as const;
+	return { text: head, tone: tone[s.state] };
+}
+
+function stepDetail(s: TracedStep): TraceLine | null {
+	const took = s.ms !== null ? `${(s.ms / 1000).toFixed(2)} s` : '';
+	if (s.state === 'running' && s.progress)
+		return { text: `      … ${s.progress}`, tone: 'running' };
+	if (s.state === 'failed')
+		return { text: `      failed after ${took}: ${s.error}`, tone: 'error' };
+	if (s.state === 'done' || s.state === 'skipped')
+		return { text: `      ${s.state} in ${took}${s.error ? ` (${s.error})` : ''}`, tone: 'muted' };
+	return null;
+}
+
+function summary(t: PoolTrace, now: number): TraceLine {
+	const made = `plan made ${clockTime(t.planned)} (${relative(t.planned, now)})${t.dryRun ? ', dry run' : ''}`;
+	const d = t.done;
+	if (!d) return { text: `${made} · running`, tone: 'running' };
+	return {
+		text: `${made} · finished in ${(d.ms / 1000).toFixed(2)} s: ${d.done} done, ${d.failed} failed, ${d.skipped} skipped`,
+		tone: d.ok ? 'ok' : 'error',
+	};
+}
+
+/** When a retry is due: the earliest backoff among the members left alone, and the loop's next pass. */
+function retryLines(input: TraceInput): TraceLine[] {
+	const { trace, loop, now } = input;
+	const out: TraceLine[] = [];
+	const until = (trace?.leftAlone ?? [])
+		.filter((l) => l.until !== undefined && l.until > now)
+		.sort((a, b) => (a.until ?? 0) - (b.until ?? 0))[0];
+	if (until?.until !== undefined)
+		out.push({
+			text: `next retry: ${sanitize(until.member)} at ${clockTime(until.until)} (${relative(until.until, now)})`,
+			tone: 'warn',
+		});
+	if (loop.on && loop.pool === input.pool) {
+		const next = loop.lastRun !== null ? loop.lastRun + loop.intervalMs : null;
+		out.push({
+			text: loop.running
+				? 'live loop: on, reconciling now'
+				: `live loop: on, next pass ${next !== null ? `at ${clockTime(next)} (${relative(next, now)}) or ` : ''}after a change`,
+			tone: 'muted',
+		});
+	} else out.push({ text: 'live loop: off (a turns it on)', tone: 'muted' });
+	return out;
+}
+
+/** Every line of the trace screen, unwrapped. */
+export function traceLines(input: TraceInput): TraceLine[] {
+	const { trace, now } = input;
+	const out: TraceLine[] = [{ text: SEEN_DIRECTLY, tone: 'muted' }];
+	if (!trace) {
+		out.push({
+			text: `No plan yet: this console has not reconciled pool ${sanitize(input.pool)}. Esc, then r reconciles now or a turns the live loop on.`,
+			tone: 'plain',
+		});
+		return [...out, ...retryLines(input)];
+	}
+	out.push(summary(trace, now), ...retryLines(input));
+	out.push({ text: 'Steps', tone: 'heading' });
+	if (trace.steps.length === 0)
+		out.push({ text: '  none: every member is in line', tone: 'muted' });
+	for (const s of trace.steps) {
+		out.push(stepState(s));
+		const detail = stepDetail(s);
+		if (detail) out.push(detail);
+	}
+	out.push({ text: 'Left alone', tone: 'heading' });
+	if (trace.leftAlone.length === 0) out.push({ text: '  none', tone: 'muted' });
+	for (const l of trace.leftAlone)
+		out.push({
+			text: `  ${sanitize(l.member)}: ${sanitize(l.reason)}${l.until !== undefined ? ` (until ${relative(l.until, now)})` : ''}`,
+			tone: 'plain',
+		});
+	out.push({
+		text: `Events${trace.droppedLines > 0 ? ` (${trace.droppedLines} earlier left out)` : ''}`,
+		tone: 'heading',
+	});
+	for (const line of trace.lines) out.push({ text: `  ${line}`, tone: 'muted' });
+	return out;
+}
