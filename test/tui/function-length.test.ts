@@ -22,7 +22,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Every function of a file longer than the limit, as `file:line name (n lines)`. */
-export function longFunctions(path: string, limit = LIMIT): string[] {
+function longFunctions(path: string, limit = LIMIT): string[] {
 	const text = readFileSync(path, 'utf8');
 	const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
 	const found: string[] = [];
