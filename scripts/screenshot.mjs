@@ -577,7 +577,65 @@ const SCENES = [
 			await s.wait(/Force-release 3 marked members of lab/, 'the confirmation of three');
 		},
 	},
+	{
+		name: 'trace',
+		title: 'ctpool desk -n team-a, a new image, then r and t',
+		shows:
+			"the reconcile's plan: the drifted member replaced step by step, the claimed ones left alone and why",
+		args: ['desk', '-n', 'team-a'],
+		sim: true,
+		needs: {
+			what: 'the trace view (t)',
+			test: ({ bundle }) => bundle.includes('last plan of this console'),
+		},
+		async run(s, _size, c) {
+			await s.wait(
+				(t) => memberRows(t, 'desk').filter((l) => /Ready/.test(l)).length >= 3,
+				'the three members of desk Ready',
+			);
+			const image = changeImage(c.kubeconfig, 'desk', 'team-a');
+			await s.wait((t) => /drift|Drifted|⚠/.test(t), `desk drifted to ${image}`);
+			await s.keys('r');
+			await s.keys('t');
+			await s.wait(
+				(t) => t.includes('Trace · pool desk') && /claimed/.test(t) && /✓/.test(t),
+				'the plan with the replaced member done and the claimed ones left alone',
+			);
+		},
+	},
 ];
+
+/**
+ * Changes the image of a pool's definition straight in its ConfigMap, as an edit by another
+ * admin would (no reconcile follows): the next image tag each time. Returns the new image.
+ */
+function changeImage(kubeconfig, pool, namespace) {
+	const args = ['--kubeconfig', kubeconfig, '-n', namespace];
+	const cm = `corral-vdi-ctpool-${pool}`;
+	const got = spawnSync(
+		'kubectl',
+		[...args, 'get', 'configmap', cm, '-o', 'jsonpath={.data.spec}'],
+		{
+			encoding: 'utf8',
+			env,
+		},
+	);
+	if (got.status !== 0) throw new Error(`kubectl is needed to change the image: ${got.stderr}`);
+	const spec = JSON.parse(got.stdout);
+	const tag = Number(/:(\d+)$/.exec(spec.image)?.[1] ?? 1);
+	spec.image = spec.image.replace(/:\d+$/, `:${tag + 1}`);
+	const patch = JSON.stringify({ data: { spec: JSON.stringify(spec) } });
+	const put = spawnSync(
+		'kubectl',
+		[...args, 'patch', 'configmap', cm, '--type', 'merge', '-p', patch],
+		{
+			encoding: 'utf8',
+			env,
+		},
+	);
+	if (put.status !== 0) throw new Error(`kubectl patch of ${cm} failed: ${put.stderr}`);
+	return spec.image;
+}
 
 /** Waits until the -A pools screen lists the four pools in two namespaces. */
 async function poolsShown(s) {
