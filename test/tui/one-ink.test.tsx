@@ -5,41 +5,59 @@
  * widest-line rendering instead).
  */
 
-import { Box, Text } from 'ink';
-import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import Output from '../../source/tui/render/ink-output.js';
+import type { ReactElement } from 'react';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+const caches = '../../source/tui/render/ink-text-caches.js';
+type Caches = typeof import('../../source/tui/render/ink-text-caches.js');
 
 /** What the replaced modules were asked, counted through the module both the build and Ink import. */
-const asked = vi.hoisted(() => ({ squash: 0, widest: 0 }));
-vi.mock('../../source/tui/render/ink-text-caches.js', async (original) => {
-	const real = await original<typeof import('../../source/tui/render/ink-text-caches.js')>();
-	return {
-		...real,
-		memoizeSquash: (sanitize: (text: string) => string) => {
-			const squash = real.memoizeSquash(sanitize);
-			return (node: Parameters<typeof squash>[0]) => {
-				asked.squash++;
-				return squash(node);
-			};
-		},
-		memoizeByText: <T,>(of: (text: string) => T) => {
-			const kept = real.memoizeByText(of);
-			return (text: string) => {
-				asked.widest++;
-				return kept(text);
-			};
-		},
-	};
-});
+const asked = { squash: 0, widest: 0 };
 
-afterEach(() => {
+/**
+ * Ink, ink-testing-library and the console's Output, loaded afresh (the unit project may share
+ * a worker's modules between files: --no-isolate), with ink-text-caches.ts counting its calls.
+ */
+async function shippedInk() {
+	vi.resetModules();
+	vi.doMock(caches, async (original) => {
+		const real = await original<Caches>();
+		return {
+			...real,
+			memoizeSquash: (sanitize: (text: string) => string) => {
+				const squash = real.memoizeSquash(sanitize);
+				return (node: Parameters<typeof squash>[0]) => {
+					asked.squash++;
+					return squash(node);
+				};
+			},
+			memoizeByText: <T,>(of: (text: string) => T) => {
+				const kept = real.memoizeByText(of);
+				return (text: string) => {
+					asked.widest++;
+					return kept(text);
+				};
+			},
+		};
+	});
+	return {
+		ink: await import('ink'),
+		testing: await import('ink-testing-library'),
+		Output: (await import('../../source/tui/render/ink-output.js')).default,
+	};
+}
+const { ink, testing, Output } = await shippedInk();
+const { Box, Text } = ink;
+
+afterAll(() => {
 	vi.restoreAllMocks();
+	vi.doUnmock(caches);
+	vi.resetModules();
 });
 
 /** A frame, once React's scheduler has flushed. */
-async function frameOf(node: React.ReactElement): Promise<string> {
-	const r = render(node);
+async function frameOf(node: ReactElement): Promise<string> {
+	const r = testing.render(node);
 	await new Promise((resolve) => setImmediate(resolve));
 	const frame = r.lastFrame() ?? '';
 	r.unmount();
