@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { INLINE_FOR_ONE_INK, oneInkVitePlugin } from './scripts/replacements.mjs';
 
 /**
  * The test projects. Every test file is in exactly one, by projectOf; `npm test` runs them
@@ -155,7 +156,11 @@ const project = (name: TestProject) => ({
 });
 
 export default defineConfig({
+	// The tests render through the Ink modules the bundle ships (scripts/replacements.mjs):
+	// Ink and ink-testing-library are inlined so that Ink's own imports reach the plugin.
+	plugins: [oneInkVitePlugin()],
 	test: {
+		server: { deps: { inline: INLINE_FOR_ONE_INK } },
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		pool: 'forks',

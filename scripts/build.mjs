@@ -12,6 +12,16 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import {
+	checkPins,
+	INK_REPLACEMENTS,
+	inkKeptModule,
+	inkReplacementFor,
+	LAZY,
+	packageFile,
+	patchedSource,
+	SOURCE_PATCHES,
+} from './replacements.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -34,23 +44,6 @@ function buildId() {
 		return 'dev';
 	}
 }
-
-/**
- * What client-node's modules on the console's path import, by module, and only use on
- * demand: the proxy agents (a proxy-url in the kubeconfig) and node-fetch (fetch options, the
- * generated clients' own HTTP library, which ctpool replaces). Each becomes a stand-in that
- * loads the real module on first use: its code (half a megabyte with node-fetch's URL tables)
- * is then only read, never run, at start-up.
- */
-const LAZY = {
-	'node-fetch': {
-		importers: ['/config.js', '/gen/http/isomorphic-fetch.js'],
-		names: ['Headers'],
-		fn: true,
-	},
-	'socks-proxy-agent': { importers: ['/config.js'], names: ['SocksProxyAgent'] },
-	hpagent: { importers: ['/config.js'], names: ['HttpProxyAgent', 'HttpsProxyAgent'] },
-};
 
 /** The stand-in of a LAZY module: classes and a default function that load it when used. */
 function lazyModule(name) {
@@ -114,40 +107,29 @@ const clientNodeIsPure = {
 /**
  * Ink recomputes every row and every text node of the screen on every frame. The build puts
  * versions that keep their results between frames in the place of three of Ink's modules:
- * its Output (source/tui/render/ink-output.ts), its squashTextNodes and the widest-line it measures
- * text with (source/tui/render/ink-text-caches.ts). test/tui/ink-output.test.ts and
- * ink-text-caches.test.ts hold each to Ink's own. The build fails if Ink no longer imports
- * them where this expects.
+ * its Output (source/tui/render/ink-output.ts), its squashTextNodes and the widest-line it
+ * measures text with (source/tui/render/ink-text-caches.ts), as INK_REPLACEMENTS in
+ * scripts/replacements.mjs says (the tests make the same replacements, vitest.config.ts).
+ * test/tui/ink-output.test.ts and ink-text-caches.test.ts hold each to Ink's own. The build
+ * fails if Ink no longer imports them where this expects.
  */
 const inkKeepsFrames = {
 	name: 'ink-keeps-frames',
 	setup(b) {
-		const inkBuild = /[\\/]ink[\\/]build[\\/]([a-z-]+)\.js$/;
-		const caches = join(root, 'source', 'tui', 'render', 'ink-text-caches.ts');
-		const wanted = {
-			'renderer.js ./output.js': { path: join(root, 'source', 'tui', 'render', 'ink-output.ts') },
-			'render-node-to-output.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
-			'dom.js ./squash-text-nodes.js': { path: 'squash', namespace: 'ink-kept' },
-			'render-node-to-output.js widest-line': { path: 'widest-line', namespace: 'ink-kept' },
-			'measure-text.js widest-line': { path: 'widest-line', namespace: 'ink-kept' },
-		};
+		const replaced = new Set();
 		b.onResolve({ filter: /^(\.\/output|\.\/squash-text-nodes)\.js$|^widest-line$/ }, (args) => {
-			const file = inkBuild.exec(args.importer)?.[1];
-			const to = file && wanted[`${file}.js ${args.path}`];
+			const to = inkReplacementFor(args.importer, args.path);
 			if (!to) return undefined;
-			replaced.add(`${file}.js ${args.path}`);
-			return to;
+			replaced.add(to.key);
+			return to.file ? { path: to.file } : { path: to.made, namespace: 'ink-kept' };
 		});
 		b.onLoad({ filter: /.*/, namespace: 'ink-kept' }, (args) => ({
-			contents:
-				args.path === 'squash'
-					? `import sanitizeAnsi from './sanitize-ansi.js';\nimport { memoizeSquash } from ${JSON.stringify(caches)};\nexport default memoizeSquash(sanitizeAnsi);\n`
-					: `import widestLine from 'widest-line';\nimport { keepAnswers } from ${JSON.stringify(caches)};\nexport default keepAnswers(widestLine);\n`,
-			resolveDir: join(root, 'node_modules', 'ink', 'build'),
+			contents: inkKeptModule(args.path),
+			resolveDir: root,
 			loader: 'js',
 		}));
 		b.onEnd(() => {
-			const missing = Object.keys(wanted).filter((k) => !replaced.has(k));
+			const missing = Object.keys(INK_REPLACEMENTS).filter((k) => !replaced.has(k));
 			if (missing.length > 0)
 				throw new Error(
 					`build: Ink no longer imports ${missing.join(', ')}; check source/tui/render/ink-output.ts and ink-text-caches.ts against this Ink`,
@@ -155,63 +137,46 @@ const inkKeepsFrames = {
 		});
 	},
 };
-const replaced = new Set();
 
 /**
- * string-width builds a grapheme segmenter and its emoji pattern when it loads (35 ms on the
- * 2-core machine, before the console's watch could start); here both are made on first use,
- * which printable ASCII never reaches. The build fails if the module no longer reads as
- * expected.
+ * The start-up patches of SOURCE_PATCHES (scripts/replacements.mjs): string-width makes its
+ * grapheme segmenter and emoji pattern on first use, and Yoga's loader decodes its embedded
+ * WebAssembly instead of fetching a data: URL (which loaded Node's HTTP client). The build
+ * fails if a module no longer reads as expected.
  */
-const stringWidthLazy = {
-	name: 'string-width-lazy',
+const startUpPatches = {
+	name: 'start-up-patches',
 	setup(b) {
-		const own = join(root, 'node_modules', 'string-width', 'index.js');
-		b.onLoad({ filter: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/ }, (args) => {
-			// the one ctpool depends on (wrap-ansi keeps an older one of its own)
-			if (args.path !== own) return undefined;
-			let text = readFileSync(args.path, 'utf8');
-			const uses = (name) => text.split(name).length - 1;
-			// the stand-ins have only the methods string-width calls
-			if (uses('segmenter.') !== 1 || uses('rgiEmojiRegex.') !== 1)
-				throw new Error('build: string-width uses its segmenter or emoji pattern in a new way');
-			const swaps = [
-				[
-					'const segmenter = new Intl.Segmenter();',
-					'let madeSegmenter;\nconst segmenter = {segment: (s) => (madeSegmenter ??= new Intl.Segmenter()).segment(s)};',
-				],
-				[
-					'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
-					"let madeRgi;\nconst rgiEmojiRegex = {test: (s) => (madeRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s)};",
-				],
-			];
-			for (const [from, to] of swaps) {
-				if (!text.includes(from)) throw new Error(`build: string-width no longer has ${from}`);
-				text = text.replace(from, () => to);
-			}
-			return { contents: text, loader: 'js' };
+		const applied = new Set();
+		b.onLoad(
+			{
+				filter:
+					/[\\/]node_modules[\\/](string-width[\\/]index|yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+)\.js$/,
+			},
+			(args) => {
+				const contents = patchedSource(args.path, readFileSync(args.path, 'utf8'));
+				if (contents === undefined) return undefined;
+				applied.add(args.path);
+				return { contents, loader: 'js' };
+			},
+		);
+		b.onEnd(() => {
+			const missing = SOURCE_PATCHES.filter((p) => !applied.has(packageFile(p.module, p.file)));
+			if (missing.length > 0)
+				throw new Error(
+					`build: no longer bundled as patched: ${missing.map((p) => `${p.module}/${p.file}`).join(', ')}`,
+				);
 		});
 	},
 };
 
-/**
- * Yoga's loader (Emscripten's) reads its embedded WebAssembly through fetch() of a data: URL
- * when fetch exists: in Node that first use of fetch loads Node's own HTTP client (undici),
- * 25 ms at every start of the console. Here it decodes the embedded bytes itself, as it does
- * where there is no fetch. The build fails if the loader no longer reads as expected.
- */
-const yogaWithoutFetch = {
-	name: 'yoga-without-fetch',
-	setup(b) {
-		b.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+\.js$/ }, (args) => {
-			const text = readFileSync(args.path, 'utf8');
-			const from = 'function ya(){return w||"function"!=typeof fetch?';
-			if (text.split(from).length !== 2)
-				throw new Error(`build: yoga-layout's loader no longer has ${from}`);
-			return { contents: text.replace(from, () => 'function ya(){return true?'), loader: 'js' };
-		});
-	},
-};
+// The packages patched above are the pinned ones, file by file (scripts/pins.json).
+try {
+	checkPins();
+} catch (error) {
+	console.error(error.message);
+	process.exit(1);
+}
 
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist))
@@ -227,7 +192,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure, inkKeepsFrames, stringWidthLazy, yogaWithoutFetch],
+	plugins: [clientNodeIsPure, inkKeepsFrames, startUpPatches],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,

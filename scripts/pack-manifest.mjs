@@ -1,9 +1,9 @@
 // The package.json that goes into `npm pack`'s tarball: without the scripts (so no `prepare:
 // npm run build` that a global install would warn about and could not run, having no
-// sources) and without the devDependencies (the bundle in dist/ holds them). Run as the
-// prepack script with `strip`, and as the postpack script with `restore`, which puts the
-// clone's package.json back byte for byte (a pack that died between the two is mended by
-// the next strip).
+// sources) and without the devDependencies and their overrides (the bundle in dist/ holds
+// them). Run as the prepack script with `strip`, and as the postpack script with `restore`,
+// which puts the clone's package.json back byte for byte (a pack that died between the two
+// is mended by the next strip).
 
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ function strip() {
 	const pkg = JSON.parse(text);
 	delete pkg.scripts;
 	delete pkg.devDependencies;
+	delete pkg.overrides;
 	writeFileSync(saved, text);
 	writeFileSync(manifest, `${JSON.stringify(pkg, null, '\t')}\n`);
 }

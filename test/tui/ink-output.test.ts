@@ -111,6 +111,11 @@ function play(output: InkOutput, ops: readonly Op[], calls: string[]): string {
 }
 
 describe("the console's Output (in place of Ink's)", () => {
+	it("is compared with Ink's own Output (the tests' Ink renders with the console's)", () => {
+		expect(InkOutputClass).not.toBe(Output);
+		expect(InkOutputClass.name).toBe('Output');
+	});
+
 	it('gives the frame Ink gives, calling the transformers the same way, the first time and from its caches', () => {
 		fc.assert(
 			fc.property(frame, ({ width, height, ops }) => {

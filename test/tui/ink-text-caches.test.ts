@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
 	type InkTextNode,
-	keepAnswers,
+	memoizeByText,
 	memoizeSquash,
 } from '../../source/tui/render/ink-text-caches.js';
 
@@ -110,10 +110,10 @@ describe("the console's squashTextNodes (in place of Ink's)", () => {
 	});
 });
 
-describe('keepAnswers', () => {
+describe('memoizeByText', () => {
 	it('answers as the function does, asking it once per text', () => {
 		const asked: string[] = [];
-		const length = keepAnswers((text) => {
+		const length = memoizeByText((text) => {
 			asked.push(text);
 			return text.length;
 		}, 2);

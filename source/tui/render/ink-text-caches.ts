@@ -81,8 +81,11 @@ function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
 	return true;
 }
 
-/** A pure function of a string, its answers kept for the strings of the last few frames. */
-export function keepAnswers<T>(of: (text: string) => T, limit = 2048): (text: string) => T {
+/**
+ * A pure function of a string, memoised: its answers kept by their text, for the strings of
+ * the last few frames.
+ */
+export function memoizeByText<T>(of: (text: string) => T, limit = 2048): (text: string) => T {
 	const answers = new TwoGenerationCache<T>(limit);
 	return (text: string) => {
 		let answer = answers.get(text);

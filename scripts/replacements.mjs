@@ -1,0 +1,276 @@
+/**
+ * The one definition of what ctpool puts in the place of its libraries' own code, shared by
+ * the build (scripts/build.mjs, esbuild) and the tests (vitest.config.ts, a Vite plugin), so
+ * that the component tests render through the same Ink modules the bundle ships:
+ *
+ * - INK_REPLACEMENTS: three of Ink's modules, replaced where Ink imports them: its Output
+ *   (source/tui/render/ink-output.ts), its squashTextNodes and the widest-line it measures text
+ *   with (source/tui/render/ink-text-caches.ts);
+ * - SOURCE_PATCHES: start-up patches made by matching source text (string-width's segmenter
+ *   and emoji pattern made on first use, Yoga's loader without fetch), applied by the build;
+ * - LAZY: client-node's imports that the bundle loads on first use (the build's stand-ins);
+ * - PINNED: every upstream file the above replaces, patches or depends on the import names of,
+ *   by package. scripts/pins.json holds each package's version and each file's sha256;
+ *   checkPins() fails on any other installed version or changed file (the build runs it, and
+ *   test/tui/ink-pins.test.ts). `npm run pins -- --write` refreshes scripts/pins.json after an
+ *   upgrade (README.md, "Upgrading Ink").
+ *
+ * Nothing here runs when the console runs: the checks belong to the build and the tests.
+ */
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const nodeModules = join(root, 'node_modules');
+const render = join(root, 'source', 'tui', 'render');
+const inkBuild = join(nodeModules, 'ink', 'build');
+
+/** Where the build and the tests put Ink's Output. */
+export const INK_OUTPUT = join(render, 'ink-output.ts');
+/** The module of the console's squashTextNodes and widest-line. */
+export const INK_TEXT_CACHES = join(render, 'ink-text-caches.ts');
+
+/**
+ * Ink's imports that are replaced, as `<file in ink/build> <specifier>`: to a file, or to a
+ * module made here (inkKeptModule) by its name.
+ */
+export const INK_REPLACEMENTS = {
+	'renderer.js ./output.js': { file: INK_OUTPUT },
+	'render-node-to-output.js ./squash-text-nodes.js': { made: 'squash' },
+	'dom.js ./squash-text-nodes.js': { made: 'squash' },
+	'render-node-to-output.js widest-line': { made: 'widest-line' },
+	'measure-text.js widest-line': { made: 'widest-line' },
+};
+
+const inkFile = /[\\/]node_modules[\\/]ink[\\/]build[\\/]([a-z-]+\.js)$/;
+
+/**
+ * The replacement of an import that Ink makes (importer: the importing file's path), with its
+ * key in INK_REPLACEMENTS; undefined for every other import.
+ */
+export function inkReplacementFor(importer, specifier) {
+	const file = inkFile.exec(importer.split('?')[0] ?? '')?.[1];
+	if (!file) return undefined;
+	const key = `${file} ${specifier}`;
+	const to = INK_REPLACEMENTS[key];
+	return to ? { key, ...to } : undefined;
+}
+
+/** The text of a module made here in the place of one of Ink's (absolute imports only). */
+export function inkKeptModule(name) {
+	const caches = JSON.stringify(INK_TEXT_CACHES);
+	if (name === 'squash')
+		return `import sanitizeAnsi from ${JSON.stringify(join(inkBuild, 'sanitize-ansi.js'))};\nimport { memoizeSquash } from ${caches};\nexport default memoizeSquash(sanitizeAnsi);\n`;
+	if (name === 'widest-line')
+		return `import widestLine from ${JSON.stringify(join(nodeModules, 'widest-line', 'index.js'))};\nimport { memoizeByText } from ${caches};\nexport default memoizeByText(widestLine);\n`;
+	throw new Error(`no module of Ink's is made as ${name}`);
+}
+
+/**
+ * Patches of a package's file by its source text. `uses`: names that must occur exactly once
+ * (the stand-ins have only the methods used there); `swaps`: [from, to], each `from` exactly
+ * once.
+ */
+export const SOURCE_PATCHES = [
+	{
+		// string-width builds a grapheme segmenter and its emoji pattern when it loads (35 ms on
+		// the 2-core machine); here both are made on first use, which printable ASCII never reaches.
+		// Only the copy ctpool depends on (wrap-ansi keeps an older one of its own).
+		module: 'string-width',
+		file: 'index.js',
+		uses: ['segmenter.', 'rgiEmojiRegex.'],
+		swaps: [
+			[
+				'const segmenter = new Intl.Segmenter();',
+				'let madeSegmenter;\nconst segmenter = {segment: (s) => (madeSegmenter ??= new Intl.Segmenter()).segment(s)};',
+			],
+			[
+				'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+				"let madeRgi;\nconst rgiEmojiRegex = {test: (s) => (madeRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s)};",
+			],
+		],
+	},
+	{
+		// Yoga's loader (Emscripten's) reads its embedded WebAssembly through fetch() of a data:
+		// URL when fetch exists, which loads Node's HTTP client (25 ms); here it decodes the bytes
+		// itself, as it does where there is no fetch.
+		module: 'yoga-layout',
+		file: 'dist/binaries/yoga-wasm-base64-esm.js',
+		uses: [],
+		swaps: [['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?']],
+	},
+];
+
+/** The path of a package's file in node_modules (the top-level copy). */
+export const packageFile = (module, file, base = nodeModules) =>
+	join(base, module, ...file.split('/'));
+
+/**
+ * A file's text with its SOURCE_PATCHES applied, or undefined when none is for that file.
+ * Throws, naming the package, when the text no longer reads as expected.
+ */
+export function patchedSource(path, text) {
+	const patch = SOURCE_PATCHES.find((p) => packageFile(p.module, p.file) === path.split('?')[0]);
+	if (!patch) return undefined;
+	let out = text;
+	for (const name of patch.uses)
+		if (out.split(name).length !== 2)
+			throw new Error(`build: ${patch.module} (${patch.file}) uses ${name} in a new way`);
+	for (const [from, to] of patch.swaps) {
+		if (out.split(from).length !== 2)
+			throw new Error(`build: ${patch.module} (${patch.file}) no longer has ${from} once`);
+		out = out.replace(from, () => to);
+	}
+	return out;
+}
+
+/**
+ * What client-node's modules on the console's path import, by module, and only use on demand:
+ * the proxy agents (a proxy-url in the kubeconfig) and node-fetch (fetch options, the
+ * generated clients' own HTTP library, which ctpool replaces). The build makes each a stand-in
+ * that loads the real module on first use: its code (half a megabyte with node-fetch's URL
+ * tables) is then only read, never run, at start-up.
+ */
+export const LAZY = {
+	'node-fetch': {
+		importers: ['/config.js', '/gen/http/isomorphic-fetch.js'],
+		names: ['Headers'],
+		fn: true,
+	},
+	'socks-proxy-agent': { importers: ['/config.js'], names: ['SocksProxyAgent'] },
+	hpagent: { importers: ['/config.js'], names: ['HttpProxyAgent', 'HttpsProxyAgent'] },
+};
+
+/**
+ * Every package whose modules the build or the tests replace or patch, and the files of each
+ * that are replaced, patched, or hold the imports the replacements are made at.
+ */
+export const PINNED = {
+	ink: [
+		'build/output.js',
+		'build/squash-text-nodes.js',
+		'build/renderer.js',
+		'build/render-node-to-output.js',
+		'build/dom.js',
+		'build/measure-text.js',
+		'build/sanitize-ansi.js',
+	],
+	'widest-line': ['index.js'],
+	'string-width': ['index.js'],
+	'yoga-layout': ['dist/binaries/yoga-wasm-base64-esm.js'],
+	'@kubernetes/client-node': [
+		'dist/config.js',
+		'dist/gen/http/isomorphic-fetch.js',
+		'dist/gen/index.js',
+	],
+	'node-fetch': ['lib/index.js'],
+	'socks-proxy-agent': ['dist/index.js'],
+	hpagent: ['index.js'],
+};
+
+export const PINS_FILE = join(root, 'scripts', 'pins.json');
+
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+
+/** The installed version and files' hashes of every PINNED package (what --write records). */
+export function installedPins(base = nodeModules) {
+	const pins = {};
+	for (const [module, files] of Object.entries(PINNED)) {
+		const pkg = packageFile(module, 'package.json', base);
+		const version = existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : null;
+		const hashes = {};
+		for (const file of files) {
+			const path = packageFile(module, file, base);
+			hashes[file] = existsSync(path) ? sha256(readFileSync(path)) : null;
+		}
+		pins[module] = { version, files: hashes };
+	}
+	return pins;
+}
+
+const UPGRADE =
+	'to upgrade, pin the new version exactly in package.json, npm install, compare the replaced modules with the new ones, run the property tests, then `npm run pins -- --write` (README.md, "Upgrading Ink")';
+
+/**
+ * What differs between the recorded pins (scripts/pins.json) and the installed ones: one
+ * message per package or file, naming it, the expected and the found, and how to upgrade.
+ * Empty when all match.
+ */
+export function pinProblems(recorded, installed) {
+	const problems = [];
+	for (const module of Object.keys({ ...PINNED, ...recorded, ...installed })) {
+		const want = recorded[module];
+		const found = installed[module];
+		if (!want || !found || !(module in PINNED)) {
+			problems.push(
+				`${module}: ${want ? 'recorded' : 'not recorded'} in scripts/pins.json, ${module in PINNED ? 'patched' : 'no longer patched'} by the build; ${UPGRADE}`,
+			);
+			continue;
+		}
+		if (want.version !== found.version) {
+			problems.push(
+				`${module}: expected version ${want.version}, found ${found.version ?? 'none installed'}; ${UPGRADE}`,
+			);
+			continue;
+		}
+		for (const file of Object.keys({ ...want.files, ...found.files }))
+			if (want.files[file] !== found.files[file])
+				problems.push(
+					`${module}/${file}: expected sha256 ${want.files[file] ?? '(not recorded)'}, found ${found.files[file] ?? '(no such file)'}; ${UPGRADE}`,
+				);
+	}
+	return problems;
+}
+
+/** The pins recorded in scripts/pins.json. */
+export const recordedPins = () => JSON.parse(readFileSync(PINS_FILE, 'utf8'));
+
+/** Throws, with every problem, unless the installed packages are the pinned ones. */
+export function checkPins(recorded = recordedPins(), installed = installedPins()) {
+	const problems = pinProblems(recorded, installed);
+	if (problems.length > 0)
+		throw new Error(
+			`build: the packages ctpool patches are not the pinned ones:\n  ${problems.join('\n  ')}`,
+		);
+}
+
+/**
+ * The Vite plugin that makes the tests (vitest.config.ts) render through the same Ink modules
+ * as the bundle: INK_REPLACEMENTS, at Ink's imports. Ink and ink-testing-library must be
+ * inlined (test.server.deps.inline) for Ink's own imports to reach it. The start-up patches
+ * (SOURCE_PATCHES, LAZY) only change how the bundle loads; test/install/bundle.test.ts holds
+ * the patched string-width to the stock one.
+ */
+export function oneInkVitePlugin() {
+	const prefix = '\0ctpool-ink-kept:';
+	return {
+		name: 'ctpool-one-ink',
+		enforce: 'pre',
+		resolveId(specifier, importer) {
+			if (!importer) return null;
+			const to = inkReplacementFor(importer, specifier);
+			if (!to) return null;
+			return to.file ?? `${prefix}${to.made}`;
+		},
+		load(id) {
+			if (id.startsWith(prefix)) return inkKeptModule(id.slice(prefix.length));
+			// Ink's files name source maps of sources it does not ship: read without them (else
+			// a warning for each file of Ink in every test run)
+			const path = id.split('?')[0] ?? '';
+			if (!INLINE_FOR_ONE_INK.some((p) => p.test(path)) || !path.endsWith('.js')) return null;
+			return {
+				code: readFileSync(path, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, ''),
+				map: null,
+			};
+		},
+	};
+}
+
+/** Folder patterns of the packages the tests must inline for oneInkVitePlugin to apply. */
+export const INLINE_FOR_ONE_INK = [
+	/node_modules[\\/]ink[\\/]/,
+	/node_modules[\\/]ink-testing-library[\\/]/,
+];
