@@ -2,9 +2,8 @@
 
 import { shownHolder } from '../../pool/member-state.js';
 import { isOldSourceNote } from '../../pool/rollout.js';
-import { formatAge } from '../../text/age.js';
+import { ageSince, formatAge } from '../../text/age.js';
 import type { ColumnSpec } from '../render/table-layout.js';
-import { ageSince } from './age.js';
 import type { MemberRow } from './member-row.js';
 
 /** The member columns. */

@@ -2,9 +2,9 @@
 
 import { toMillis } from '../../pool/index.js';
 import { rolloutText } from '../../pool/rollout.js';
+import { ageSince } from '../../text/age.js';
 import type { ColumnSpec } from '../render/table-layout.js';
 import type { KnownFigures } from '../store/store.js';
-import { ageSince } from './age.js';
 import type { Cell } from './member-columns.js';
 import { type PoolDerivation, poolRollout } from './pool-derivation.js';
 

@@ -9,8 +9,7 @@ import {
 	DEFAULT_EVENT_TTL_MS,
 	droppedText,
 } from '../../pool/audit.js';
-import { formatAge } from '../../text/age.js';
-import { clockTime } from '../model/age.js';
+import { clockTime, formatAge } from '../../text/age.js';
 import { auditLines, parseAuditFilter } from '../model/audit-filter.js';
 import type { Cell } from '../model/member-columns.js';
 import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';

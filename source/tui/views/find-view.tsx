@@ -3,7 +3,7 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import type { FindHit } from '../../pool/find.js';
-import { ageSince } from '../model/age.js';
+import { ageSince } from '../../text/age.js';
 import { findHits } from '../model/find-hits.js';
 import type { Cell } from '../model/member-columns.js';
 import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';
