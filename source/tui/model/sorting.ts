@@ -50,15 +50,6 @@ function compareKeys(a: SortKey, b: SortKey, reverse: boolean): number {
 	return reverse ? -c : c;
 }
 
-/** The value a pool is sorted by in a column (`refused`: the refused claims by pool, when known). */
-export function poolSortKey(
-	column: PoolColumn,
-	p: PoolDerivation,
-	refused?: ReadonlyMap<string, number> | null,
-): SortKey {
-	return poolColumn(column).sortKey(p, refused ? (refused.get(p.pool) ?? 0) : null);
-}
-
 /** The rows in the sort's order (stable; ties by index, then name). */
 export function sortRows(
 	rows: readonly MemberRow[],
@@ -84,9 +75,10 @@ export function sortPoolNames(
 	refused?: ReadonlyMap<string, number> | null,
 ): readonly string[] {
 	if (sort.column === 'name' && !sort.reverse) return names;
+	const key = poolColumn(sort.column).sortKey;
 	const keyed = names.map((n) => {
 		const p = pools[n];
-		return { n, k: p ? poolSortKey(sort.column, p, refused) : null };
+		return { n, k: p ? key(p, refused ? (refused.get(p.pool) ?? 0) : null) : null };
 	});
 	keyed.sort((a, b) => compareKeys(a.k, b.k, sort.reverse) || a.n.localeCompare(b.n));
 	return keyed.map((x) => x.n);
