@@ -12,7 +12,6 @@ import {
 	type ColumnRecord,
 	columnSpecs,
 	type RecordSpec,
-	recordOf,
 } from '../render/table-layout.js';
 import { clean, displayWidth } from '../render/text-fit.js';
 import type { MemberRow } from './member-row.js';
@@ -118,9 +117,9 @@ export interface MemberColumnRecord extends ColumnRecord<MemberColumn, ColumnVal
 const orEmpty = (s: string): SortKey => (s ? s : null);
 const blank: Cell = { text: '' };
 
-/** The members table's columns, in display order. */
-export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
-	{
+/** The record of each member column, in display order (the type makes sure every column has one). */
+const MEMBER_COLUMN_RECORDS: { [K in MemberColumn]: MemberColumnRecord & { key: K } } = {
+	name: {
 		key: 'name',
 		title: 'NAME',
 		rules: (v) => {
@@ -130,14 +129,14 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 		cell: (row) => ({ text: row.name }),
 		sortKey: (row) => row.index,
 	},
-	{
+	state: {
 		key: 'state',
 		title: 'STATE',
 		rules: () => ({ min: 13, max: 13, priority: 0 }),
 		cell: (row) => ({ text: row.state, tone: 'state' }),
 		sortKey: (row) => row.state,
 	},
-	{
+	holder: {
 		key: 'holder',
 		title: 'HOLDER',
 		rules: (v) => {
@@ -147,7 +146,7 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 		cell: holderCell,
 		sortKey: (row) => orEmpty(row.holder),
 	},
-	{
+	claim: {
 		key: 'claim',
 		title: 'CLAIM',
 		rules: (v) => v.anyClaim && { min: 12, max: 14, priority: 3 },
@@ -155,7 +154,7 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 		// ascending: the claim held the shortest time first
 		sortKey: (row) => (row.holder && row.claimedAt !== null ? -row.claimedAt : null),
 	},
-	{
+	drift: {
 		key: 'drift',
 		title: 'DRIFT',
 		rules: (v) => v.anyDrift && { min: 8, want: 18, ample: 26, max: 34, priority: 5 },
@@ -165,7 +164,7 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 				: blank,
 		sortKey: (row) => (row.drifted ? row.drift.join('; ') || 'drifted' : null),
 	},
-	{
+	maint: {
 		key: 'maint',
 		title: 'MAINT',
 		rules: (v) => v.anyMaintenance && { min: 5, max: 12, priority: 6 },
@@ -173,21 +172,21 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 			row.maintenance ? { text: row.maintenanceReason || 'yes', tone: 'warn' } : blank,
 		sortKey: (row) => (row.maintenance ? row.maintenanceReason || 'yes' : null),
 	},
-	{
+	above: {
 		key: 'above',
 		title: 'ABOVE',
 		rules: (v) => v.anyAboveSize && { min: 5, max: 5, priority: 8 },
 		cell: (row) => (row.aboveSize ? { text: 'yes', tone: 'warn' } : blank),
 		sortKey: (row) => (row.aboveSize ? 0 : null),
 	},
-	{
+	node: {
 		key: 'node',
 		title: 'NODE',
 		rules: () => ({ min: 6, want: 8, max: 12, priority: 7 }),
 		cell: (row) => ({ text: row.node }),
 		sortKey: (row) => orEmpty(row.node),
 	},
-	{
+	age: {
 		key: 'age',
 		title: 'AGE',
 		rules: () => ({ min: 5, max: 6, priority: 4 }),
@@ -195,18 +194,21 @@ export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = [
 		// ascending: the youngest first, as the AGE column reads
 		sortKey: (row) => (row.createdAt === null ? null : -row.createdAt),
 	},
-	{
+	message: {
 		key: 'message',
 		title: 'MESSAGE',
 		rules: () => ({ min: 12, want: 24, ample: 48, max: Number.POSITIVE_INFINITY, priority: 2 }),
 		cell: (row, { hidden }) => messageCell(row, hidden),
 		sortKey: (row) => orEmpty(row.message),
 	},
-];
+};
+
+/** The members table's columns, in display order. */
+export const MEMBER_COLUMNS: readonly MemberColumnRecord[] = Object.values(MEMBER_COLUMN_RECORDS);
 
 /** The record of a member column. */
 export function memberColumn(key: MemberColumn): MemberColumnRecord {
-	return recordOf(MEMBER_COLUMNS, key);
+	return MEMBER_COLUMN_RECORDS[key];
 }
 
 /** The member columns that have something to show, in display order, sized for the content. */

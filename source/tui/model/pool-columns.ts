@@ -9,7 +9,6 @@ import {
 	type ColumnRecord,
 	columnSpecs,
 	type RecordSpec,
-	recordOf,
 } from '../render/table-layout.js';
 import type { KnownFigures } from '../store/store.js';
 import { type PoolDerivation, poolRollout } from './pool-derivation.js';
@@ -97,13 +96,13 @@ export interface PoolColumnRecord extends ColumnRecord<PoolColumn, PoolTableValu
 }
 
 /** A count column: right-aligned, its width fixed, shown in `tone` when above zero. */
-function countColumn(
-	key: PoolColumn,
+function countColumn<K extends PoolColumn>(
+	key: K,
 	title: string,
 	priority: number,
 	count: (c: PoolCounts) => number,
 	tone?: CellTone,
-): PoolColumnRecord {
+): PoolColumnRecord & { key: K } {
 	return {
 		key,
 		title,
@@ -117,9 +116,9 @@ function countColumn(
 	};
 }
 
-/** The pools table's columns, in display order (NAMESPACE only across namespaces). */
-export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
-	{
+/** The record of each pool column, in display order (the type makes sure every column has one). */
+const POOL_COLUMN_RECORDS: { [K in PoolColumn]: PoolColumnRecord & { key: K } } = {
+	namespace: {
 		key: 'namespace',
 		title: 'NAMESPACE',
 		rules: (v) => {
@@ -130,7 +129,7 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		cell: (_p, { namespace }) => ({ text: namespace }),
 		sortKey: (p) => poolNamespace(p.pool, '') || null,
 	},
-	{
+	name: {
 		key: 'name',
 		title: 'POOL',
 		rules: (v) => {
@@ -140,7 +139,7 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		cell: (p) => ({ text: p.pool }),
 		sortKey: (p) => p.pool,
 	},
-	{
+	image: {
 		key: 'image',
 		title: 'IMAGE',
 		// IMAGE gives way first, before any column that says why a pool has no free member
@@ -149,16 +148,16 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		cell: (p) => ({ text: p.spec?.image ?? '?' }),
 		sortKey: (p) => (p.spec ? p.spec.image : null),
 	},
-	{
+	size: {
 		key: 'size',
 		title: 'SIZE/OBS',
 		rules: () => ({ min: 8, max: 9, priority: 0, align: 'right' }),
 		cell: sizeCell,
 		sortKey: (p) => (p.spec ? p.spec.size : null),
 	},
-	countColumn('ready', 'READY', 1, (c) => c.ready),
-	countColumn('claimed', 'CLAIMED', 2, (c) => c.claimed),
-	{
+	ready: countColumn('ready', 'READY', 1, (c) => c.ready),
+	claimed: countColumn('claimed', 'CLAIMED', 2, (c) => c.claimed),
+	free: {
 		key: 'free',
 		title: 'FREE NOW',
 		rules: () => ({ min: 8, max: 8, priority: 0, align: 'right' }),
@@ -169,7 +168,7 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		}),
 		sortKey: (p) => p.counts.free,
 	},
-	{
+	soon: {
 		key: 'soon',
 		title: 'SOON',
 		rules: () => ({ min: 4, max: 4, priority: 2, align: 'right' }),
@@ -180,7 +179,7 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		}),
 		sortKey: (p) => p.counts.claimableSoon,
 	},
-	{
+	refused: {
 		key: 'refused',
 		title: 'REFUSED/1H',
 		rules: () => ({ min: 10, max: 10, priority: 2, align: 'right' }),
@@ -192,11 +191,11 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 					: { text: String(refused), tone: refused > 0 ? 'warn' : undefined },
 		sortKey: (_p, refused) => refused,
 	},
-	countColumn('unschedulable', 'UNSCHED', 1, (c) => c.unschedulable, 'warn'),
-	countColumn('drifted', 'DRIFTED', 1, (c) => c.drifted, 'warn'),
-	countColumn('failed', 'FAILED', 1, (c) => c.failed, 'error'),
-	countColumn('expired', 'EXPIRED', 1, (c) => c.expired, 'warn'),
-	{
+	unschedulable: countColumn('unschedulable', 'UNSCHED', 1, (c) => c.unschedulable, 'warn'),
+	drifted: countColumn('drifted', 'DRIFTED', 1, (c) => c.drifted, 'warn'),
+	failed: countColumn('failed', 'FAILED', 1, (c) => c.failed, 'error'),
+	expired: countColumn('expired', 'EXPIRED', 1, (c) => c.expired, 'warn'),
+	exhausted: {
 		key: 'exhausted',
 		title: 'EXHAUSTED',
 		rules: () => ({ min: 9, max: 9, priority: 1 }),
@@ -206,7 +205,7 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		// ascending: EXHAUSTED pools first
 		sortKey: (p) => (p.counts.exhausted ? 0 : 1),
 	},
-	{
+	reconcile: {
 		key: 'reconcile',
 		title: 'LAST RECONCILE',
 		rules: () => ({ min: 14, want: 24, ample: 60, max: Number.POSITIVE_INFINITY, priority: 4 }),
@@ -214,11 +213,14 @@ export const POOL_COLUMNS: readonly PoolColumnRecord[] = [
 		cell: reconcileCell,
 		sortKey: (p) => (p.specError ? `!${p.specError}` : (p.recorded?.observedAt ?? null)),
 	},
-];
+};
+
+/** The pools table's columns, in display order (NAMESPACE only across namespaces). */
+export const POOL_COLUMNS: readonly PoolColumnRecord[] = Object.values(POOL_COLUMN_RECORDS);
 
 /** The record of a pool column. */
 export function poolColumn(key: PoolColumn): PoolColumnRecord {
-	return recordOf(POOL_COLUMNS, key);
+	return POOL_COLUMN_RECORDS[key];
 }
 
 /** The pool columns that have something to show, in display order, sized for the names. */

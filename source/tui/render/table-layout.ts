@@ -59,13 +59,6 @@ export function columnSpecs<V, R extends ColumnRecord<string, V>>(
 	return out;
 }
 
-/** The record of a key. */
-export function recordOf<K extends string, R extends { key: K }>(records: readonly R[], key: K): R {
-	const r = records.find((c) => c.key === key);
-	if (!r) throw new Error(`no column ${key}`);
-	return r;
-}
-
 /** A column with the width it got. */
 export type PlacedColumn<C extends ColumnSpec = ColumnSpec> = C & { width: number };
 
