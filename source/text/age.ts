@@ -1,4 +1,4 @@
-/** Durations as kubectl prints ages; the one rule for the CLI and the console. */
+/** Durations and times as the CLI and the console print them: ages as kubectl prints them, clock times, elapsed times. */
 
 /**
  * A duration (ms) the way kubectl prints ages (k8s.io/apimachinery duration.HumanDuration):
@@ -35,6 +35,26 @@ export function formatAge(ms: number): string {
 		return d === 0 ? `${years}y` : `${years}y${d}d`;
 	}
 	return `${years}y`;
+}
+
+/** The age of something created at `since` (ms), or '' when unknown. */
+export function ageSince(since: number | null | undefined, now: number): string {
+	return since === null || since === undefined ? '' : formatAge(now - since);
+}
+
+/** A wall-clock time of day, HH:MM:SS in local time. */
+export function clockTime(ms: number): string {
+	const d = new Date(ms);
+	const two = (n: number) => String(n).padStart(2, '0');
+	return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** An elapsed time for the status line: 0.4s, 12s, 2m05s. */
+export function formatElapsed(ms: number): string {
+	if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
+	const s = Math.floor(ms / 1000);
+	if (s < 60) return `${s}s`;
+	return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

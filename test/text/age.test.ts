@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge } from '../../source/text/age.js';
+import { ageSince, clockTime, formatAge, formatElapsed } from '../../source/text/age.js';
 
 describe('formatAge', () => {
 	it('prints a duration as kubectl prints an age (duration.HumanDuration)', () => {
@@ -36,5 +36,25 @@ describe('formatAge', () => {
 			[-2_000, '<invalid>'],
 		];
 		expect(cases.map(([ms]) => [ms, formatAge(ms)])).toEqual(cases);
+	});
+});
+
+describe('the console helpers beside formatAge', () => {
+	it('ageSince is the age of a known time, and nothing for an unknown one', () => {
+		expect(ageSince(1_000, 201_000)).toBe('3m20s');
+		expect(ageSince(null, 201_000)).toBe('');
+		expect(ageSince(undefined, 201_000)).toBe('');
+	});
+
+	it('formatElapsed counts tenths under 10 s, then seconds, then minutes', () => {
+		expect(formatElapsed(-5)).toBe('0.0s');
+		expect(formatElapsed(400)).toBe('0.4s');
+		expect(formatElapsed(12_300)).toBe('12s');
+		expect(formatElapsed(125_000)).toBe('2m05s');
+	});
+
+	it('clockTime is HH:MM:SS of the local time', () => {
+		const at = new Date(2026, 0, 2, 3, 4, 5).getTime();
+		expect(clockTime(at)).toBe('03:04:05');
 	});
 });

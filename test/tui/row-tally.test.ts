@@ -2,10 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { countMembers } from '../../source/pool/index.js';
-import { columnFacts } from '../../source/tui/model/member-columns.js';
+import { columnValues } from '../../source/tui/model/member-columns.js';
 import { ObjectIndex } from '../../source/tui/model/object-index.js';
 import { derivePool } from '../../source/tui/model/pool-derivation.js';
-import { clean, displayWidth } from '../../source/tui/render/text-fit.js';
 import { currentPool } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, deletes, member, NOW, upserts } from './fixtures.js';
@@ -61,7 +60,7 @@ describe('row tally', () => {
 							full.rows.map((r) => `${r.name}:${r.state}:${r.holder}`),
 						);
 						expect(p.counts).toEqual(countMembers(SIZE, p.rows));
-						expect(p.facts).toEqual(columnFacts(p.rows, (t) => displayWidth(clean(t))));
+						expect(p.facts).toEqual(columnValues(p.rows));
 						p.rows.forEach((r, i) => {
 							expect(p.positions.get(r.name)).toBe(i);
 						});

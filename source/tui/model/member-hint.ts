@@ -24,8 +24,7 @@ import {
 	replaceHeldUntil,
 	roomiestNode,
 } from '../../pool/index.js';
-import { formatAge } from '../../text/age.js';
-import { clockTime } from './age.js';
+import { clockTime, formatAge } from '../../text/age.js';
 import type { MemberRow } from './member-row.js';
 import type { PoolDerivation } from './pool-derivation.js';
 import { poolNamespace } from './pool-index.js';

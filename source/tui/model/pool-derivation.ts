@@ -19,17 +19,17 @@ import {
 	sourceHash,
 } from '../../pool/index.js';
 import { type RolloutProgress, rolloutProgress } from '../../pool/rollout.js';
-import type { ColumnFacts } from './member-columns.js';
+import type { ColumnValues } from './member-columns.js';
 import { type MemberRow, memberRow } from './member-row.js';
 import type { ObjectIndex } from './object-index.js';
 import {
 	copyTally,
 	type RowTally,
-	sameFacts,
+	sameValues,
 	tallyCounts,
-	tallyFacts,
 	tallyRow,
 	tallyRows,
+	tallyValues,
 } from './row-tally.js';
 
 /** One pool as the console shows it. */
@@ -49,7 +49,7 @@ export interface PoolDerivation {
 	rows: readonly MemberRow[];
 	counts: PoolCounts;
 	/** What the rows hold, for the members table's columns (the same object while unchanged). */
-	facts: ColumnFacts;
+	facts: ColumnValues;
 	/** The counts and facts, kept incrementally (never changed once the derivation is made). */
 	tally: RowTally;
 	/** Where each member is in rows (shared by derivations with the same members). */
@@ -116,7 +116,7 @@ export function derivePool(index: ObjectIndex, pool: string, now: number): PoolD
 		...def,
 		rows,
 		counts: tallyCounts(tally, def.spec?.size ?? 0),
-		facts: tallyFacts(tally),
+		facts: tallyValues(tally),
 		tally,
 		positions: positionsOf(rows),
 	};
@@ -207,7 +207,7 @@ export function rederiveMembers(
 		...prev,
 		rows,
 		counts: tallyCounts(tally, size),
-		facts: sameFacts(prev.facts, tallyFacts(tally)),
+		facts: sameValues(prev.facts, tallyValues(tally)),
 		tally,
 		positions,
 	};

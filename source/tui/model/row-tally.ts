@@ -1,15 +1,14 @@
 /**
- * The counts and column facts of a pool's member rows, kept incrementally: a changed member
+ * The counts and column values of a pool's member rows, kept incrementally: a changed member
  * takes its old row out and puts its new row in, so a batch costs its own members, not the
  * whole pool.
  */
 
 import type { PoolCounts } from '../../pool/index.js';
-import { clean, displayWidth } from '../render/text-fit.js';
-import type { ColumnFacts } from './member-columns.js';
+import { type ColumnValues, rowValues } from './member-columns.js';
 import type { MemberRow } from './member-row.js';
 
-/** A tally of rows: what countMembers and columnFacts would compute over them. */
+/** A tally of rows: what countMembers and columnValues would compute over them. */
 export interface RowTally {
 	observed: number;
 	ready: number;
@@ -21,13 +20,13 @@ export interface RowTally {
 	failed: number;
 	expired: number;
 	drifted: number;
-	/** Rows with a holder or a reconciler at work (the claim column). */
+	/** Rows with a holder or a reconciler at work (the CLAIM column). */
 	claimColumn: number;
 	maintenance: number;
 	aboveSize: number;
 	/** How many rows have each name length. */
 	nameWidths: Map<number, number>;
-	/** How many rows with a holder have each holder display width. */
+	/** How many rows showing a holder have each holder display width. */
 	holderWidths: Map<number, number>;
 }
 
@@ -64,6 +63,7 @@ function bump(m: Map<number, number>, key: number, by: 1 | -1): void {
 
 /** Adds (by 1) or takes out (by -1) one row, in place. */
 export function tallyRow(t: RowTally, row: MemberRow, by: 1 | -1): void {
+	const v = rowValues(row);
 	if (row.state !== 'Missing') t.observed += by;
 	if (row.state === 'Ready') t.ready += by;
 	if (row.state === 'Unschedulable') t.unschedulable += by;
@@ -72,12 +72,12 @@ export function tallyRow(t: RowTally, row: MemberRow, by: 1 | -1): void {
 	if (row.holder) t.claimed += by;
 	if (row.free) t.free += by;
 	if (row.free && row.state === 'Ready') t.freeReady += by;
-	if (row.drifted) t.drifted += by;
-	if (row.holder || row.reconciling) t.claimColumn += by;
-	if (row.maintenance) t.maintenance += by;
-	if (row.aboveSize) t.aboveSize += by;
-	bump(t.nameWidths, row.name.length, by);
-	if (row.holder) bump(t.holderWidths, displayWidth(clean(row.holder)), by);
+	if (v.drift) t.drifted += by;
+	if (v.claim) t.claimColumn += by;
+	if (v.maintenance) t.maintenance += by;
+	if (v.aboveSize) t.aboveSize += by;
+	bump(t.nameWidths, v.nameWidth, by);
+	if (v.holderWidth > 0) bump(t.holderWidths, v.holderWidth, by);
 }
 
 /** The tally of a set of rows. */
@@ -111,8 +111,8 @@ function widest(m: Map<number, number>, floor: number): number {
 	return w;
 }
 
-/** The column facts of a tally (as columnFacts gives them). */
-export function tallyFacts(t: RowTally): ColumnFacts {
+/** The column values of a tally (as columnValues gives them). */
+export function tallyValues(t: RowTally): ColumnValues {
 	return {
 		nameWidth: widest(t.nameWidths, 4),
 		holderWidth: widest(t.holderWidths, 6),
@@ -123,8 +123,8 @@ export function tallyFacts(t: RowTally): ColumnFacts {
 	};
 }
 
-/** The same facts, or the previous object when nothing in them changed (a stable memo key). */
-export function sameFacts(prev: ColumnFacts, next: ColumnFacts): ColumnFacts {
+/** The same values, or the previous object when nothing in them changed (a stable memo key). */
+export function sameValues(prev: ColumnValues, next: ColumnValues): ColumnValues {
 	return prev.nameWidth === next.nameWidth &&
 		prev.holderWidth === next.holderWidth &&
 		prev.anyClaim === next.anyClaim &&

@@ -3,11 +3,10 @@
  * the member's index (the pool's name), empty cells last in either direction.
  */
 
-import type { MemberColumn } from './member-columns.js';
+import { MEMBER_COLUMNS, type MemberColumn, memberColumn } from './member-columns.js';
 import type { MemberRow } from './member-row.js';
-import type { PoolColumn } from './pool-columns.js';
+import { POOL_COLUMNS, type PoolColumn, poolColumn } from './pool-columns.js';
 import type { PoolDerivation } from './pool-derivation.js';
-import { poolNamespace } from './pool-index.js';
 
 /** The sort of a table: a column and a direction. */
 export interface SortOrder<K extends string> {
@@ -16,37 +15,16 @@ export interface SortOrder<K extends string> {
 	reverse: boolean;
 }
 
-/** The member columns in the order `o` steps through them. */
-export const MEMBER_SORT_COLUMNS: readonly MemberColumn[] = [
-	'name',
-	'state',
-	'holder',
-	'claim',
-	'drift',
-	'maint',
-	'above',
-	'node',
-	'age',
-	'message',
-];
+/** The member columns in the order `o` steps through them (display order). */
+export const MEMBER_SORT_COLUMNS: readonly MemberColumn[] = MEMBER_COLUMNS.map((c) => c.key);
 
-/** The pool columns in the order `o` steps through them. */
-export const POOL_SORT_COLUMNS: readonly PoolColumn[] = [
-	'name',
-	'image',
-	'size',
-	'ready',
-	'claimed',
-	'free',
-	'soon',
-	'refused',
-	'unschedulable',
-	'drifted',
-	'failed',
-	'expired',
-	'exhausted',
-	'reconcile',
-];
+/**
+ * The pool columns in the order `o` steps through them (display order; NAMESPACE, shown
+ * only across namespaces, is not stepped to).
+ */
+export const POOL_SORT_COLUMNS: readonly PoolColumn[] = POOL_COLUMNS.filter(
+	(c) => c.key !== 'namespace',
+).map((c) => c.key);
 
 /** The sort a table starts with: by name (index order for members), ascending. */
 export const DEFAULT_MEMBER_SORT: SortOrder<MemberColumn> = { column: 'name', reverse: false };
@@ -61,7 +39,7 @@ export function nextSortColumn<K extends string>(order: readonly K[], column: K)
 }
 
 /** A sort key: a number or a string; null (an empty cell) sorts last in either direction. */
-type SortKey = number | string | null;
+export type SortKey = number | string | null;
 
 function compareKeys(a: SortKey, b: SortKey, reverse: boolean): number {
 	if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
@@ -72,85 +50,14 @@ function compareKeys(a: SortKey, b: SortKey, reverse: boolean): number {
 	return reverse ? -c : c;
 }
 
-const text = (s: string): SortKey => (s ? s : null);
-
-/** The value a member is sorted by in a column (what the column shows, as a comparable key). */
-export function memberSortKey(column: MemberColumn, row: MemberRow): SortKey {
-	switch (column) {
-		case 'name':
-			return row.index;
-		case 'state':
-			return row.state;
-		case 'holder':
-			return text(row.holder);
-		case 'claim':
-			// ascending: the claim held the shortest time first
-			return row.holder && row.claimedAt !== null ? -row.claimedAt : null;
-		case 'drift':
-			return row.drifted ? row.drift.join('; ') || 'drifted' : null;
-		case 'maint':
-			return row.maintenance ? row.maintenanceReason || 'yes' : null;
-		case 'above':
-			return row.aboveSize ? 0 : null;
-		case 'node':
-			return text(row.node);
-		case 'age':
-			// ascending: the youngest first, as the AGE column reads
-			return row.createdAt === null ? null : -row.createdAt;
-		case 'message':
-			return text(row.message);
-	}
-}
-
-/** The value a pool is sorted by in a column (`refused`: the refused claims by pool, when known). */
-export function poolSortKey(
-	column: PoolColumn,
-	p: PoolDerivation,
-	refused?: ReadonlyMap<string, number> | null,
-): SortKey {
-	const c = p.counts;
-	switch (column) {
-		case 'namespace':
-			return poolNamespace(p.pool, '') || null;
-		case 'name':
-			return p.pool;
-		case 'image':
-			return p.spec ? p.spec.image : null;
-		case 'size':
-			return p.spec ? p.spec.size : null;
-		case 'ready':
-			return c.ready;
-		case 'claimed':
-			return c.claimed;
-		case 'free':
-			return c.free;
-		case 'soon':
-			return c.claimableSoon;
-		case 'refused':
-			return refused ? (refused.get(p.pool) ?? 0) : null;
-		case 'unschedulable':
-			return c.unschedulable;
-		case 'drifted':
-			return c.drifted;
-		case 'failed':
-			return c.failed;
-		case 'expired':
-			return c.expired;
-		case 'exhausted':
-			// ascending: EXHAUSTED pools first
-			return c.exhausted ? 0 : 1;
-		case 'reconcile':
-			return p.specError ? `!${p.specError}` : (p.recorded?.observedAt ?? null);
-	}
-}
-
 /** The rows in the sort's order (stable; ties by index, then name). */
 export function sortRows(
 	rows: readonly MemberRow[],
 	sort: SortOrder<MemberColumn>,
 ): readonly MemberRow[] {
 	if (sort.column === 'name' && !sort.reverse) return rows;
-	const keyed = rows.map((r) => ({ r, k: memberSortKey(sort.column, r) }));
+	const key = memberColumn(sort.column).sortKey;
+	const keyed = rows.map((r) => ({ r, k: key(r) }));
 	keyed.sort(
 		(a, b) =>
 			compareKeys(a.k, b.k, sort.reverse) ||
@@ -168,9 +75,10 @@ export function sortPoolNames(
 	refused?: ReadonlyMap<string, number> | null,
 ): readonly string[] {
 	if (sort.column === 'name' && !sort.reverse) return names;
+	const key = poolColumn(sort.column).sortKey;
 	const keyed = names.map((n) => {
 		const p = pools[n];
-		return { n, k: p ? poolSortKey(sort.column, p, refused) : null };
+		return { n, k: p ? key(p, refused ? (refused.get(p.pool) ?? 0) : null) : null };
 	});
 	keyed.sort((a, b) => compareKeys(a.k, b.k, sort.reverse) || a.n.localeCompare(b.n));
 	return keyed.map((x) => x.n);

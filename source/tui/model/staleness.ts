@@ -1,8 +1,7 @@
 /** What the header and the stale banner say about the watch connection. */
 
 import type { ConnectionState } from '../../kube/pool-watch.js';
-import { formatAge } from '../../text/age.js';
-import { clockTime } from './age.js';
+import { clockTime, formatAge } from '../../text/age.js';
 
 /** How long the watches may be down before the table is marked stale. */
 export const STALE_AFTER_MS = 2000;

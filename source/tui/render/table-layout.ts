@@ -1,9 +1,16 @@
 /** Fitting table columns to the terminal width: low-priority columns give way first. */
 
-/** A column of a table. */
-export interface ColumnSpec<K extends string = string> {
-	key: K;
-	title: string;
+/** How a cell is coloured: by the member's state, as a warning, as an error, or muted. */
+export type CellTone = 'state' | 'warn' | 'error' | 'muted' | undefined;
+
+/** A cell's text and tone (not yet sanitised or fitted). */
+export interface Cell {
+	text: string;
+	tone?: CellTone;
+}
+
+/** How wide a column may be, and how soon it gives way. */
+export interface WidthRules {
 	/** Narrowest useful width. */
 	min: number;
 	/** The width it should have before a lower-priority column is shown (default min). */
@@ -17,10 +24,43 @@ export interface ColumnSpec<K extends string = string> {
 	align?: 'left' | 'right';
 }
 
-/** A column with the width it got. */
-export interface PlacedColumn<K extends string = string> extends ColumnSpec<K> {
-	width: number;
+/** A column of a table. */
+export interface ColumnSpec<K extends string = string> extends WidthRules {
+	key: K;
+	title: string;
 }
+
+/**
+ * A column as a record: its header, and its width rules for what the table's rows hold
+ * (`values`, computed once per row); false when it has nothing to show and is left out.
+ * A table's records add its cell and sort key.
+ */
+export interface ColumnRecord<K extends string, V> {
+	key: K;
+	title: string;
+	rules: (values: V) => WidthRules | false;
+}
+
+/** A column spec that carries its record, so a placed column gives its cell and sort key. */
+export type RecordSpec<R extends ColumnRecord<string, never>> = ColumnSpec<R['key']> & {
+	record: R;
+};
+
+/** The columns of the records that have something to show, in their order, sized by `values`. */
+export function columnSpecs<V, R extends ColumnRecord<string, V>>(
+	records: readonly R[],
+	values: V,
+): RecordSpec<R>[] {
+	const out: RecordSpec<R>[] = [];
+	for (const record of records) {
+		const rules = record.rules(values);
+		if (rules) out.push({ ...rules, key: record.key, title: record.title, record });
+	}
+	return out;
+}
+
+/** A column with the width it got. */
+export type PlacedColumn<C extends ColumnSpec = ColumnSpec> = C & { width: number };
 
 /**
  * The columns that fit in width (one space between columns), in their original order, each
@@ -28,13 +68,13 @@ export interface PlacedColumn<K extends string = string> extends ColumnSpec<K> {
  * its wanted width (the first columns only need their minimum); then the spare width goes
  * to the bounded columns by priority up to their maximum, and the rest to the unbounded ones.
  */
-export function layoutColumns<K extends string>(
-	columns: readonly ColumnSpec<K>[],
+export function layoutColumns<C extends ColumnSpec>(
+	columns: readonly C[],
 	width: number,
 	gap = 1,
-): PlacedColumn<K>[] {
+): PlacedColumn<C>[] {
 	const byPriority = [...columns].sort((a, b) => a.priority - b.priority);
-	const chosen: ColumnSpec<K>[] = [];
+	const chosen: C[] = [];
 	let wanted = 0;
 	let minimum = 0;
 	for (const c of byPriority) {
@@ -51,14 +91,14 @@ export function layoutColumns<K extends string>(
 			minimum += g + c.min;
 		}
 	}
-	const widths = new Map<ColumnSpec<K>, number>();
+	const widths = new Map<C, number>();
 	let spare = width;
 	for (const [i, c] of chosen.entries()) {
 		widths.set(c, c.min);
 		spare -= c.min + (i > 0 ? gap : 0);
 	}
 	// wanted widths first, then ample ones, then bounded maxima, then the rest to unbounded columns
-	const stages: Array<(c: ColumnSpec<K>) => number> = [
+	const stages: Array<(c: C) => number> = [
 		(c) => Math.max(c.min, c.want ?? c.min),
 		(c) => Math.min(c.max, c.ample ?? (Number.isFinite(c.max) ? c.max : (widths.get(c) ?? c.min))),
 		(c) => (Number.isFinite(c.max) ? c.max : (widths.get(c) ?? c.min)),

@@ -1,7 +1,7 @@
 /** The activity log pane: every action and reconcile step, newest last; errors stand out. */
 
 import { Box, Text } from 'ink';
-import { clockTime } from '../model/age.js';
+import { clockTime } from '../../text/age.js';
 import { clean } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
 import type { LogEntry } from '../store/store.js';

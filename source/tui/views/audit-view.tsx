@@ -9,11 +9,9 @@ import {
 	DEFAULT_EVENT_TTL_MS,
 	droppedText,
 } from '../../pool/audit.js';
-import { formatAge } from '../../text/age.js';
-import { clockTime } from '../model/age.js';
+import { clockTime, formatAge } from '../../text/age.js';
 import { auditLines, parseAuditFilter } from '../model/audit-filter.js';
-import type { Cell } from '../model/member-columns.js';
-import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';
+import { type Cell, type ColumnSpec, layoutColumns } from '../render/table-layout.js';
 import { windowStart } from '../render/table-window.js';
 import { displayWidth, truncate } from '../render/text-fit.js';
 import { wrapText } from '../render/text-wrap.js';

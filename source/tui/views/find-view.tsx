@@ -3,10 +3,14 @@
 import { Box, Text } from 'ink';
 import { useMemo, useRef } from 'react';
 import type { FindHit } from '../../pool/find.js';
-import { ageSince } from '../model/age.js';
+import { ageSince } from '../../text/age.js';
 import { findHits } from '../model/find-hits.js';
-import type { Cell } from '../model/member-columns.js';
-import { type ColumnSpec, layoutColumns } from '../render/table-layout.js';
+import {
+	type Cell,
+	type ColumnRecord,
+	columnSpecs,
+	layoutColumns,
+} from '../render/table-layout.js';
 import { windowStart } from '../render/table-window.js';
 import { clean } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
@@ -16,13 +20,17 @@ import { useConsole } from './use-console.js';
 /** The columns of the find hits. */
 export type FindColumn = 'namespace' | 'pool' | 'member' | 'state' | 'holder' | 'claimed';
 
-/** The widest namespace, pool and member names among the hits. */
-export function hitWidths(hits: readonly FindHit[]): {
+/** What the hits hold that the columns fit to: the widest names, and whether NAMESPACE is shown. */
+export interface HitValues {
 	namespace: number;
 	pool: number;
 	member: number;
-} {
-	const w = { namespace: 0, pool: 0, member: 0 };
+	allNamespaces: boolean;
+}
+
+/** The widest namespace, pool and member names among the hits. */
+export function hitValues(hits: readonly FindHit[], allNamespaces: boolean): HitValues {
+	const w = { namespace: 0, pool: 0, member: 0, allNamespaces };
 	for (const h of hits) {
 		w.namespace = Math.max(w.namespace, h.namespace.length);
 		w.pool = Math.max(w.pool, h.pool.length);
@@ -31,75 +39,62 @@ export function hitWidths(hits: readonly FindHit[]): {
 	return w;
 }
 
-/** The find columns (NAMESPACE only across namespaces), no wider than the names they show. */
-export function findColumns(
-	allNamespaces: boolean,
-	widths: { namespace: number; pool: number; member: number } = {
-		namespace: 30,
-		pool: 30,
-		member: 40,
-	},
-): ColumnSpec<FindColumn>[] {
-	const clampWidth = (min: number, widest: number, max: number) =>
-		Math.max(min, Math.min(widest, max));
-	const all: ColumnSpec<FindColumn>[] = [
-		{
-			key: 'namespace',
-			title: 'NAMESPACE',
-			min: 9,
-			want: 12,
-			max: clampWidth(9, widths.namespace, 30),
-			priority: 0,
-		},
-		{
-			key: 'pool',
-			title: 'POOL',
-			min: 6,
-			want: 10,
-			max: clampWidth(6, widths.pool, 30),
-			priority: 0,
-		},
-		{
-			key: 'member',
-			title: 'MEMBER',
-			min: 8,
-			want: 10,
-			max: clampWidth(8, widths.member, 40),
-			priority: 0,
-		},
-		{ key: 'state', title: 'STATE', min: 13, max: 13, priority: 0 },
-		{
-			key: 'holder',
-			title: 'HOLDER',
-			min: 12,
-			want: 20,
-			max: Number.POSITIVE_INFINITY,
-			priority: 0,
-		},
-		{ key: 'claimed', title: 'CLAIMED', min: 7, max: 9, priority: 0, align: 'right' },
-	];
-	return allNamespaces ? all : all.filter((c) => c.key !== 'namespace');
+/** A find column: header, width rules and cell (the hits keep the find's order: no sort key). */
+export interface FindColumnRecord extends ColumnRecord<FindColumn, HitValues> {
+	/** What a hit shows in the column (not yet sanitised or fitted). */
+	cell: (hit: FindHit, now: number) => Cell;
 }
 
-/** What a hit shows in a column (not yet sanitised or fitted). */
-export function findCell(column: FindColumn, hit: FindHit, now: number): Cell {
-	switch (column) {
-		case 'namespace':
-			return { text: hit.namespace };
-		case 'pool':
-			return { text: hit.pool };
-		case 'member':
-			return hit.member ? { text: hit.member } : { text: '(no members)', tone: 'muted' };
-		case 'state':
-			return { text: hit.state, tone: 'state' };
-		case 'holder':
-			return hit.holder ? { text: hit.holder } : { text: '-', tone: 'muted' };
-		case 'claimed':
-			return hit.claimedAt === null
-				? { text: '-', tone: 'muted' }
-				: { text: ageSince(hit.claimedAt, now) };
-	}
-}
+const clampWidth = (min: number, widest: number, max: number) =>
+	Math.max(min, Math.min(widest, max));
+const MUTED_DASH: Cell = { text: '-', tone: 'muted' };
+
+/** The find columns (NAMESPACE only across namespaces), no wider than the names they show. */
+export const FIND_COLUMNS: readonly FindColumnRecord[] = [
+	{
+		key: 'namespace',
+		title: 'NAMESPACE',
+		rules: (v) =>
+			v.allNamespaces && {
+				min: 9,
+				want: 12,
+				max: clampWidth(9, v.namespace, 30),
+				priority: 0,
+			},
+		cell: (hit) => ({ text: hit.namespace }),
+	},
+	{
+		key: 'pool',
+		title: 'POOL',
+		rules: (v) => ({ min: 6, want: 10, max: clampWidth(6, v.pool, 30), priority: 0 }),
+		cell: (hit) => ({ text: hit.pool }),
+	},
+	{
+		key: 'member',
+		title: 'MEMBER',
+		rules: (v) => ({ min: 8, want: 10, max: clampWidth(8, v.member, 40), priority: 0 }),
+		cell: (hit) => (hit.member ? { text: hit.member } : { text: '(no members)', tone: 'muted' }),
+	},
+	{
+		key: 'state',
+		title: 'STATE',
+		rules: () => ({ min: 13, max: 13, priority: 0 }),
+		cell: (hit) => ({ text: hit.state, tone: 'state' }),
+	},
+	{
+		key: 'holder',
+		title: 'HOLDER',
+		rules: () => ({ min: 12, want: 20, max: Number.POSITIVE_INFINITY, priority: 0 }),
+		cell: (hit) => (hit.holder ? { text: hit.holder } : MUTED_DASH),
+	},
+	{
+		key: 'claimed',
+		title: 'CLAIMED',
+		rules: () => ({ min: 7, max: 9, priority: 0, align: 'right' }),
+		cell: (hit, now) =>
+			hit.claimedAt === null ? MUTED_DASH : { text: ageSince(hit.claimedAt, now) },
+	},
+];
 
 /** Props of the find hits. */
 export interface FindViewProps {
@@ -119,7 +114,7 @@ export function FindView({ width, height }: FindViewProps) {
 	const start = useRef(0);
 	const gutter = theme.color ? 0 : 2;
 	const columns = useMemo(
-		() => layoutColumns(findColumns(allNamespaces, hitWidths(hits)), width - gutter),
+		() => layoutColumns(columnSpecs(FIND_COLUMNS, hitValues(hits, allNamespaces)), width - gutter),
 		[allNamespaces, hits, width, gutter],
 	);
 	const at = Math.max(0, Math.min(selected, hits.length - 1));
@@ -148,7 +143,7 @@ export function FindView({ width, height }: FindViewProps) {
 						key={`${hit.key}\u0000${hit.member}`}
 						columns={columns}
 						gutter={gutter > 0}
-						cells={columns.map((c) => findCell(c.key, hit, now))}
+						cells={columns.map((c) => c.record.cell(hit, now))}
 						{...(hit.state ? { state: hit.state } : {})}
 						selected={start.current + i === at}
 					/>

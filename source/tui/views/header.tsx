@@ -125,20 +125,34 @@ export function Header() {
 	const theme = useTheme();
 	const screen = useConsole((s) => (s.screen === 'help' ? s.helpReturn : s.screen));
 	const helpOpen = useConsole((s) => s.screen === 'help');
+	const note = useConsole((s) => s.session.note);
+	const { columns } = useTerminalSize();
+	return (
+		<Box flexDirection="column">
+			<TitleLine screen={screen} width={columns} />
+			{screen !== 'pools' && screen !== 'audit' && screen !== 'trace' && !helpOpen ? (
+				<>
+					<SpecLine width={columns} />
+					<CountsLine width={columns} />
+					<PoolPicture width={columns} />
+				</>
+			) : null}
+			{note ? (
+				<Text wrap="truncate" color={theme.accent}>
+					{clean(note)}
+				</Text>
+			) : null}
+		</Box>
+	);
+}
+
+/** Where the screen is (with its sort, when not by name), its namespace and context. */
+function usePlace(screen: Screen): string {
 	const session = useConsole((s) => s.session);
 	const poolName = useConsole((s) => s.pool);
-	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
 	const poolCount = useConsole((s) => s.poolNames.length);
-	const connection = useConsole((s) => s.connection);
-	const now = useConsole((s) => s.now);
-	const authProblem = useConsole((s) => s.authProblem);
-	const conn = headerConnection(connection, authProblem, now);
-	const loop = useConsole((s) => s.loop);
-	const connColour =
-		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
 	const memberSort = useConsole((s) => s.memberSort);
 	const poolSort = useConsole((s) => s.poolSort);
-	const marked = useConsole((s) => s.marks.size);
 	const shownSort = screen === 'pools' ? poolSort : memberSort;
 	// the sort (when not the default, by name) comes before namespace and context, which give way first
 	const sort =
@@ -161,11 +175,25 @@ export function Header() {
 				? 'all namespaces'
 				: `ns ${clean(session.namespace)}`
 			: `ns ${clean(poolNamespace(poolName, session.namespace))}`;
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
-	const { columns } = useTerminalSize();
-	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
-	const place = `${where} · ${namespace} · ctx ${clean(session.context || '-')}`;
+	return `${where} · ${namespace} · ctx ${clean(session.context || '-')}`;
+}
+
+/**
+ * The first line: ctpool, the place, the connection, the loop and read-only; the place gives
+ * way (cut with …) so the others are never cut.
+ */
+function TitleLine({ screen, width }: { screen: Screen; width: number }) {
+	const theme = useTheme();
+	const readOnly = useConsole((s) => s.session.readOnly);
+	const poolName = useConsole((s) => s.pool);
+	const connection = useConsole((s) => s.connection);
+	const now = useConsole((s) => s.now);
+	const authProblem = useConsole((s) => s.authProblem);
+	const loop = useConsole((s) => s.loop);
+	const place = usePlace(screen);
+	const conn = headerConnection(connection, authProblem, now);
+	const connColour =
+		conn.tone === 'ok' ? theme.ok : conn.tone === 'warn' ? theme.warn : theme.error;
 	const connLabel = clean(conn.label);
 	const loopText =
 		loop.on && loop.pool && (screen === 'pools' || loop.pool === poolName)
@@ -173,126 +201,133 @@ export function Header() {
 			: '';
 	const placeWidth = Math.max(
 		8,
-		columns - displayWidth(`ctpool    ${connLabel}${loopText}${session.readOnly ? READ_ONLY : ''}`),
+		width - displayWidth(`ctpool    ${connLabel}${loopText}${readOnly ? READ_ONLY : ''}`),
 	);
-	const c = pool?.counts;
-	// a rollout leads the spec line (the new source's spec): the figures below stay in place
-	const rollout = knownCounts && pool ? rolloutLead(pool, columns) : null;
-	const stormed = pool ? recordedStorm(pool.recorded?.errors, pool.pool) : false;
-	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
-	const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
 	return (
-		<Box flexDirection="column">
-			<Text wrap="truncate">
-				<Text bold color={theme.accent}>
-					ctpool
-				</Text>
-				<Text>
-					{'  '}
-					{truncate(place, placeWidth)}
-					{'  '}
-				</Text>
-				<Text color={connColour} bold={conn.tone !== 'ok'}>
-					{connLabel}
-				</Text>
-				{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
-				{session.readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
+		<Text wrap="truncate">
+			<Text bold color={theme.accent}>
+				ctpool
 			</Text>
-			{screen !== 'pools' && screen !== 'audit' && screen !== 'trace' && !helpOpen ? (
-				<>
-					<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
-						{rollout ? (
-							<Text bold color={theme.accent}>
-								{clean(rollout)} ·{' '}
-							</Text>
-						) : null}
-						{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec, rollout !== null))}
-					</Text>
-					<Text wrap="truncate">
-						{!knownCounts ? (
-							<Text color={theme.muted}>
-								{countsText(
-									fitSegments(
-										countSegments(
-											{ desired, observed: UNKNOWN, ready: UNKNOWN, claimed: UNKNOWN },
-											UNKNOWN,
-											UNKNOWN,
-											UNKNOWN,
-											UNKNOWN,
-											UNKNOWN,
-										),
-										columns,
-									),
-								)}
-							</Text>
-						) : c ? (
-							<>
-								{marked > 0 ? (
-									<Text bold color={theme.accent}>
-										{marked} marked{'  '}
-									</Text>
-								) : null}
-								{c.exhausted ? (
-									<Text bold color={theme.error}>
-										EXHAUSTED{'  '}
-									</Text>
-								) : null}
-								{stormed ? (
-									<Text bold color={theme.error}>
-										REPLACING STOPPED{'  '}
-									</Text>
-								) : null}
-								{fitSegments(
-									countSegments(
-										{
-											desired: knownSpec ? String(c.desired) : UNKNOWN,
-											observed: String(c.observed),
-											ready: String(c.ready),
-											claimed: String(c.claimed),
-										},
-										String(c.claimableNow),
-										String(c.claimableSoon),
-										refused === undefined ? UNKNOWN : refused === null ? '?' : String(refused),
-										String(c.unschedulable),
-										String(c.drifted),
-									),
-									columns -
-										(c.exhausted ? 'EXHAUSTED  '.length : 0) -
-										(stormed ? 'REPLACING STOPPED  '.length : 0) -
-										(marked > 0 ? `${marked} marked  `.length : 0),
-								).map((seg, i) => (
-									<Text key={seg.label}>
-										{i > 0 ? ' ' : ''}
-										{seg.text}{' '}
-										<Text
-											bold={seg.label === 'now' || (seg.label === 'refused' && Boolean(refused))}
-											color={
-												seg.label === 'now'
-													? c.free === 0 && c.observed > 0
-														? theme.error
-														: theme.ok
-													: seg.label === 'refused' && refused
-														? theme.warn
-														: undefined
-											}
-										>
-											{seg.value}
-										</Text>
-									</Text>
-								))}
-							</>
-						) : (
-							<Text color={theme.muted}>no members seen yet</Text>
-						)}
-					</Text>
-					<PoolPicture width={columns} />
-				</>
-			) : null}
-			{session.note ? (
-				<Text wrap="truncate" color={theme.accent}>
-					{clean(session.note)}
+			<Text>
+				{'  '}
+				{truncate(place, placeWidth)}
+				{'  '}
+			</Text>
+			<Text color={connColour} bold={conn.tone !== 'ok'}>
+				{connLabel}
+			</Text>
+			{loopText ? <Text color={theme.accent}>{loopText}</Text> : null}
+			{readOnly ? <Text color={theme.warn}>{READ_ONLY}</Text> : null}
+		</Text>
+	);
+}
+
+/** The pool's spec line, led by a rollout under way (the new source's spec). */
+function SpecLine({ width }: { width: number }) {
+	const theme = useTheme();
+	const poolName = useConsole((s) => s.pool);
+	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	// a rollout leads the spec line: the figures below stay in place
+	const rollout = knownCounts && pool ? rolloutLead(pool, width) : null;
+	return (
+		<Text wrap="truncate" color={pool?.specError ? theme.error : undefined}>
+			{rollout ? (
+				<Text bold color={theme.accent}>
+					{clean(rollout)} ·{' '}
 				</Text>
 			) : null}
-		</Box>
+			{clean(specLine(pool, nameOfPool(poolName ?? ''), knownSpec, rollout !== null))}
+		</Text>
+	);
+}
+
+/** The counts line: the marks, EXHAUSTED, a stopped replacement storm, then the figures. */
+function CountsLine({ width }: { width: number }) {
+	const theme = useTheme();
+	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
+	const marked = useConsole((s) => s.marks.size);
+	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
+	const c = pool?.counts;
+	if (!knownCounts) {
+		const desired = knownSpec && pool ? String(pool.counts.desired) : UNKNOWN;
+		const unknown = { desired, observed: UNKNOWN, ready: UNKNOWN, claimed: UNKNOWN };
+		const segments = countSegments(unknown, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN);
+		return (
+			<Text wrap="truncate">
+				<Text color={theme.muted}>{countsText(fitSegments(segments, width))}</Text>
+			</Text>
+		);
+	}
+	if (!pool || !c)
+		return (
+			<Text wrap="truncate">
+				<Text color={theme.muted}>no members seen yet</Text>
+			</Text>
+		);
+	const stormed = recordedStorm(pool.recorded?.errors, pool.pool);
+	const segments = countSegments(
+		{
+			desired: knownSpec ? String(c.desired) : UNKNOWN,
+			observed: String(c.observed),
+			ready: String(c.ready),
+			claimed: String(c.claimed),
+		},
+		String(c.claimableNow),
+		String(c.claimableSoon),
+		refused === undefined ? UNKNOWN : refused === null ? '?' : String(refused),
+		String(c.unschedulable),
+		String(c.drifted),
+	);
+	const left =
+		width -
+		(c.exhausted ? 'EXHAUSTED  '.length : 0) -
+		(stormed ? 'REPLACING STOPPED  '.length : 0) -
+		(marked > 0 ? `${marked} marked  `.length : 0);
+	const out = c.free === 0 && c.observed > 0;
+	return (
+		<Text wrap="truncate">
+			{marked > 0 ? (
+				<Text bold color={theme.accent}>
+					{marked} marked{'  '}
+				</Text>
+			) : null}
+			{c.exhausted ? (
+				<Text bold color={theme.error}>
+					EXHAUSTED{'  '}
+				</Text>
+			) : null}
+			{stormed ? (
+				<Text bold color={theme.error}>
+					REPLACING STOPPED{'  '}
+				</Text>
+			) : null}
+			{fitSegments(segments, left).map((seg, i) => {
+				const warnRefused = seg.label === 'refused' && Boolean(refused);
+				return (
+					<Text key={seg.label}>
+						{i > 0 ? ' ' : ''}
+						{seg.text}{' '}
+						<Text
+							bold={seg.label === 'now' || warnRefused}
+							color={
+								seg.label === 'now'
+									? out
+										? theme.error
+										: theme.ok
+									: warnRefused
+										? theme.warn
+										: undefined
+							}
+						>
+							{seg.value}
+						</Text>
+					</Text>
+				);
+			})}
+		</Text>
 	);
 }

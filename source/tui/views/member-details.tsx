@@ -11,8 +11,7 @@ import {
 	SOURCE_LABEL,
 	toMillis,
 } from '../../pool/index.js';
-import { formatAge } from '../../text/age.js';
-import { ageSince, clockTime } from '../model/age.js';
+import { ageSince, clockTime, formatAge } from '../../text/age.js';
 import {
 	type HintFacts,
 	type HintPool,

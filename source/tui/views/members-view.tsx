@@ -3,12 +3,11 @@
 import { Box, Text } from 'ink';
 import { useEffect, useMemo, useRef } from 'react';
 import {
-	type ColumnFacts,
-	columnFacts,
+	type ColumnValues,
+	columnValues,
+	type MemberCellContext,
 	type MemberColumn,
-	memberCell,
 	memberColumns,
-	messageCell,
 } from '../model/member-columns.js';
 import { filterSummary } from '../model/member-filter.js';
 import type { MemberRow } from '../model/member-row.js';
@@ -18,14 +17,14 @@ import { connectionView } from '../model/staleness.js';
 import { touchedMembers } from '../model/trace-model.js';
 import { layoutColumns } from '../render/table-layout.js';
 import { windowStart } from '../render/table-window.js';
-import { clean, displayWidth } from '../render/text-fit.js';
+import { clean } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
 import { filteredSorted, knownFigures, selectedPosition } from '../store/store.js';
 import { sortedTitle, TableLine } from './table-line.js';
 import { useConsole } from './use-console.js';
 
 const NO_ROWS: readonly MemberRow[] = [];
-const NO_FACTS: ColumnFacts = columnFacts(NO_ROWS, displayWidth);
+const NO_VALUES: ColumnValues = columnValues(NO_ROWS);
 
 /** A title with the position right-aligned in width, when both fit (else the title alone). */
 export function withPosition(title: string, position: string, width: number): string {
@@ -44,7 +43,7 @@ export interface MembersViewProps {
 export function MembersView({ width, height }: MembersViewProps) {
 	const theme = useTheme();
 	const rows = useConsole((s) => (s.pool ? s.pools[s.pool]?.rows : undefined) ?? NO_ROWS);
-	const facts = useConsole((s) => (s.pool ? s.pools[s.pool]?.facts : undefined) ?? NO_FACTS);
+	const values = useConsole((s) => (s.pool ? s.pools[s.pool]?.facts : undefined) ?? NO_VALUES);
 	const filter = useConsole((s) => s.filter);
 	const selected = useConsole((s) => s.selected);
 	const selectedIndex = useConsole((s) => s.selectedIndex);
@@ -69,12 +68,13 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0) + (traced ? 2 : 0);
 
 	const visible = useMemo(() => filteredSorted(rows, filter, sort), [rows, filter, sort]);
-	const wanted = useMemo(() => memberColumns(facts), [facts]);
+	const wanted = useMemo(() => memberColumns(values), [values]);
 	const columns = useMemo(() => layoutColumns(wanted, width - gutter), [wanted, width, gutter]);
 	const hidden = useMemo(() => {
 		const shownKeys = new Set<MemberColumn>(columns.map((c) => c.key));
 		return new Set(wanted.map((c) => c.key).filter((k) => !shownKeys.has(k)));
 	}, [columns, wanted]);
+	const context: MemberCellContext = useMemo(() => ({ now, hidden }), [now, hidden]);
 
 	const summary = filterSummary(filter, visible.length, rows.length);
 	const bodyHeight = Math.max(0, height - 1 - (summary ? 1 : 0));
@@ -134,9 +134,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 						gutter={gutterOn}
 						mark={markColumn ? marks.has(row.name) : undefined}
 						traced={traced ? traced.has(row.name) : undefined}
-						cells={columns.map((c) =>
-							c.key === 'message' ? messageCell(row, hidden) : memberCell(c.key, row, now),
-						)}
+						cells={columns.map((c) => c.record.cell(row, context))}
 						state={row.state}
 						selected={row.name === visible[at]?.name}
 						dim={stale}

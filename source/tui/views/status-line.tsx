@@ -5,7 +5,7 @@
 
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
-import { formatElapsed } from '../model/age.js';
+import { formatElapsed } from '../../text/age.js';
 import { fitMessage } from '../render/message-fit.js';
 import { clean } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';

@@ -3,8 +3,7 @@
 import { Text } from 'ink';
 import { memo } from 'react';
 import type { MemberState } from '../../pool/index.js';
-import type { Cell, CellTone } from '../model/member-columns.js';
-import type { PlacedColumn } from '../render/table-layout.js';
+import type { Cell, CellTone, PlacedColumn } from '../render/table-layout.js';
 import { fitCell } from '../render/text-fit.js';
 import { type Theme, useTheme } from '../render/theme.js';
 

@@ -4,9 +4,8 @@
  * retry, then the events as `ctpool reconcile -v` prints them. Pure, for the view and tests.
  */
 
-import { formatAge } from '../../text/age.js';
+import { clockTime, formatAge } from '../../text/age.js';
 import { sanitize } from '../../text/sanitize.js';
-import { clockTime } from '../model/age.js';
 import type { PoolTrace, TracedStep } from '../model/trace-model.js';
 import type { LoopState } from '../store/store.js';
 
