@@ -14,6 +14,7 @@ import { containerLog } from './container-log.js';
 import { down } from './down.js';
 import { filter } from './filter.js';
 import { help } from './help.js';
+import { kubectl } from './kubectl.js';
 import { log } from './log.js';
 import { loop } from './loop.js';
 import { maintenance } from './maintenance.js';
@@ -64,6 +65,7 @@ export const COMMANDS = [
 	previous,
 	audit,
 	trace,
+	kubectl,
 	help,
 	quit,
 ] as const;
