@@ -4,7 +4,7 @@
  */
 
 import type { ConsoleState } from '../store/store.js';
-import { staticBlockOf, targetPool } from './command.js';
+import { type CommandRecord, staticBlockOf, targetPool } from './command.js';
 import { type Command, recordOf } from './registry.js';
 
 export { targetPool };
@@ -23,7 +23,15 @@ export function blockedReason(
 	command: Command,
 	screen = state.screen,
 ): string | null {
-	const record = recordOf(command);
+	return blockedReasonOf(state, recordOf(command), screen);
+}
+
+/** Why a command (its record) cannot run now on screen, or null when it can. */
+export function blockedReasonOf(
+	state: ConsoleState,
+	record: CommandRecord,
+	screen = state.screen,
+): string | null {
 	const fixed = staticBlockOf(state, record);
 	if (fixed) return fixed;
 	if ((screen === 'audit' || screen === 'trace') && record.mutating)

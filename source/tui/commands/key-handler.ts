@@ -6,9 +6,9 @@
 import type { Key } from 'ink';
 import { promptKey } from '../prompts/prompt-handlers.js';
 import type { Screen } from '../store/store.js';
-import { blockedReason } from './availability.js';
+import { blockedReasonOf } from './availability.js';
 import { type CommandRecord, type ConsoleApi, type KeyContext, targetPool } from './command.js';
-import { type Command, commandOf, HELP_GROUPS } from './keys.js';
+import { commandOf, HELP_GROUPS } from './keys.js';
 import { quit, requestQuit } from './quit.js';
 import { recordOf } from './registry.js';
 
@@ -64,7 +64,7 @@ function ownKey(s: ConsoleApi, record: CommandRecord, ctx: KeyContext): void {
 function checkedRun(s: ConsoleApi, record: CommandRecord, ctx: KeyContext): void {
 	// moving, the log and help leave the message in place
 	if (!record.keepsStatus) s.clearStatus();
-	const blocked = blockedReason(s, record.id as Command);
+	const blocked = blockedReasonOf(s, record);
 	if (blocked) refuse(s, record, blocked);
 	else record.run(ctx);
 }
