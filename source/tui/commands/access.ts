@@ -6,54 +6,20 @@
 import { type AccessNeed, mayI } from '../../kube/access-review.js';
 import type { Kube } from '../../kube/config.js';
 import { forbiddenText } from '../../kube/errors.js';
-import {
-	LEASES,
-	MAINTENANCE_NEEDS,
-	READ_NEEDS as READS,
-	RELEASE_NEEDS,
-} from '../../pool/operation-needs.js';
-import { Command } from './keys.js';
+import { COMMANDS, type Command } from './registry.js';
 
 /** One right an operation needs. */
 export type { AccessNeed };
 
 /**
- * The rights each mutating command needs, from what the engine and kubectl call: exactly
- * those whose denial makes the operation fail (test/safety/least-privilege.test.ts). A
- * write whose denial is only reported (a claim's display copy of the holder on the PVC,
- * the status a reconcile records) disables nothing.
+ * The rights each command needs (its record's `needs`), from what the engine and kubectl
+ * call: exactly those whose denial makes the operation fail
+ * (test/safety/least-privilege.test.ts). A write whose denial is only reported (a claim's
+ * display copy of the holder on the PVC, the status a reconcile records) disables nothing.
  */
-export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = {
-	[Command.Claim]: [
-		...READS,
-		{ verb: 'create', ...LEASES },
-		{ verb: 'update', ...LEASES },
-		{ verb: 'create', resource: 'pods' },
-	],
-	[Command.Release]: RELEASE_NEEDS,
-	[Command.Reconcile]: [
-		...READS,
-		{ verb: 'get', resource: 'pods' },
-		{ verb: 'get', resource: 'persistentvolumeclaims' },
-		{ verb: 'create', resource: 'pods' },
-		{ verb: 'delete', resource: 'pods' },
-		{ verb: 'create', resource: 'persistentvolumeclaims' },
-		{ verb: 'delete', resource: 'persistentvolumeclaims' },
-		{ verb: 'create', ...LEASES },
-		{ verb: 'delete', ...LEASES },
-	],
-	// Only the pool's PVC is marked: it is read (and its labels checked) first.
-	[Command.Maintenance]: MAINTENANCE_NEEDS,
-	// kubectl exec reads the pod, then opens the exec.
-	[Command.Console]: [
-		{ verb: 'get', resource: 'pods' },
-		{ verb: 'create', resource: 'pods', subresource: 'exec' },
-	],
-};
-COMMAND_NEEDS[Command.Loop] = COMMAND_NEEDS[Command.Reconcile];
-// The trace (t) needs no right: it shows what this console's own reconciles told it.
-// The container log of a member (L): the API's pods/log.
-COMMAND_NEEDS[Command.ContainerLog] = [{ verb: 'get', resource: 'pods', subresource: 'log' }];
+export const COMMAND_NEEDS: Partial<Record<Command, readonly AccessNeed[]>> = Object.fromEntries(
+	COMMANDS.flatMap((c) => (c.needs ? [[c.id, c.needs]] : [])),
+);
 
 function needKey(n: AccessNeed): string {
 	return `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}${n.group ? `.${n.group}` : ''}`;

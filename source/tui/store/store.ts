@@ -48,7 +48,24 @@ import { applyTrace, type PoolTrace } from '../model/trace-model.js';
 import { OnScreen } from '../session/on-screen.js';
 
 /** The screens. */
-export type Screen = 'pools' | 'members' | 'details' | 'logs' | 'help' | 'audit' | 'trace';
+export type Screen =
+	| 'pools'
+	| 'members'
+	| 'details'
+	| 'logs'
+	| 'help'
+	| 'audit'
+	| 'trace'
+	/** A command's read-only text (textView). */
+	| 'text';
+
+/** The read-only text a command shows (the text screen): a title and lines, scrollable. */
+export interface TextView {
+	title: string;
+	lines: readonly string[];
+	/** The screen Esc returns to. */
+	back: Screen;
+}
 
 /** The audit trail as the console follows it (a watch on ctpool's Events). */
 export interface AuditFeed {
@@ -306,6 +323,8 @@ export interface ConsoleState {
 	traces: Readonly<Record<string, PoolTrace>>;
 	/** The trace screen: its pool key and the screen Esc returns to. */
 	traceView: { pool: string; back: Screen };
+	/** The text screen's text (set by the command that opens it). */
+	textView?: TextView;
 	/** The pool key whose members table marks the members its last plan touches (the trace was opened from it), or null. */
 	traceMarks: string | null;
 }

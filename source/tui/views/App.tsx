@@ -26,6 +26,7 @@ import { PoolsView } from './pools-view.js';
 import { PromptLine, promptLines, promptRoom } from './prompt-line.js';
 import { StaleBanner } from './stale-banner.js';
 import { StatusLine } from './status-line.js';
+import { TextView } from './text-view.js';
 import { MIN_COLUMNS, MIN_ROWS, TooSmall } from './too-small.js';
 import { TraceView } from './trace-view.js';
 import { StoreContext, useConsole, useConsoleStore, useTerminalSize } from './use-console.js';
@@ -159,6 +160,8 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 				<AuditView width={columns} height={layout.body} />
 			) : screen === 'trace' ? (
 				<TraceView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
+			) : screen === 'text' ? (
+				<TextView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : (
 				<HelpView width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			)}

@@ -6,7 +6,7 @@
 
 import { Box, Text } from 'ink';
 import { blockedReason } from '../commands/availability.js';
-import { type Command, HELP_GROUPS, KEY_BINDINGS } from '../commands/keys.js';
+import { COMMANDS, type Command, HELP_GROUPS } from '../commands/registry.js';
 import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
 import { fitCell, truncate } from '../render/text-fit.js';
 import { wrapText } from '../render/text-wrap.js';
@@ -85,11 +85,11 @@ export function HelpView({ width, height, scrollInfo }: HelpViewProps) {
 	const scroll = useConsole((s) => s.scroll);
 	const group = useConsole((s) => s.helpGroup);
 	const state = store.getState();
-	const bindings = KEY_BINDINGS.map((b) => ({
-		command: b.command,
-		keys: b.keys,
-		description: b.description,
-		disabled: blockedReason(state, b.command, state.helpReturn),
+	const bindings = COMMANDS.map((c) => ({
+		command: c.id,
+		keys: c.keys,
+		description: c.description,
+		disabled: blockedReason(state, c.id, state.helpReturn),
 	}));
 	const body = Math.max(0, height - 1);
 	const all = allGroupLines(bindings, width);

@@ -1,40 +1,27 @@
 /** The key hint line: the keys of the current screen; read-only removes the mutating ones. */
 
 import { Text } from 'ink';
-import { staticBlock } from '../commands/availability.js';
-import { Command, KEY_BINDINGS, MOVE_COMMANDS } from '../commands/keys.js';
-import { actsOn } from '../commands/screen-keys.js';
+import { staticBlockOf } from '../commands/command.js';
+import { COMMANDS } from '../commands/registry.js';
+import { inBar } from '../commands/screen-keys.js';
 import { displayWidth } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
-import type { ConsoleState, Screen } from '../store/store.js';
+import type { ConsoleState } from '../store/store.js';
 import { useConsole, useConsoleStore, useTerminalSize } from './use-console.js';
 
-/** The commands the bar leaves to help: moving, reversing the sort, the mark helpers. */
-const NOT_IN_BAR: readonly Command[] = [
-	...MOVE_COMMANDS,
-	Command.Reverse,
-	Command.MarkExpired,
-	Command.Unmark,
-];
-
-/** Whether the bar shows a command's key on a screen: it must act there. */
-function shownOn(screen: Screen, command: Command): boolean {
-	// G follows the log; elsewhere moving is in help
-	if (command === Command.Bottom) return screen === 'logs';
-	return !NOT_IN_BAR.includes(command) && actsOn(screen, command);
-}
-
-/** The hints as (keys, label, disabled) triples for a state. */
+/** The hints as (keys, label, disabled) triples for a state: each command's bar entry. */
 export function keyHints(
 	state: ConsoleState,
 ): Array<{ keys: string; hint: string; disabled: boolean }> {
 	const out: Array<{ keys: string; hint: string; disabled: boolean }> = [];
-	for (const b of KEY_BINDINGS) {
-		if (!shownOn(state.screen, b.command)) continue;
-		if (b.mutating && state.session.readOnly) continue;
-		const keys = b.command === Command.Quit ? 'q' : b.keys;
-		const hint = b.command === Command.Filter && state.screen === 'pools' ? 'find' : b.hint;
-		out.push({ keys, hint, disabled: staticBlock(state, b.command) !== null });
+	for (const c of COMMANDS) {
+		if (!inBar(state.screen, c.id)) continue;
+		if (c.mutating && state.session.readOnly) continue;
+		out.push({
+			keys: c.barKeys ?? c.keys,
+			hint: c.barHint?.[state.screen] ?? c.hint,
+			disabled: staticBlockOf(state, c) !== null,
+		});
 	}
 	return out;
 }

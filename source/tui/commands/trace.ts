@@ -1,0 +1,27 @@
+/** t: the pool's last plan of this console's reconcile loop, each step live (Esc returns). */
+
+import { defineCommand, targetPool } from './command.js';
+
+export const trace = defineCommand({
+	name: 'Trace',
+	id: 'trace',
+	match: [{ char: 't' }],
+	keys: 't',
+	hint: 'trace',
+	description:
+		"trace: the pool's last plan of this console's reconcile loop, each step live (Esc returns)",
+	group: 'Views',
+	screens: ['pools', 'members'],
+	mutating: false,
+	// no right: it shows what this console's own reconciles told it
+	available(state, screen) {
+		if (screen !== 'pools' && screen !== 'members')
+			return 'the trace opens from the pools and members screens';
+		return targetPool(state, screen) ? null : 'select a pool first';
+	},
+	run(ctx) {
+		const s = ctx.store.getState();
+		const pool = targetPool(s);
+		if (pool) s.openTrace(pool);
+	},
+});
