@@ -3,7 +3,7 @@
 import { toMillis } from '../../pool/index.js';
 import { rolloutText } from '../../pool/rollout.js';
 import type { ColumnSpec } from '../render/table-layout.js';
-import type { KnownFigures } from '../store/store.js';
+import type { ListedKinds } from '../store/store.js';
 import { ageSince } from './age.js';
 import type { Cell } from './member-columns.js';
 import { type PoolDerivation, poolRollout } from './pool-derivation.js';
@@ -93,7 +93,7 @@ export function poolCell(
 	column: PoolColumn,
 	p: PoolDerivation,
 	now: number,
-	known: KnownFigures = { spec: true, counts: true },
+	known: ListedKinds = { spec: true, counts: true },
 	refused?: number | null,
 	namespace = '',
 ): Cell {

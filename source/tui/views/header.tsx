@@ -12,7 +12,7 @@ import { sortLabel } from '../model/sorting.js';
 import { headerConnection } from '../model/staleness.js';
 import { clean, displayWidth, truncate } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
-import { knownFigures, type Screen } from '../store/store.js';
+import { listedKinds, type Screen } from '../store/store.js';
 import { PoolPicture } from './pool-picture.js';
 import { useConsole, useTerminalSize } from './use-console.js';
 
@@ -161,8 +161,8 @@ export function Header() {
 				? 'all namespaces'
 				: `ns ${clean(session.namespace)}`
 			: `ns ${clean(poolNamespace(poolName, session.namespace))}`;
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const knownSpec = useConsole((s) => listedKinds(s).spec);
+	const knownCounts = useConsole((s) => listedKinds(s).counts);
 	const { columns } = useTerminalSize();
 	// the place gives way (cut with …) so the connection, the loop and read-only are never cut
 	const place = `${where} · ${namespace} · ctx ${clean(session.context || '-')}`;
