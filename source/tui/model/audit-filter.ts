@@ -110,13 +110,14 @@ export function filterAudit(
 	);
 }
 
-let memo: {
-	entries: readonly AuditEntry[];
-	scope: AuditScope;
-	filter: string;
-	minute: number;
-	lines: AuditEntry[];
-} | null = null;
+/**
+ * The last lines of the audit screen for each entries array (the feed replaces it on every
+ * change), so two stores never share or evict each other's answers.
+ */
+const linesMemo = new WeakMap<
+	readonly AuditEntry[],
+	{ scope: AuditScope; filter: string; minute: number; all: boolean; lines: AuditEntry[] }
+>();
 
 /** The audit screen's lines for a state (remembered while nothing they depend on changes). */
 export function auditLines(
@@ -126,24 +127,26 @@ export function auditLines(
 	const { scope, filter } = state.auditView;
 	// `since:` moves with the clock: a minute is fine enough for it
 	const minute = Math.floor(state.now / 60_000);
+	const all = state.session.allNamespaces;
+	const memo = linesMemo.get(entries);
 	if (
 		memo &&
-		memo.entries === entries &&
 		memo.scope === scope &&
 		memo.filter === filter &&
-		memo.minute === minute
+		memo.minute === minute &&
+		memo.all === all
 	)
 		return memo.lines;
-	const lines = filterAudit(entries, scope, filter, state.now, state.session.allNamespaces);
-	memo = { entries, scope, filter, minute, lines };
+	const lines = filterAudit(entries, scope, filter, state.now, all);
+	linesMemo.set(entries, { scope, filter, minute, all, lines });
 	return lines;
 }
 
-let refusedMemo: {
-	entries: readonly AuditEntry[];
-	minute: number;
-	byPool: ReadonlyMap<string, number>;
-} | null = null;
+/** The refused claims by pool for each entries array (see linesMemo). */
+const refusedMemo = new WeakMap<
+	readonly AuditEntry[],
+	{ minute: number; all: boolean; byPool: ReadonlyMap<string, number> }
+>();
 
 /**
  * Claims refused over the last hour, by pool; null when Events cannot be read, undefined
@@ -157,17 +160,18 @@ export function refusedByPool(
 	if (audit.status === 'off' || (audit.status === 'loading' && audit.entries.length === 0))
 		return undefined;
 	const minute = Math.floor(state.now / 60_000);
-	if (refusedMemo && refusedMemo.entries === audit.entries && refusedMemo.minute === minute)
-		return refusedMemo.byPool;
+	const all = state.session.allNamespaces;
+	const memo = refusedMemo.get(audit.entries);
+	if (memo && memo.minute === minute && memo.all === all) return memo.byPool;
 	const since = state.now - DEFAULT_EVENT_TTL_MS;
 	const byPool = new Map<string, number>();
 	for (const e of audit.entries)
 		if (e.action === 'claim-refused' && e.time >= since) {
 			// by pool key: across namespaces (-A) the same name may be two pools
-			const key = poolKey(state.session.allNamespaces ? e.namespace : null, e.pool);
+			const key = poolKey(all ? e.namespace : null, e.pool);
 			byPool.set(key, (byPool.get(key) ?? 0) + e.count);
 		}
-	refusedMemo = { entries: audit.entries, minute, byPool };
+	refusedMemo.set(audit.entries, { minute, all, byPool });
 	return byPool;
 }
 

@@ -1,4 +1,4 @@
-/** The hits of the pools screen's find, derived from the store's pools (memoised). */
+/** The hits of the pools screen's find, derived from the store's pools (memoised on them). */
 
 import { type FindHit, type FindPool, findMembers } from '../../pool/find.js';
 import type { ConsoleState } from '../store/store.js';
@@ -6,12 +6,11 @@ import { splitPoolKey } from './pool-index.js';
 
 const NO_HITS: readonly FindHit[] = [];
 
-let last: {
-	pools: ConsoleState['pools'];
-	names: ConsoleState['poolNames'];
-	find: string;
-	hits: readonly FindHit[];
-} | null = null;
+/** The last hits for each pools object (replaced on every change): one answer per store's pools, never shared. */
+const memo = new WeakMap<
+	ConsoleState['pools'],
+	{ names: ConsoleState['poolNames']; find: string; hits: readonly FindHit[] }
+>();
 
 /** The pools the find searches, in the pools screen's order. */
 function* searched(
@@ -34,15 +33,10 @@ export function findHits(
 	state: Pick<ConsoleState, 'pools' | 'poolNames' | 'session' | 'find'>,
 ): readonly FindHit[] {
 	if (!state.find.trim()) return NO_HITS;
-	if (
-		last &&
-		last.pools === state.pools &&
-		last.names === state.poolNames &&
-		last.find === state.find
-	)
-		return last.hits;
+	const last = memo.get(state.pools);
+	if (last && last.names === state.poolNames && last.find === state.find) return last.hits;
 	const hits = findMembers(state.find, searched(state));
-	last = { pools: state.pools, names: state.poolNames, find: state.find, hits };
+	memo.set(state.pools, { names: state.poolNames, find: state.find, hits });
 	return hits;
 }
 

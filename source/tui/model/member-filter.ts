@@ -30,12 +30,20 @@ export interface MemberFilter {
 	costly: boolean;
 }
 
-let last: MemberFilter | null = null;
+/**
+ * The filters parsed, by their text: a parse is a pure, frozen value of its text, so any
+ * store may be answered from it; each text keeps its own entry (two consoles filtering on
+ * two texts never evict each other), the oldest going past PARSED_MAX (a filter is typed a
+ * character at a time).
+ */
+const parsed = new Map<string, MemberFilter>();
+const PARSED_MAX = 64;
 
 /** Parses a filter text; null when it filters nothing (empty, or a lone `!`). */
 export function parseFilter(filter: string): MemberFilter | null {
 	const text = filter.trim();
-	if (last && last.text === text) return last;
+	const known = parsed.get(text);
+	if (known) return known;
 	const inverse = text.startsWith('!');
 	const pattern = (inverse ? text.slice(1) : text).trim();
 	if (!pattern) return null;
@@ -53,8 +61,17 @@ export function parseFilter(filter: string): MemberFilter | null {
 			// not an expression at all
 		}
 	}
-	last = { text, inverse, regex, substring: pattern.toLowerCase(), invalid, costly };
-	return last;
+	const f = Object.freeze({
+		text,
+		inverse,
+		regex,
+		substring: pattern.toLowerCase(),
+		invalid,
+		costly,
+	});
+	if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
+	parsed.set(text, f);
+	return f;
 }
 
 function fieldMatches(f: MemberFilter, value: string): boolean {

@@ -10,7 +10,7 @@ import {
 	columnSpecs,
 	type RecordSpec,
 } from '../render/table-layout.js';
-import type { KnownFigures } from '../store/store.js';
+import type { ListedKinds } from '../store/store.js';
 import { type PoolDerivation, poolRollout } from './pool-derivation.js';
 import { poolNamespace, splitPoolKey } from './pool-index.js';
 import type { SortKey } from './sorting.js';
@@ -80,7 +80,7 @@ export function poolTableValues(keys: readonly string[], allNamespaces: boolean)
  */
 export interface PoolCellContext {
 	now: number;
-	known: KnownFigures;
+	known: ListedKinds;
 	refused: number | null | undefined;
 	namespace: string;
 }

@@ -25,7 +25,7 @@ const URGENT_BATCH_MS = 16;
 /** A started console watch, waiting for the console to attach. */
 export interface ConsoleWatch {
 	watch: PoolWatch;
-	/** Which rows are on screen: the console's store shows them here. */
+	/** Which members' rows are on screen: the console's store (its showMembers action) writes them here. */
 	onScreen: OnScreen;
 	/** Hands what was heard so far, and all that follows, to the console. */
 	attach(sink: PoolWatchSink): void;

@@ -104,6 +104,78 @@ export function runTui(opts: TuiOptions): Promise<number> {
 export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<number> {
 	const stdin = opts.stdin ?? process.stdin;
 	const stdout = opts.stdout ?? process.stdout;
+	const refused = await refuseToStart(opts, stdin, stdout);
+	if (refused !== null) return refused;
+	keepYoungGenerationSmall();
+	const actor = opts.identity || defaultActor();
+	const started = opts.watch ?? startConsoleWatch(opts.kube, opts.allNamespaces === true);
+	const store = sessionStore(opts, started, actor);
+	const theme = createTheme(colourDisabled(opts.noColor));
+	const ops = createEngineOperations({
+		store,
+		kube: opts.kube,
+		namespace: opts.kube.namespace,
+		actor,
+		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
+		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+	});
+	feedFromWatch(store, started);
+	const background = startBackground(store, opts);
+	const startPool = store.getState().pool;
+	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
+	const unsubscribeBell = opts.bell ? ringOnExhaustion(store, stdout) : () => {};
+	const stopExtra = opts.onStart?.(store, ops);
+
+	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
+	const restoreConsole = patchConsole(store);
+	const term = altScreen(stdin, stdout);
+	let unmount: (() => void) | null = null;
+	// SIGTERM and SIGHUP (an SSH connection that drops) are a q: the operation in flight
+	// finishes first; a second one abandons it.
+	const onSignal = () => requestQuit(store, () => unmount?.());
+	process.on('SIGTERM', onSignal);
+	process.on('SIGHUP', onSignal);
+
+	let code = 0;
+	try {
+		await showConsole(store, ops, theme, writer, opts, term, (u) => {
+			unmount = u;
+		});
+	} catch (err) {
+		code = 1;
+		term.leaveScreen();
+		process.stderr.write(`ctpool: the console stopped: ${describeError(err)}\n`);
+	} finally {
+		writer.close();
+		term.leaveScreen();
+		restoreConsole();
+		term.dispose();
+		process.off('SIGTERM', onSignal);
+		process.off('SIGHUP', onSignal);
+		background.stop();
+		unsubscribeBell();
+		await endOperations(store, ops);
+		started.watch.stop();
+		background.stopSecondary();
+		try {
+			await stopExtra?.();
+		} catch {
+			// the session ends either way
+		}
+	}
+	return code;
+}
+
+/**
+ * Why the session cannot start, as its exit code (null: it can): no terminal, or (-A) the
+ * identity cannot list across namespaces (refused before the screen opens: a console of
+ * 403s helps nobody). A watch started before is stopped.
+ */
+async function refuseToStart(
+	opts: ConsoleSessionOptions,
+	stdin: NodeJS.ReadStream,
+	stdout: NodeJS.WriteStream,
+): Promise<number | null> {
 	if (!stdin.isTTY || !stdout.isTTY) {
 		opts.watch?.watch.stop();
 		process.stderr.write(
@@ -111,28 +183,30 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		);
 		return 2;
 	}
-	const { kube } = opts;
-	const namespace = kube.namespace;
-	const allNamespaces = opts.allNamespaces === true;
-	if (allNamespaces) {
-		// refused before the screen opens: a console of 403s helps nobody
-		const { checkAllNamespaces } = await import('../../engine/list-definitions.js');
-		try {
-			await checkAllNamespaces(kube);
-		} catch (err) {
-			opts.watch?.watch.stop();
-			process.stderr.write(`ctpool: ${describeError(err)}\n`);
-			return 1;
-		}
+	if (opts.allNamespaces !== true) return null;
+	const { checkAllNamespaces } = await import('../../engine/list-definitions.js');
+	try {
+		await checkAllNamespaces(opts.kube);
+		return null;
+	} catch (err) {
+		opts.watch?.watch.stop();
+		process.stderr.write(`ctpool: ${describeError(err)}\n`);
+		return 1;
 	}
-	keepYoungGenerationSmall();
-	const actor = opts.identity || defaultActor();
-	const started = opts.watch ?? startConsoleWatch(kube, allNamespaces);
-	const { watch } = started;
-	const store = createConsoleStore({
+}
+
+/** The session's store: its session fixed from the options, the watch's OnScreen its own. */
+function sessionStore(
+	opts: ConsoleSessionOptions,
+	started: ConsoleWatch,
+	actor: string,
+): ConsoleStore {
+	const { kube } = opts;
+	const allNamespaces = opts.allNamespaces === true;
+	return createConsoleStore({
 		onScreen: started.onScreen,
 		session: {
-			namespace,
+			namespace: kube.namespace,
 			context: kube.contextName,
 			server: kube.server,
 			identity: opts.identity ?? '',
@@ -142,18 +216,13 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 			allNamespaces,
 			...(opts.commandScope ? { commandScope: opts.commandScope } : {}),
 		},
-		pool: opts.pool ? poolKey(allNamespaces ? namespace : null, opts.pool) : null,
+		pool: opts.pool ? poolKey(allNamespaces ? kube.namespace : null, opts.pool) : null,
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
 	});
-	const theme = createTheme(colourDisabled(opts.noColor));
-	const ops = createEngineOperations({
-		store,
-		kube,
-		namespace,
-		actor,
-		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
-		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
-	});
+}
+
+/** Hands the watch's batches and connection to the store; a watch error goes to the event log. */
+function feedFromWatch(store: ConsoleStore, started: ConsoleWatch): void {
 	/** A watch error in the console's event log (never on the terminal under the frame). */
 	const logWatchError = (message: string) =>
 		store.getState().logEvent({
@@ -177,29 +246,41 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		},
 		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
 	});
+}
+
+/** What runs beside the screen: the clock, and what waits for the first lists. */
+interface Background {
+	/** Stops the clock and the waits. */
+	stop(): void;
+	/** Stops the audit feed and the access reviews. */
+	stopSecondary(): void;
+}
+
+/**
+ * Starts the clock; what the first frame does not need waits until the pool objects are
+ * listed (or SECONDARY_START_MS at most), so that it never slows their lists: who did what
+ * (the audit screen) and refused claims (the headers), and what the identity may not do.
+ */
+function startBackground(store: ConsoleStore, opts: ConsoleSessionOptions): Background {
+	const { kube } = opts;
+	const namespace = kube.namespace;
+	const allNamespaces = opts.allNamespaces === true;
 	const clock = setInterval(() => store.getState().tick(Date.now()), 1000);
-	// What the first frame does not need waits until the pool objects are listed (or
-	// SECONDARY_START_MS at most), so that it never slows their lists: who did what (the audit
-	// screen) and refused claims (the headers), and what the identity may not do.
 	const secondary: {
 		auditFeed: ReturnType<typeof startAuditFeed> | null;
 		access: AccessRecheck | null;
-		started: boolean;
-	} = { auditFeed: null, access: null, started: false };
+	} = { auditFeed: null, access: null };
+	let started = false;
 	const startSecondary = () => {
-		if (secondary.started) return;
-		secondary.started = true;
+		if (started) return;
+		started = true;
 		// -A: who did what, and the refused claims, in every namespace the identity can list
 		secondary.auditFeed = startAuditFeed(kube, allNamespaces ? undefined : namespace, store);
 		// across namespaces the rights differ per namespace: the cluster's answer to each act
 		// says; a refusal shown is asked again until the right is back
-		secondary.access = startAccessRecheck({
-			store,
-			kube,
-			namespace,
-			keys: !opts.readOnly && !allNamespaces,
-		});
-		if (!opts.readOnly && !allNamespaces) void secondary.access.check();
+		const keys = !opts.readOnly && !allNamespaces;
+		secondary.access = startAccessRecheck({ store, kube, namespace, keys });
+		if (keys) void secondary.access.check();
 	};
 	let secondaryTimer = setTimeout(startSecondary, SECONDARY_START_MS);
 	// Once every kind is listed, the heap is kept close to what it holds (heap-tuning.ts), and
@@ -213,106 +294,117 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		secondaryTimer = setTimeout(startSecondary, AFTER_SYNC_MS);
 		setTimeout(collectOnce, 1000).unref();
 	});
-	const startPool = store.getState().pool;
-	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
-	// --bell: one BEL each time a watched pool becomes exhausted
-	let rung = 0;
-	const unsubscribeBell = opts.bell
-		? store.subscribe((s, prev) => {
-				if (s.history === prev.history) return;
-				const n = totalExhaustions(s.history);
-				if (n > rung) stdout.write('\u0007');
-				rung = n;
-			})
-		: () => {};
-	const stopExtra = opts.onStart?.(store, ops);
+	return {
+		stop() {
+			clearInterval(clock);
+			clearTimeout(secondaryTimer);
+			unsubscribeSynced();
+		},
+		stopSecondary() {
+			secondary.auditFeed?.stop();
+			secondary.access?.stop();
+		},
+	};
+}
 
-	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
-	const restoreConsole = patchConsole(store);
+/** --bell: one BEL each time a watched pool becomes exhausted; returns the way to stop. */
+function ringOnExhaustion(store: ConsoleStore, stdout: NodeJS.WriteStream): () => void {
+	let rung = 0;
+	return store.subscribe((s, prev) => {
+		if (s.history === prev.history) return;
+		const n = totalExhaustions(s.history);
+		if (n > rung) stdout.write('\u0007');
+		rung = n;
+	});
+}
+
+/** The terminal's alternate screen, entered and left; a crash or kill still gives the terminal back. */
+interface AltScreen {
+	stdin: NodeJS.ReadStream;
+	stdout: NodeJS.WriteStream;
+	enterScreen(): void;
+	leaveScreen(): void;
+	/** Stops watching for the process's exit. */
+	dispose(): void;
+}
+
+function altScreen(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): AltScreen {
 	let inAltScreen = false;
-	const enterScreen = () => {
-		stdout.write(ENTER_ALT_SCREEN);
-		inAltScreen = true;
-	};
-	const leaveScreen = () => {
-		if (!inAltScreen) return;
-		stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
-		inAltScreen = false;
-	};
 	// a crash or kill still gives the terminal back
 	const onExit = () => {
 		if (inAltScreen) stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
 		if (stdin.isTTY) stdin.setRawMode?.(false);
 	};
 	process.on('exit', onExit);
-	let unmount: (() => void) | null = null;
-	// SIGTERM and SIGHUP (an SSH connection that drops) are a q: the operation in flight
-	// finishes first; a second one abandons it.
-	const onSignal = () => requestQuit(store, () => unmount?.());
-	process.on('SIGTERM', onSignal);
-	process.on('SIGHUP', onSignal);
+	return {
+		stdin,
+		stdout,
+		enterScreen() {
+			stdout.write(ENTER_ALT_SCREEN);
+			inAltScreen = true;
+		},
+		leaveScreen() {
+			if (!inAltScreen) return;
+			stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+			inAltScreen = false;
+		},
+		dispose() {
+			process.off('exit', onExit);
+		},
+	};
+}
 
-	let code = 0;
-	try {
-		enterScreen();
-		for (;;) {
-			store.getState().setRequest(null);
-			// Raw mode before the first frame: Ink sets it in an effect that runs after the frame
-			// is drawn, and a key pressed in between (typed ahead while the console loads) would
-			// be echoed by the terminal, an Enter scrolling the whole screen up one line.
-			stdin.setRawMode?.(true);
-			writer.resume();
-			// debug: Ink hands whole frames to the writer, which draws the changed lines only
-			const instance = render(<App store={store} ops={ops} theme={theme} />, {
-				stdin,
-				stdout: writer as unknown as NodeJS.WriteStream,
-				stderr: process.stderr,
-				exitOnCtrlC: false,
-				patchConsole: false,
-				debug: true,
-			});
-			unmount = () => instance.unmount();
-			await instance.waitUntilExit();
-			unmount = null;
-			const request = store.getState().request;
-			if (request?.kind !== 'console') break;
-			writer.pause();
-			await handOver(store, request.member, opts, { stdin, stdout, leaveScreen, enterScreen });
-		}
-	} catch (err) {
-		code = 1;
-		leaveScreen();
-		process.stderr.write(`ctpool: the console stopped: ${describeError(err)}\n`);
-	} finally {
-		writer.close();
-		leaveScreen();
-		restoreConsole();
-		process.off('exit', onExit);
-		process.off('SIGTERM', onSignal);
-		process.off('SIGHUP', onSignal);
-		clearInterval(clock);
-		clearTimeout(secondaryTimer);
-		unsubscribeSynced();
-		unsubscribeBell();
-		const abandoned = store.getState().busy;
-		ops.close();
-		if (abandoned) {
-			// Abandoned: its waits are aborted; let it hand the member back to reconcile.
-			process.stderr.write(
-				`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
-			);
-			await ops.settle(ABANDON_SETTLE_MS);
-		}
-		watch.stop();
-		secondary.auditFeed?.stop();
-		secondary.access?.stop();
-		try {
-			await stopExtra?.();
-		} catch {
-			// the session ends either way
-		}
+/**
+ * Mounts the app until the user quits; when it asks for a member's console, the app unmounts,
+ * the terminal goes to `kubectl exec`, and the app mounts again from the same store.
+ */
+async function showConsole(
+	store: ConsoleStore,
+	ops: EngineOperations,
+	theme: ReturnType<typeof createTheme>,
+	writer: FrameWriter,
+	opts: ConsoleSessionOptions,
+	term: AltScreen,
+	setUnmount: (unmount: (() => void) | null) => void,
+): Promise<void> {
+	const { stdin } = term;
+	term.enterScreen();
+	for (;;) {
+		store.getState().setRequest(null);
+		// Raw mode before the first frame: Ink sets it in an effect that runs after the frame
+		// is drawn, and a key pressed in between (typed ahead while the console loads) would
+		// be echoed by the terminal, an Enter scrolling the whole screen up one line.
+		stdin.setRawMode?.(true);
+		writer.resume();
+		// debug: Ink hands whole frames to the writer, which draws the changed lines only
+		const instance = render(<App store={store} ops={ops} theme={theme} />, {
+			stdin,
+			stdout: writer as unknown as NodeJS.WriteStream,
+			stderr: process.stderr,
+			exitOnCtrlC: false,
+			patchConsole: false,
+			debug: true,
+		});
+		setUnmount(() => instance.unmount());
+		await instance.waitUntilExit();
+		setUnmount(null);
+		const request = store.getState().request;
+		if (request?.kind !== 'console') break;
+		writer.pause();
+		await handOver(store, request.member, opts, term);
 	}
-	return code;
+}
+
+/** Stops the operations; one abandoned in flight may hand its member back first. */
+async function endOperations(store: ConsoleStore, ops: EngineOperations): Promise<void> {
+	const abandoned = store.getState().busy;
+	ops.close();
+	if (!abandoned) return;
+	// Abandoned: its waits are aborted; let it hand the member back to reconcile.
+	process.stderr.write(
+		`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
+	);
+	await ops.settle(ABANDON_SETTLE_MS);
 }
 
 /** Sends console output (from any library) to the activity log instead of over the screen. */

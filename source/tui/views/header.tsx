@@ -12,7 +12,7 @@ import { sortLabel } from '../model/sorting.js';
 import { headerConnection } from '../model/staleness.js';
 import { clean, displayWidth, truncate } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
-import { knownFigures, type Screen } from '../store/store.js';
+import { listedKinds, type Screen } from '../store/store.js';
 import { PoolPicture } from './pool-picture.js';
 import { useConsole, useTerminalSize } from './use-console.js';
 
@@ -227,8 +227,8 @@ function SpecLine({ width }: { width: number }) {
 	const theme = useTheme();
 	const poolName = useConsole((s) => s.pool);
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const knownSpec = useConsole((s) => listedKinds(s).spec);
+	const knownCounts = useConsole((s) => listedKinds(s).counts);
 	// a rollout leads the spec line: the figures below stay in place
 	const rollout = knownCounts && pool ? rolloutLead(pool, width) : null;
 	return (
@@ -248,8 +248,8 @@ function CountsLine({ width }: { width: number }) {
 	const theme = useTheme();
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
 	const marked = useConsole((s) => s.marks.size);
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const knownSpec = useConsole((s) => listedKinds(s).spec);
+	const knownCounts = useConsole((s) => listedKinds(s).counts);
 	const refused = useConsole((s) => (s.pool ? refusedIn(s, s.pool) : undefined));
 	const c = pool?.counts;
 	if (!knownCounts) {

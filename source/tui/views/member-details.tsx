@@ -203,13 +203,13 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	const theme = useTheme();
 	const store = useConsoleStore();
 	const row = useConsole(selectedRow);
-	const onScreen = useConsole((s) => s.onScreen);
+	const showMembers = useConsole((s) => s.showMembers);
 	// the watch hands over changes of this member at once
 	const shownMember = row?.name ?? null;
 	useEffect(() => {
-		onScreen.show(shownMember === null ? [] : [shownMember]);
-		return () => onScreen.show([]);
-	}, [onScreen, shownMember]);
+		showMembers(shownMember === null ? [] : [shownMember]);
+		return () => showMembers([]);
+	}, [showMembers, shownMember]);
 	const revision = useConsole((s) => s.revision);
 	const now = useConsole((s) => s.now);
 	const poolHash = useConsole((s) => (s.pool ? (s.pools[s.pool]?.sourceHash ?? null) : null));

@@ -19,7 +19,7 @@ import { layoutColumns } from '../render/table-layout.js';
 import { windowStart } from '../render/table-window.js';
 import { clean } from '../render/text-fit.js';
 import { useTheme } from '../render/theme.js';
-import { filteredSorted, knownFigures, selectedPosition } from '../store/store.js';
+import { filteredSorted, listedKinds, selectedPosition } from '../store/store.js';
 import { sortedTitle, TableLine } from './table-line.js';
 import { useConsole } from './use-console.js';
 
@@ -52,7 +52,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const pool = useConsole((s) => (s.pool ? poolName(s.pool) : null));
 	const defined = useConsole((s) => (s.pool ? Boolean(s.pools[s.pool]?.defined) : false));
 	const listed = useConsole((s) => {
-		const k = knownFigures(s);
+		const k = listedKinds(s);
 		return k.spec && k.counts;
 	});
 	const sort = useConsole((s) => s.memberSort);
@@ -62,7 +62,7 @@ export function MembersView({ width, height }: MembersViewProps) {
 		s.pool !== null && s.traceMarks === s.pool ? (s.traces[s.pool] ?? null) : null,
 	);
 	const traced = useMemo(() => (tracedPlan ? touchedMembers(tracedPlan) : null), [tracedPlan]);
-	const onScreen = useConsole((s) => s.onScreen);
+	const showMembers = useConsole((s) => s.showMembers);
 	const start = useRef(0);
 	// without colours (NO_COLOR, --no-color) styles may be off too: a gutter marks the selection
 	const gutter = (theme.color ? 0 : 2) + (markColumn ? 2 : 0) + (traced ? 2 : 0);
@@ -85,8 +85,8 @@ export function MembersView({ width, height }: MembersViewProps) {
 	const position = visible.length > bodyHeight ? `${at + 1}/${visible.length}` : '';
 	const gutterOn = !theme.color;
 	// the watch hands over changes of these rows at once
-	useEffect(() => onScreen.show(shown.map((r) => r.name)), [onScreen, shown]);
-	useEffect(() => () => onScreen.show([]), [onScreen]);
+	useEffect(() => showMembers(shown.map((r) => r.name)), [showMembers, shown]);
+	useEffect(() => () => showMembers([]), [showMembers]);
 
 	let empty: string | null = null;
 	if (visible.length === 0)

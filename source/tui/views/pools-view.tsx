@@ -19,7 +19,7 @@ import { windowStart } from '../render/table-window.js';
 import { clean } from '../render/text-fit.js';
 import { wrapText } from '../render/text-wrap.js';
 import { useTheme } from '../render/theme.js';
-import { knownFigures, sortedPoolNames } from '../store/store.js';
+import { listedKinds, sortedPoolNames } from '../store/store.js';
 import { FindView } from './find-view.js';
 import { sortedTitle, TableLine } from './table-line.js';
 import { useConsole } from './use-console.js';
@@ -104,7 +104,7 @@ function NoPools() {
 	const theme = useTheme();
 	const namespace = useConsole((s) => s.session.namespace);
 	const allNamespaces = useConsole((s) => s.session.allNamespaces);
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
+	const knownSpec = useConsole((s) => listedKinds(s).spec);
 	return (
 		<Text color={theme.muted} wrap="truncate">
 			{allNamespaces
@@ -134,8 +134,8 @@ function PoolRows({ names, columns, gutter, selected, dim }: PoolRowsProps) {
 	const pools = useConsole((s) => s.pools);
 	const now = useConsole((s) => s.now);
 	const namespace = useConsole((s) => s.session.namespace);
-	const knownSpec = useConsole((s) => knownFigures(s).spec);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const knownSpec = useConsole((s) => listedKinds(s).spec);
+	const knownCounts = useConsole((s) => listedKinds(s).counts);
 	const known = useMemo(() => ({ spec: knownSpec, counts: knownCounts }), [knownSpec, knownCounts]);
 	const refused = useConsole((s) => refusedByPool(s));
 	return names.map((name, i) => {
@@ -172,7 +172,7 @@ function usePoolHint(
 ): { lines: string[]; selected: boolean } {
 	const pools = useConsole((s) => s.pools);
 	const session = useConsole((s) => s.session);
-	const knownCounts = useConsole((s) => knownFigures(s).counts);
+	const knownCounts = useConsole((s) => listedKinds(s).counts);
 	const hints = useMemo(() => {
 		const out = new Map<string, string>();
 		if (!knownCounts) return out;
