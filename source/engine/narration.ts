@@ -17,8 +17,12 @@ export interface NarrationLine {
 	pool: string;
 	/** The member it is about, when one. */
 	member?: string;
-	/** What the line tells: the plan's lead, a planned step, a member left alone, a step's course, the pass's end. */
-	kind: 'plan' | 'step' | 'left-alone' | 'progress' | 'end' | 'done';
+	/**
+	 * What the line tells: a scene of the demo's script (what a person or a dead reconciler did
+	 * before the pass), the plan's lead, a planned step, a member left alone, a step's course,
+	 * the pass's end.
+	 */
+	kind: 'scene' | 'plan' | 'step' | 'left-alone' | 'progress' | 'end' | 'done';
 	/** One plain sentence, sanitised, at most NARRATION_MAX characters. */
 	text: string;
 }
@@ -32,7 +36,8 @@ const REASON_MAX = 200;
 const name = (v: unknown): string => bounded(v, NAME_MAX);
 const why = (v: unknown): string => bounded(v, REASON_MAX);
 
-function sentence(text: string): string {
+/** One plain sentence: sanitised, bounded, with a full stop. */
+export function sentence(text: string): string {
 	const t = bounded(text, NARRATION_MAX);
 	return /[.!?…]$/.test(t) ? t : `${t}.`;
 }
@@ -113,7 +118,7 @@ export function leftAloneSentence(l: LeftAlone): string {
 	const held = /^held back by the rollout \(at most (\d+) unavailable/.exec(r);
 	if (held)
 		return sentence(
-			`${who} drifted too but waits for a later wave: at most ${held[1]} member${held[1] === '1' ? '' : 's'} may be down at once, and until its turn it stays claimable with the old image`,
+			`${who} drifted but waits for a later wave: at most ${held[1]} member${held[1] === '1' ? '' : 's'} may be down at once, and until its turn it stays claimable with the old image`,
 		);
 	const storm = /^replacing is stopped: most of the pool fails the same way \((.*)\)$/.exec(r);
 	if (storm)
@@ -162,6 +167,13 @@ const PROGRESS: Readonly<Record<StepProgress, string>> = {
 	'dry-run-ok': 'a dry run of its first write passed (nothing stored)',
 };
 
+/** What a step's progress says; a deleted member is not claimable again when its Lease goes. */
+function progressText(step: string, progress: StepProgress): string | undefined {
+	if (progress === 'lease-released' && step === 'delete')
+		return 'the reconciler lets go of its Lease: the member is gone';
+	return PROGRESS[progress];
+}
+
 const PAST: Readonly<Record<string, string>> = {
 	create: 'created',
 	start: 'started',
@@ -207,7 +219,9 @@ export function narrate(e: TraceEvent): NarrationLine[] {
 			return [
 				line(
 					'progress',
-					sentence(`${name(e.member)} (${name(e.step)}): ${PROGRESS[e.progress] ?? why(e.detail)}`),
+					sentence(
+						`${name(e.member)} (${name(e.step)}): ${progressText(e.step, e.progress) ?? why(e.detail)}`,
+					),
 					e.member,
 				),
 			];

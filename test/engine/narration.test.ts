@@ -98,7 +98,7 @@ describe('narration of a plan', () => {
 					reason:
 						'held back by the rollout (at most 1 unavailable at once; claimable with the old image)',
 				},
-				/waits for a later wave: at most 1 member may be down at once.*claimable with the old image\.$/,
+				/drifted but waits for a later wave: at most 1 member may be down at once.*claimable with the old image\.$/,
 			],
 			[
 				{
@@ -175,6 +175,13 @@ describe('narration of a step and a pass', () => {
 			...narrate({ type: 'step-progress', ...base, progress: 'lease-taken', detail: 'x' }),
 			...narrate({ type: 'step-progress', ...base, progress: 'lease-released', detail: 'x' }),
 			...narrate({ type: 'step-end', ...base, result: 'done', ms: 1234 }),
+			...narrate({
+				type: 'step-progress',
+				...base,
+				step: 'delete',
+				progress: 'lease-released',
+				detail: 'x',
+			}),
 			...narrate({ type: 'step-end', ...base, result: 'failed', ms: 5, error: 'forbidden' }),
 			...narrate({ type: 'step-end', ...base, result: 'skipped', ms: 5 }),
 			...narrate({
@@ -196,6 +203,7 @@ describe('narration of a step and a pass', () => {
 			'desk-3 (replace): the reconciler holds its Lease now, so no one can claim it meanwhile.',
 			'desk-3 (replace): the reconciler lets go of its Lease: the member is claimable again.',
 			'desk-3 is replaced, in 1.2 s.',
+			'desk-3 (delete): the reconciler lets go of its Lease: the member is gone.',
 			"desk-3's replace failed: forbidden; the next pass tries again.",
 			"desk-3's replace is skipped: nothing was left to do, or someone else holds it.",
 			'The pass over pool desk is done in 2.5 s: 3 done, 0 failed, 1 skipped; the status is recorded.',
