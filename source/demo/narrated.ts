@@ -16,9 +16,16 @@
  */
 
 import { createEngineContext } from '../engine/context.js';
-import { type Engine, type EngineContext, readPool, reconcile } from '../engine/index.js';
+import {
+	type Engine,
+	type EngineContext,
+	type EngineEvent,
+	readPool,
+	reconcile,
+} from '../engine/index.js';
 import { createLease } from '../engine/member-lease.js';
 import { type NarrationLine, narrate, sentence } from '../engine/narration.js';
+import { createPacer, type Pacer, type PacerClock } from '../engine/pacer.js';
 import type { TraceEvent } from '../engine/reconcile-plan.js';
 import { sleep } from '../kube/retry.js';
 import { RECONCILER_IDENTITY } from '../pool/errors.js';
@@ -225,4 +232,60 @@ async function settled(
 		}
 		await sleep(pollMs, ctx.signal);
 	}
+}
+
+/** A narrated demo running: its pacer (the console drives it: Space pauses, n is next). */
+export interface DemoNarration {
+	pacer: Pacer<NarrationLine>;
+	/** Resolves when the script has played (or was stopped). */
+	done: Promise<void>;
+	/** Stops the script and the pacer, and waits for the script. */
+	stop(): Promise<void>;
+}
+
+/** Options of startNarration: the script's, less its sink, plus the pace and where lines go. */
+export interface NarrationOptions extends Omit<DemoScriptOptions, 'sink' | 'signal'> {
+	/** Between two lines (ms; default NARRATE_INTERVAL_MS). */
+	intervalMs?: number;
+	clock?: PacerClock;
+	/** Receives each line as the pacer releases it, as an engine event of action `narrate`. */
+	tell(e: EngineEvent): void;
+	/** Called when the script fails (a cluster error): the narration ends there. */
+	onError?(err: unknown): void;
+}
+
+/** The engine event of a told line (the activity log shows it until the console shows lines beside the table). */
+export function narrationEvent(line: NarrationLine): EngineEvent {
+	return {
+		time: line.time,
+		actor: 'narrator',
+		pool: line.pool,
+		...(line.member ? { member: line.member } : {}),
+		action: 'narrate',
+		outcome: 'info',
+		message: line.text,
+	};
+}
+
+/** Starts the narrated script, its lines going out through a pacer. */
+export function startNarration(opts: NarrationOptions): DemoNarration {
+	const abort = new AbortController();
+	const pacer = createPacer<NarrationLine>({
+		intervalMs: opts.intervalMs ?? NARRATE_INTERVAL_MS,
+		...(opts.clock ? { clock: opts.clock } : {}),
+		release: (line) => opts.tell(narrationEvent(line)),
+	});
+	const { intervalMs: _i, clock: _c, tell: _t, onError, ...script } = opts;
+	const done = runDemoScript({ ...script, sink: pacer, signal: abort.signal }).catch((err) => {
+		if (!abort.signal.aborted) onError?.(err);
+	});
+	return {
+		pacer,
+		done,
+		async stop() {
+			abort.abort();
+			pacer.stop();
+			await done;
+		},
+	};
 }

@@ -5,11 +5,19 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DemoScene, nextImage, runDemoScript } from '../../source/demo/narrated.js';
+import {
+	type DemoScene,
+	nextImage,
+	runDemoScript,
+	startNarration,
+} from '../../source/demo/narrated.js';
 import { demoSpec } from '../../source/demo/run.js';
+import type { EngineEvent } from '../../source/engine/index.js';
 import { createEngine, readPool } from '../../source/engine/index.js';
 import type { NarrationLine } from '../../source/engine/narration.js';
+import { fakePacerClock } from '../../source/engine/pacer.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { waitFor } from '../support/wait.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -88,5 +96,52 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 	it('bumps the tag for the drift', () => {
 		expect(nextImage('ghcr.io/example/desktop:1')).toBe('ghcr.io/example/desktop:2');
 		expect(nextImage('localhost:5000/desk')).toBe('localhost:5000/desk-next');
+	});
+
+	it('tells its lines through the pacer: one per interval, none while paused, n for the next', async () => {
+		const engine = createEngine(c.kube, { actor: 'demo-admin', namespace: c.ns });
+		const spec = demoSpec(4);
+		await engine.apply('told', spec);
+		const clock = fakePacerClock();
+		const told: EngineEvent[] = [];
+		const narration = startNarration({
+			engine,
+			pool: 'told',
+			spec,
+			scenes: ['scale-down'],
+			pollMs: 50,
+			intervalMs: 4000,
+			clock,
+			tell: (e) => told.push(e),
+		});
+		let finished = false;
+		void narration.done.then(() => {
+			finished = true;
+		});
+		// the first line comes at once; the next only when the clock says
+		await waitFor(() => told.length === 1, 'the first line');
+		expect(told[0]).toMatchObject({
+			actor: 'narrator',
+			action: 'narrate',
+			outcome: 'info',
+			pool: 'told',
+			message: expect.stringMatching(/^The admin shrinks the pool from 4 to 2/),
+		});
+		narration.pacer.pause();
+		await waitFor(() => narration.pacer.state().waiting > 0, 'a line waiting');
+		clock.advance(60_000);
+		expect(told).toHaveLength(1);
+		expect(narration.pacer.next()).toBe(true);
+		expect(told).toHaveLength(2);
+		narration.pacer.resume();
+		// each poll lets the clock run one interval: one line each, until the script ends
+		await waitFor(() => {
+			clock.advance(4000);
+			return finished;
+		}, 'the script told to its end');
+		const texts = told.map((e) => e.message);
+		expect(texts.at(-1)).toMatch(/^That is the story/);
+		expect(texts.some((t) => /^told-3 is above the pool's size/.test(t))).toBe(true);
+		await narration.stop();
 	});
 });
