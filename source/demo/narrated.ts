@@ -10,9 +10,10 @@
  * 4. takeover: a reconciler died mid-step on a member; its Lease expired; the next pass
  *    takes it over and makes the member again.
  *
- * Each scene's reconcile passes run here (not in the console's loop), with their trace told;
- * the next pass starts only once the last line of the one before has been told (the pacer's
- * idle), and once the pool has settled (its members Ready).
+ * Each scene's reconcile passes run here (not in the console's loop), with their trace told:
+ * first the plan (from a dry run, so nothing changes while the presenter explains it), then
+ * the pass, each step told as it ends; a pass starts only once every line before it has
+ * been told (the pacer's idle), and once the pool has settled (its members Ready).
  */
 
 import { createEngineContext } from '../engine/context.js';
@@ -105,16 +106,30 @@ export async function runDemoScript(opts: DemoScriptOptions): Promise<void> {
 			kind: 'scene',
 			text: sentence(text),
 		});
+	const tell = (e: TraceEvent) => {
+		for (const line of narrate(e)) if (kinds.has(line.kind)) sink.push(line);
+	};
+	// The plan is told before anything changes: a dry run traces it (the next pass makes the
+	// same plan when nothing changes in between), and the pass itself then tells how each
+	// step ended, not its plan again.
+	const planned = engine.context({
+		...(signal ? { signal } : {}),
+		onTrace: (e: TraceEvent) => {
+			if (e.type === 'plan') tell({ ...e, dryRun: false });
+		},
+	});
 	const traced = engine.context({
 		...(signal ? { signal } : {}),
 		onTrace: (e: TraceEvent) => {
-			for (const line of narrate(e)) if (kinds.has(line.kind)) sink.push(line);
+			if (e.type !== 'plan') tell(e);
 		},
 	});
 	const settle = () => settled(ctx, pool, opts.settleTimeoutMs ?? 60_000, opts.pollMs ?? 250);
 	/** Reconcile passes until one changes nothing (or max), each told before the next. */
 	const reconcileTold = async (max = PASSES_MAX) => {
 		for (let i = 0; i < max && !signal?.aborted; i++) {
+			await reconcile(planned, pool, { dryRun: true });
+			await sink.idle();
 			const result = await reconcile(traced, pool);
 			await sink.idle();
 			await settle();
@@ -273,7 +288,8 @@ export function startNarration(opts: NarrationOptions): DemoNarration {
 	const pacer = createPacer<NarrationLine>({
 		intervalMs: opts.intervalMs ?? NARRATE_INTERVAL_MS,
 		...(opts.clock ? { clock: opts.clock } : {}),
-		release: (line) => opts.tell(narrationEvent(line)),
+		// stamped when told: the activity log's time is when the presenter saw it
+		release: (line) => opts.tell(narrationEvent({ ...line, time: Date.now() })),
 	});
 	const { intervalMs: _i, clock: _c, tell: _t, onError, ...script } = opts;
 	const done = runDemoScript({ ...script, sink: pacer, signal: abort.signal }).catch((err) => {

@@ -33,6 +33,8 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 		const lines: NarrationLine[] = [];
 		const scenes: DemoScene[] = [];
 		let idles = 0;
+		/** Members told as drifted by a plan, and whether they still were once it was told. */
+		const toldDrifted: Array<[string, boolean]> = [];
 		await runDemoScript({
 			engine,
 			pool: 'desk',
@@ -41,6 +43,16 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 				push: (l) => lines.push(l),
 				idle: async () => {
 					idles++;
+					// a plan is told before its pass changes anything
+					const last = lines.at(-1);
+					if (last?.kind !== 'step' && last?.kind !== 'left-alone') return;
+					const snap = await readPool(engine.ctx, 'desk');
+					for (const l of lines.slice(lines.findLastIndex((x) => x.kind === 'plan')))
+						if (l.kind === 'step' && /drifted \(image/.test(l.text))
+							toldDrifted.push([
+								l.member ?? '',
+								snap.members.some((m) => m.name === l.member && m.drifted && !m.reconciling),
+							]);
 				},
 			},
 			pollMs: 50,
@@ -49,6 +61,15 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 		if (process.env.SHOW_NARRATION)
 			console.log(lines.map((l) => `${l.kind}: ${l.text}`).join('\n'));
 		expect(scenes).toEqual(['release', 'drift', 'scale-down', 'takeover']);
+		expect(toldDrifted.map(([m]) => m).sort()).toEqual([
+			'desk-2',
+			'desk-3',
+			'desk-4',
+			'desk-5',
+			'desk-6',
+		]);
+		expect(toldDrifted.every(([, still]) => still)).toBe(true);
+		expect(lines.some((l) => /dry run/.test(l.text))).toBe(false);
 		expect(idles).toBeGreaterThan(8);
 		const texts = lines.map((l) => l.text);
 		const at = (re: RegExp) => {
