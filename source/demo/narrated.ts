@@ -157,8 +157,9 @@ export async function runDemoScript(opts: DemoScriptOptions): Promise<void> {
 				`${USER} is done and releases ${member}: the release takes her Lease as the reconciler, deletes the pod and the PVC (her data goes with them), and makes ${member} again from ${spec.image}, so the next user gets a clean desktop`,
 				member,
 			);
-			await engine.release(pool, member, USER);
+			// told first: the presenter says what happens, then it happens
 			await sink.idle();
+			await engine.release(pool, member, USER);
 			await settle();
 			scene(
 				`${member} is back and free. The reconciler's next pass finds the pool as its definition says`,
@@ -171,15 +172,17 @@ export async function runDemoScript(opts: DemoScriptOptions): Promise<void> {
 			scene(
 				`${HOLDER} holds ${held.member}. Now an admin sets the image to ${image}, at most 2 members down at once: every member drifted, and the reconciler rolls them in waves`,
 			);
-			await write({ ...spec, image, maxUnavailable: 2 });
+			// told first: the presenter says what happens, then it happens
 			await sink.idle();
+			await write({ ...spec, image, maxUnavailable: 2 });
 			await reconcileTold();
 			scene(
 				`${HOLDER} releases ${held.member}: its claim kept it on the old image until now; the release makes it again from ${image}`,
 				held.member,
 			);
-			await engine.release(pool, held.member, HOLDER);
+			// told first: the presenter says what happens, then it happens
 			await sink.idle();
+			await engine.release(pool, held.member, HOLDER);
 			await settle();
 			await reconcileTold(1);
 		} else if (s === 'scale-down') {
@@ -187,8 +190,9 @@ export async function runDemoScript(opts: DemoScriptOptions): Promise<void> {
 			scene(
 				`The admin shrinks the pool from ${spec.size} to ${size}: the members above the size go, unless someone holds them`,
 			);
-			await write({ ...spec, size });
+			// told first: the presenter says what happens, then it happens
 			await sink.idle();
+			await write({ ...spec, size });
 			await reconcileTold(1);
 		} else if (s === 'takeover') {
 			const member = `${pool}-${Math.min(2, spec.size)}`;
