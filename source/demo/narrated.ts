@@ -26,7 +26,7 @@ import {
 } from '../engine/index.js';
 import { createLease } from '../engine/member-lease.js';
 import { type NarrationLine, narrate, sentence } from '../engine/narration.js';
-import { createPacer, type Pacer, type PacerClock } from '../engine/pacer.js';
+import { createPacer, type Pacer, type PacerClock, type PacerState } from '../engine/pacer.js';
 import type { TraceEvent } from '../engine/reconcile-plan.js';
 import { sleep } from '../kube/retry.js';
 import { RECONCILER_IDENTITY } from '../pool/errors.js';
@@ -269,6 +269,11 @@ export interface NarrationOptions extends Omit<DemoScriptOptions, 'sink' | 'sign
 	clock?: PacerClock;
 	/** Receives each line as the pacer releases it, as an engine event of action `narrate`. */
 	tell(e: EngineEvent): void;
+	/**
+	 * Called after each change of the pacer (a line told, one queued, pause, resume): the
+	 * console redraws the current line and the paused mark from it.
+	 */
+	onChange?(state: PacerState<NarrationLine>): void;
 	/** Called when the script fails (a cluster error): the narration ends there. */
 	onError?(err: unknown): void;
 }
@@ -294,8 +299,9 @@ export function startNarration(opts: NarrationOptions): DemoNarration {
 		...(opts.clock ? { clock: opts.clock } : {}),
 		// stamped when told: the activity log's time is when the presenter saw it
 		release: (line) => opts.tell(narrationEvent({ ...line, time: Date.now() })),
+		...(opts.onChange ? { onChange: opts.onChange } : {}),
 	});
-	const { intervalMs: _i, clock: _c, tell: _t, onError, ...script } = opts;
+	const { intervalMs: _i, clock: _c, tell: _t, onChange: _o, onError, ...script } = opts;
 	const done = runDemoScript({ ...script, sink: pacer, signal: abort.signal }).catch((err) => {
 		if (!abort.signal.aborted) onError?.(err);
 	});

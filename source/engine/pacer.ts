@@ -112,6 +112,21 @@ export function createPacer<T>(opts: PacerOptions<T>): Pacer<T> {
 		}
 	}
 
+	const pause = () => {
+		if (paused) return;
+		paused = true;
+		cancel?.();
+		cancel = null;
+		cooling = false;
+		changed();
+	};
+	const resume = () => {
+		if (!paused) return;
+		paused = false;
+		if (!stopped) arm();
+		changed();
+	};
+
 	return {
 		push(item) {
 			if (stopped) return;
@@ -135,23 +150,11 @@ export function createPacer<T>(opts: PacerOptions<T>): Pacer<T> {
 			settleIdle();
 			return true;
 		},
-		pause() {
-			if (paused) return;
-			paused = true;
-			cancel?.();
-			cancel = null;
-			cooling = false;
-			changed();
-		},
-		resume() {
-			if (!paused) return;
-			paused = false;
-			if (!stopped) arm();
-			changed();
-		},
+		pause,
+		resume,
 		toggle() {
-			if (paused) this.resume();
-			else this.pause();
+			if (paused) resume();
+			else pause();
 			return paused;
 		},
 		state,

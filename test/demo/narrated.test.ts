@@ -125,6 +125,7 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 		await engine.apply('told', spec);
 		const clock = fakePacerClock();
 		const told: EngineEvent[] = [];
+		const states: Array<{ text: string; paused: boolean }> = [];
 		const narration = startNarration({
 			engine,
 			pool: 'told',
@@ -134,6 +135,7 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 			intervalMs: 4000,
 			clock,
 			tell: (e) => told.push(e),
+			onChange: (s) => states.push({ text: s.current?.text ?? '', paused: s.paused }),
 		});
 		let finished = false;
 		void narration.done.then(() => {
@@ -154,7 +156,10 @@ describe('the narrated demo script', { timeout: 120_000 }, () => {
 		expect(told).toHaveLength(1);
 		expect(narration.pacer.next()).toBe(true);
 		expect(told).toHaveLength(2);
+		// what the console draws: the line being told, and whether the story is paused
+		expect(states.at(-1)).toEqual({ text: told[1]?.message, paused: true });
 		narration.pacer.resume();
+		expect(states.at(-1)?.paused).toBe(false);
 		// each poll lets the clock run one interval: one line each, until the script ends
 		await waitFor(() => {
 			clock.advance(4000);
