@@ -73,6 +73,8 @@ Flags
   --bell                 ring the terminal bell each time a watched pool becomes exhausted
   --demo                 open the console on an embedded simulated cluster with a demo pool
   --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
+  --narrate              with --demo: play a release, a drift, a scale-down and a takeover,
+                         telling each step in one plain sentence every few seconds
   --size N               with --demo: the size of the demo pool (default 6)
   --version              print the version and the build
 
@@ -89,6 +91,7 @@ const topCommand: CommandSpec = {
 		bell: { type: 'boolean' },
 		demo: { type: 'boolean' },
 		kubeconfigOut: { type: 'string' },
+		narrate: { type: 'boolean' },
 		size: { type: 'string' },
 		version: { type: 'boolean' },
 	},
@@ -134,7 +137,9 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 				namespace?: string;
 				allNamespaces?: boolean;
 				bell?: boolean;
+				narrate?: boolean;
 			} = { noColor, allNamespaces, bell };
+			if (args.flags.narrate === true) opts.narrate = true;
 			const namespace = kubeOptions(args.flags, io.env).namespace;
 			if (namespace !== undefined) opts.namespace = namespace;
 			if (out !== undefined) opts.kubeconfigOut = out;
@@ -145,6 +150,11 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		}
 		if (stringFlag(args, 'kubeconfigOut') !== undefined || stringFlag(args, 'size') !== undefined)
 			throw usageError('', '--kubeconfig-out and --size go with --demo');
+		if (args.flags.narrate === true)
+			throw usageError(
+				'',
+				'--narrate goes with --demo: it narrates the demo pool (ctpool --demo --narrate)',
+			);
 		if (!io.stdout.isTTY && pool === undefined)
 			throw new PoolError(
 				'usage',

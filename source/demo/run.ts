@@ -15,6 +15,7 @@ import { defaultNamespace, type PoolSpec } from '../pool/index.js';
 import { startSimCluster } from '../sim/index.js';
 import { runConsoleSession } from '../tui/session/run.js';
 import { type DemoPace, startDemoActors } from './actors.js';
+import { NARRATE_INTERVAL_MS, startNarration } from './narrated.js';
 
 /** Options of runDemo (the CLI's contract, plus knobs for tests and the screenshot). */
 export interface DemoOptions {
@@ -37,6 +38,14 @@ export interface DemoOptions {
 	quiet?: boolean;
 	/** The namespace of the demo pool, created in the cluster (default: $CORRAL_NAMESPACE, else corral-vms). */
 	namespace?: string;
+	/**
+	 * Narrate (--narrate): instead of random users and the console's loop, the script of
+	 * narrated.ts (a release, a drift rollout, a scale-down, a takeover), told one sentence
+	 * at a time through a pacer.
+	 */
+	narrate?: boolean;
+	/** With narrate: between two sentences (ms; default NARRATE_INTERVAL_MS). */
+	narrateIntervalMs?: number;
 }
 
 /** The demo pool's definition. */
@@ -76,8 +85,11 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 		});
 		const kube = await loadKube({ kubeconfig: kubeconfigPath, namespace });
 		const admin = createEngine(kube, { actor: 'demo-admin' });
-		await admin.apply(pool, demoSpec(size));
+		const spec = demoSpec(size);
+		await admin.apply(pool, spec);
 		const sim = cluster;
+		const narrate = opts.narrate === true;
+		const intervalMs = opts.narrateIntervalMs ?? NARRATE_INTERVAL_MS;
 		return await runConsoleSession({
 			kube,
 			pool,
@@ -86,10 +98,32 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 			allNamespaces: opts.allNamespaces ?? false,
 			bell: opts.bell ?? false,
 			identity: 'admin@example.com',
-			loop: true,
+			// narrated: the script runs the reconciles, one told pass at a time
+			loop: !narrate,
 			loopIntervalMs: 10_000,
-			note: `demo cluster · kubeconfig ${kubeconfigPath} · watch it: kubectl --kubeconfig ${kubeconfigPath} get pods -w -n ${kube.namespace}`,
+			note: `${narrate ? `narrated demo (a sentence every ${Math.round(intervalMs / 1000)} s, in the activity log: l)` : 'demo cluster'} · kubeconfig ${kubeconfigPath} · watch it: kubectl --kubeconfig ${kubeconfigPath} get pods -w -n ${kube.namespace}`,
 			onStart(store) {
+				if (narrate) {
+					// The sentences reach the activity log for now; the console is to show the
+					// pacer's current line beside the table and drive it (Space: toggle, n: next).
+					const narration = startNarration({
+						engine: admin,
+						pool,
+						spec,
+						intervalMs,
+						tell: (e) => store.getState().logEvent(e),
+						onError: (err) =>
+							store.getState().logEvent({
+								time: Date.now(),
+								actor: 'narrator',
+								pool,
+								action: 'narrate',
+								outcome: 'error',
+								message: `the narrated demo stopped: ${describeError(err)}`,
+							}),
+					});
+					return () => narration.stop();
+				}
 				if (opts.quiet) return undefined;
 				const actors = startDemoActors({
 					engine: admin,

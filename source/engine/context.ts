@@ -56,6 +56,12 @@ export interface EngineContext {
 	 */
 	commandScope?: CommandScope;
 	/**
+	 * The id of the reconcile pass this context runs (set by reconcile for the pass's own
+	 * context): every audit Event the pass writes carries it, so a reader can group another
+	 * reconciler's acts by pass (see audit-passes.ts). Absent outside a pass.
+	 */
+	auditPass?: string;
+	/**
 	 * The state of the engine this context belongs to: every context made from it (another
 	 * actor, namespace, sink or signal) shares it; a context of another engine never does.
 	 */

@@ -37,7 +37,12 @@ export type AuditAct = Omit<AuditRecord, 'actor' | 'pool'> & { actor?: string };
  * failed) when the caller goes on.
  */
 export function recordAudit(ctx: EngineContext, pool: string, act: AuditAct): void {
-	const record = normalRecord({ ...act, pool, actor: act.actor ?? ctx.actor });
+	const record = normalRecord({
+		...act,
+		pool,
+		actor: act.actor ?? ctx.actor,
+		...(ctx.auditPass ? { pass: ctx.auditPass } : {}),
+	});
 	const [kind, involved] = record.member
 		? (['PersistentVolumeClaim', pvcName(record.member)] as const)
 		: (['ConfigMap', configMapName(pool)] as const);
@@ -166,6 +171,23 @@ function reportDenied(ctx: EngineContext, err: unknown): void {
 		outcome: 'info',
 		message: `Kubernetes Events are not recorded: ${failureText(err, { verb: 'create', resource: 'events', namespace: ctx.namespace })}; ctpool works without them (grant create on events to record who did what)`,
 	});
+}
+
+/**
+ * The context of one reconcile pass: the outer context with a new pass id (16 hex digits),
+ * which every audit Event of the pass carries. It shares the outer context's pending Event
+ * writes, so flushKubeEvents on either waits for the pass's Events.
+ */
+export function passContext(outer: EngineContext): EngineContext {
+	const ctx: EngineContext = { ...outer, auditPass: randomBytes(8).toString('hex') };
+	const pending = outer.caches.pendingEvents;
+	let set = pending.get(outer);
+	if (!set) {
+		set = new Set();
+		pending.set(outer, set);
+	}
+	pending.set(ctx, set);
+	return ctx;
 }
 
 /** Waits until every Event recorded so far under this context has been written or has failed. */

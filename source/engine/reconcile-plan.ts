@@ -58,6 +58,11 @@ export type TraceEvent =
 			pool: string;
 			/** A plan only: nothing is changed (server-side dry run for the writes it would make). */
 			dryRun: boolean;
+			/**
+			 * The pass's id, which its audit Events carry (absent for a dry run, which writes none):
+			 * a reader of the Events tells this pass's acts from other reconcilers' by it.
+			 */
+			pass?: string;
 			/** Every kind of step, with its members (empty when none). */
 			steps: PlannedStep[];
 			leftAlone: LeftAlone[];
@@ -116,6 +121,8 @@ export interface PlanInput {
 	heldBack: readonly string[];
 	/** maxUnavailable, when the pool has one. */
 	limit: number | null;
+	/** The pass's id (see the plan event's pass). */
+	pass?: string;
 }
 
 /** The plan event of a reconcile. */
@@ -139,6 +146,7 @@ export function buildPlan(input: PlanInput): Extract<TraceEvent, { type: 'plan' 
 		time: input.now,
 		pool: input.pool,
 		dryRun: input.dryRun,
+		...(input.pass ? { pass: input.pass } : {}),
 		steps,
 		leftAlone,
 	};

@@ -48,7 +48,7 @@ import { type Definition, readDefinition } from './definition.js';
 import { forgetStepFailure, recordStepFailure } from './failure-events.js';
 import { ForeignObjectError, readService } from './foreign-objects.js';
 import { recheckStrangers, rememberStrangers } from './known-strangers.js';
-import { flushKubeEvents, memberRanges, recordAudit } from './kube-event.js';
+import { flushKubeEvents, memberRanges, passContext, recordAudit } from './kube-event.js';
 import { keepLease } from './lease-keeper.js';
 import {
 	deleteLease,
@@ -200,10 +200,12 @@ export function reconcileDefinition(
 }
 
 async function reconcileSteps(
-	ctx: EngineContext,
+	outer: EngineContext,
 	pool: string,
 	definition: Definition,
 ): Promise<ReconcileResult> {
+	// the pass's own context: its audit Events (and its plan) carry its pass id
+	const ctx = passContext(outer);
 	const { spec } = definition;
 	const facts: PoolFacts = poolFacts(spec.size, spec);
 	emitEvent(ctx, {
@@ -369,6 +371,7 @@ function planPass(
 				storm,
 				heldBack: names(unstormed.filter((p) => !kept.has(p.view.name))),
 				limit,
+				...(ctx.auditPass ? { pass: ctx.auditPass } : {}),
 			}),
 		);
 	}

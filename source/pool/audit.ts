@@ -116,6 +116,19 @@ export interface AuditRecord {
 	count?: number;
 	/** The rest: a reason, an error, what drifted. */
 	detail?: string;
+	/**
+	 * The reconcile pass that did the act (AUDIT_PASS_PATTERN): the acts of one pass share it.
+	 * Absent on Events of other operations and of older builds.
+	 */
+	pass?: string;
+}
+
+/** What a pass id may be: 8 to 32 lowercase hex digits (one read otherwise is dropped). */
+export const AUDIT_PASS_PATTERN = /^[0-9a-f]{8,32}$/;
+
+/** A pass id read from the cluster, or '' when absent or not of AUDIT_PASS_PATTERN. */
+export function auditPass(v: unknown): string {
+	return typeof v === 'string' && AUDIT_PASS_PATTERN.test(v) ? v : '';
 }
 
 const VERB: Readonly<Record<AuditAction, string>> = {
@@ -174,6 +187,7 @@ export function normalRecord(r: AuditRecord): AuditRecord {
 	if (r.force) out.force = true;
 	if (r.count && r.count > 1) out.count = r.count;
 	if (r.detail) out.detail = r.detail.length > 2000 ? `${r.detail.slice(0, 1997)}...` : r.detail;
+	if (r.pass && auditPass(r.pass)) out.pass = r.pass;
 	return out;
 }
 
@@ -212,6 +226,8 @@ export interface AuditEntry {
 	name: string;
 	/** The writer's host (reportingInstance), or ''. */
 	instance: string;
+	/** The reconcile pass that did the act (see AuditRecord.pass), when the Event names a valid one. */
+	pass?: string;
 }
 
 /** The parts of a core/v1 Event the audit reads. */
@@ -275,6 +291,8 @@ export interface ParsedAuditRecord {
 	/** 1..AUDIT_COUNT_MAX. */
 	count: number;
 	detail: string;
+	/** The reconcile pass (AUDIT_PASS_PATTERN), or '' when absent or malformed (older Events have none). */
+	pass: string;
 }
 
 /** A parse of something read from the cluster: a typed value, or a named problem. */
@@ -327,6 +345,7 @@ export function parseAuditAnnotation(text: unknown): Parsed<ParsedAuditRecord> {
 			force: r.force === true,
 			count,
 			detail: str(r.detail),
+			pass: auditPass(r.pass),
 		},
 	};
 }
@@ -368,6 +387,7 @@ export function auditEntry(e: RawAuditEvent, now?: number): AuditEntry | null {
 		message: str(e.message),
 		name: str(e.metadata?.name, 253),
 		instance: str(e.reportingInstance, 128),
+		...(r.pass ? { pass: r.pass } : {}),
 	};
 }
 

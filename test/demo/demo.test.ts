@@ -53,4 +53,25 @@ describe('ctpool --demo', { timeout: 120_000 }, () => {
 		expect(await quit(t)).toBe(0);
 		expect(t.altScreen()).toBe(false);
 	});
+
+	it('--narrate tells the story: the first scene at once, in the activity log', async () => {
+		t?.dispose();
+		t = startCtpool({
+			args: ['--demo', '--narrate', '--kubeconfig-out', join(dir, 'narrated-kubeconfig')],
+			columns: 160,
+			rows: 30,
+			env: { CORRAL_NAMESPACE: '' },
+		});
+		await t.waitFor(/narrated demo \(a sentence every 4 s/, 60_000);
+		// no random users and no loop: the script acts
+		expect(t.screen()).not.toContain('⟳ loop');
+		t.write('l');
+		await t.waitFor(/narrator narrate desk-1 · alice@example\.com claims desk-1: a Lease/, 60_000);
+		await t.waitFor(
+			/narrator narrate desk-1 · alice@example\.com is done and releases desk-1/,
+			60_000,
+		);
+		expect(await quit(t)).toBe(0);
+		expect(t.altScreen()).toBe(false);
+	});
 });

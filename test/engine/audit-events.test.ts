@@ -92,9 +92,11 @@ async function recordsOf(pool: string, act: () => Promise<unknown>): Promise<Aud
 	return (await eventsOf(pool))
 		.filter((e) => !before.has(e.metadata.name))
 		.map((e) => {
-			const { v: _v, user: recorded, ...r } = checkOneFormat(e);
+			const { v: _v, user: recorded, pass, ...r } = checkOneFormat(e);
 			// every record names the authenticated user (checked here, left out below)
 			expect(recorded).toBe(user ?? undefined);
+			// a reconcile pass's acts name the pass (see test/engine/audit-passes.test.ts)
+			if (pass !== undefined) expect(pass).toMatch(/^[0-9a-f]{16}$/);
 			return r;
 		});
 }
