@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { commandsVitePlugin } from './scripts/command-records.mjs';
 import { INLINE_FOR_ONE_INK, oneInkVitePlugin } from './scripts/replacements.mjs';
 
 /**
@@ -158,7 +159,7 @@ const project = (name: TestProject) => ({
 export default defineConfig({
 	// The tests render through the Ink modules the bundle ships (scripts/replacements.mjs):
 	// Ink and ink-testing-library are inlined so that Ink's own imports reach the plugin.
-	plugins: [oneInkVitePlugin()],
+	plugins: [oneInkVitePlugin(), commandsVitePlugin()],
 	test: {
 		server: { deps: { inline: INLINE_FOR_ONE_INK } },
 		testTimeout: 30_000,

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+
 /**
  * The build: bundles the ctpool CLI and its runtime dependencies with esbuild into dist/
  * (dist/cli.js, the bin, plus chunks loaded on demand, so that `ctpool --help` never loads
@@ -12,6 +13,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { commandsEsbuildPlugin } from './command-records.mjs';
 import {
 	checkPins,
 	INK_REPLACEMENTS,
@@ -192,7 +194,7 @@ await build({
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
 	logLevel: 'warning',
-	plugins: [clientNodeIsPure, inkKeepsFrames, startUpPatches],
+	plugins: [clientNodeIsPure, inkKeepsFrames, startUpPatches, commandsEsbuildPlugin],
 	legalComments: 'none',
 	// Less to read and parse at every start; names stay, so stack traces still say something.
 	minifyWhitespace: true,

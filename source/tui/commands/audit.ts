@@ -3,6 +3,12 @@
 import { selectedRow } from '../store/store.js';
 import { defineCommand } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Audit: 'audit';
+	}
+}
+
 export const audit = defineCommand({
 	name: 'Audit',
 	id: 'audit',
@@ -12,6 +18,7 @@ export const audit = defineCommand({
 	description:
 		'audit: who did what (from the cluster Events) to the shown pools, this pool or this member',
 	group: 'Views',
+	order: 260,
 	screens: ['pools', 'members', 'details'],
 	mutating: false,
 	run(ctx) {

@@ -30,6 +30,12 @@ const BACK: Record<Screen, (s: ConsoleApi, ctx: KeyContext) => void> = {
 	text: (s) => s.setScreen(s.textView?.back ?? 'pools'),
 };
 
+declare module './command.js' {
+	interface CommandIds {
+		Back: 'back';
+	}
+}
+
 export const back = defineCommand({
 	name: 'Back',
 	id: 'back',
@@ -38,6 +44,7 @@ export const back = defineCommand({
 	hint: 'back',
 	description: 'back, clearing the filter first; cancels a prompt, dismisses a message',
 	group: 'Move',
+	order: 100,
 	screens: ALL_SCREENS,
 	mutating: false,
 	run(ctx) {

@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Bottom: 'bottom';
+	}
+}
+
 export const bottom = defineCommand({
 	name: 'Bottom',
 	id: 'bottom',
@@ -10,6 +16,7 @@ export const bottom = defineCommand({
 	hint: 'bottom',
 	description: 'last row, or the end of the text (the log view follows from there)',
 	group: 'Move',
+	order: 40,
 	screens: ALL_SCREENS,
 	// G follows the log; elsewhere moving is in help
 	bar: ['logs'],

@@ -3,6 +3,12 @@
 import { LEASES, READ_NEEDS } from '../../pool/operation-needs.js';
 import { busyBlock, defineCommand, targetPool } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Claim: 'claim';
+	}
+}
+
 export const claim = defineCommand({
 	name: 'Claim',
 	id: 'claim',
@@ -11,6 +17,7 @@ export const claim = defineCommand({
 	hint: 'claim',
 	description: 'claim a free member for an identity',
 	group: 'Act on the cluster',
+	order: 170,
 	screens: ['pools', 'members', 'details'],
 	mutating: true,
 	needs: [

@@ -2,7 +2,7 @@
  * A console command as one record: the keys that match it, how the key bar and help show it,
  * where it is offered, the rights it needs, when it can run, and what it does. Key matching,
  * the key bar, help, read-only and RBAC blocking and the README's key table all derive from
- * the records (registry.ts lists them).
+ * the records (registry.ts collects them, found by scripts/command-records.mjs).
  */
 
 import type { Key } from 'ink';
@@ -24,7 +24,23 @@ export type KeyMatch =
 	| { ctrl: string };
 
 /** The groups of keys help shows, in order. */
-export type HelpGroup = 'Move' | 'Find, sort, mark' | 'Act on the cluster' | 'Views';
+export const HELP_GROUP_ORDER = [
+	'Move',
+	'Find, sort, mark',
+	'Act on the cluster',
+	'Views',
+] as const;
+
+/** A group of keys help shows. */
+export type HelpGroup = (typeof HELP_GROUP_ORDER)[number];
+
+/**
+ * Every command's name (of its `Command.<Name>` constant) and id. Each record file adds its
+ * own entry (`declare module './command.js'`), so the ids are known to the compiler without
+ * a list of them; defineCommand refuses a record whose name and id are not declared so.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the record files add the entries
+export interface CommandIds {}
 
 /** What a command acts through. */
 export interface KeyContext {
@@ -55,6 +71,8 @@ export interface CommandRecord<Name extends string = string, Id extends string =
 	/** What the command does (help and README). */
 	description: string;
 	group: HelpGroup;
+	/** Its place in its group (help, the README's key table): lower first. */
+	order: number;
 	/** The screens it acts on. */
 	screens: readonly Screen[];
 	/** The screens whose key bar shows it (default: every screen it acts on). */
@@ -74,11 +92,24 @@ export interface CommandRecord<Name extends string = string, Id extends string =
 	run(ctx: KeyContext): void;
 }
 
-/** A command record, its name and id kept as literal types (Command derives from them). */
-export function defineCommand<const Name extends string, const Id extends string>(
-	record: CommandRecord<Name, Id>,
-): CommandRecord<Name, Id> {
+/** A command record, its name and id as its file declares them in CommandIds. */
+export function defineCommand<const Name extends keyof CommandIds & string>(
+	record: CommandRecord<Name, CommandIds[Name]>,
+): CommandRecord<Name, CommandIds[Name]> {
 	return record;
+}
+
+/** Whether a module's export is a command record (what registry.ts collects). */
+export function isCommandRecord(value: unknown): value is CommandRecord {
+	if (typeof value !== 'object' || value === null) return false;
+	const r = value as Partial<CommandRecord>;
+	return (
+		typeof r.id === 'string' &&
+		typeof r.name === 'string' &&
+		Array.isArray(r.match) &&
+		typeof r.order === 'number' &&
+		typeof r.run === 'function'
+	);
 }
 
 /** Whether a key press matches one of a command's keys. */

@@ -3,6 +3,12 @@
 import { selectedRow } from '../store/store.js';
 import { defineCommand, memberRow } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Console: 'console';
+	}
+}
+
 export const shellConsole = defineCommand({
 	name: 'Console',
 	id: 'console',
@@ -11,6 +17,7 @@ export const shellConsole = defineCommand({
 	hint: 'console',
 	description: 'open a shell in the selected member (kubectl exec)',
 	group: 'Act on the cluster',
+	order: 220,
 	screens: ['members', 'details'],
 	mutating: true,
 	// kubectl exec reads the pod, then opens the exec.

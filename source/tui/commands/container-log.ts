@@ -3,6 +3,12 @@
 import { selectedRow } from '../store/store.js';
 import { defineCommand, memberRow } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		ContainerLog: 'container-log';
+	}
+}
+
 export const containerLog = defineCommand({
 	name: 'ContainerLog',
 	id: 'container-log',
@@ -11,6 +17,7 @@ export const containerLog = defineCommand({
 	hint: 'container log',
 	description: "the selected member's container log, followed live (Esc returns)",
 	group: 'Views',
+	order: 240,
 	screens: ['members', 'details'],
 	mutating: false,
 	// the API's pods/log

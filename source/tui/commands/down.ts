@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, scrollBy, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Down: 'down';
+	}
+}
+
 export const down = defineCommand({
 	name: 'Down',
 	id: 'down',
@@ -10,6 +16,7 @@ export const down = defineCommand({
 	hint: 'down',
 	description: 'move down (scrolls details, help and the log view)',
 	group: 'Move',
+	order: 20,
 	screens: ALL_SCREENS,
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { defineCommand } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Filter: 'filter';
+	}
+}
+
 export const filter = defineCommand({
 	name: 'Filter',
 	id: 'filter',
@@ -11,6 +17,7 @@ export const filter = defineCommand({
 	barHint: { pools: 'find' },
 	description: 'members: filter (regex; ! inverts) · pools: find · audit: pool: member: …',
 	group: 'Find, sort, mark',
+	order: 110,
 	screens: ['pools', 'members', 'audit'],
 	mutating: false,
 	available: (_state, screen) =>

@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Help: 'help';
+	}
+}
+
 export const help = defineCommand({
 	name: 'Help',
 	id: 'help',
@@ -10,6 +16,7 @@ export const help = defineCommand({
 	hint: 'help',
 	description: 'this help',
 	group: 'Views',
+	order: 290,
 	screens: ALL_SCREENS,
 	mutating: false,
 	keepsStatus: true,

@@ -11,6 +11,12 @@ import { defineCommand, memberRow } from './command.js';
 import { commandLine } from './shell-word.js';
 import { showText } from './show-text.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Kubectl: 'kubectl';
+	}
+}
+
 export const kubectl = defineCommand({
 	name: 'Kubectl',
 	id: 'kubectl',
@@ -19,6 +25,7 @@ export const kubectl = defineCommand({
 	hint: 'kubectl',
 	description: 'the kubectl and ctpool commands for the selected member, to copy (Esc returns)',
 	group: 'Views',
+	order: 280,
 	screens: ['members', 'details'],
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { defineCommand, TABLE_SCREENS } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Log: 'log';
+	}
+}
+
 export const log = defineCommand({
 	name: 'Log',
 	id: 'log',
@@ -10,6 +16,7 @@ export const log = defineCommand({
 	hint: 'log',
 	description: 'show or hide the activity log',
 	group: 'Views',
+	order: 230,
 	screens: [...TABLE_SCREENS, 'logs', 'text'],
 	mutating: false,
 	keepsStatus: true,

@@ -3,6 +3,12 @@
 import { defineCommand, targetPool } from './command.js';
 import { RECONCILE_NEEDS } from './reconcile.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Loop: 'loop';
+	}
+}
+
 export const loop = defineCommand({
 	name: 'Loop',
 	id: 'loop',
@@ -11,6 +17,7 @@ export const loop = defineCommand({
 	hint: 'loop',
 	description: 'live reconcile loop on/off (interval and watch-triggered)',
 	group: 'Act on the cluster',
+	order: 200,
 	screens: ['pools', 'members', 'details'],
 	mutating: true,
 	needs: RECONCILE_NEEDS,

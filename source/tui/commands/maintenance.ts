@@ -11,6 +11,12 @@ import {
 } from './bulk.js';
 import { busyBlock, defineCommand, memberRow, targetPool } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Maintenance: 'maintenance';
+	}
+}
+
 export const maintenance = defineCommand({
 	name: 'Maintenance',
 	id: 'maintenance',
@@ -19,6 +25,7 @@ export const maintenance = defineCommand({
 	hint: 'maint',
 	description: 'maintenance on (asks a reason) or off: the selected or marked members',
 	group: 'Act on the cluster',
+	order: 210,
 	screens: ['members', 'details'],
 	mutating: true,
 	// Only the pool's PVC is marked: it is read (and its labels checked) first.

@@ -16,6 +16,12 @@ function confirmExpired(s: ConsoleApi): void {
 	else s.setStatus('no member of the shown pools has an expired claim');
 }
 
+declare module './command.js' {
+	interface CommandIds {
+		MarkExpired: 'mark-expired';
+	}
+}
+
 export const markExpired = defineCommand({
 	name: 'MarkExpired',
 	id: 'mark-expired',
@@ -25,6 +31,7 @@ export const markExpired = defineCommand({
 	description:
 		'members: mark every expired claim (the filter lets through) · pools, find: release every expired claim shown (one confirmation)',
 	group: 'Find, sort, mark',
+	order: 150,
 	screens: ['pools', 'members'],
 	bar: [],
 	mutating: false,

@@ -3,6 +3,12 @@
 import { selectedRow } from '../store/store.js';
 import { defineCommand, memberRow } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Mark: 'mark';
+	}
+}
+
 export const mark = defineCommand({
 	name: 'Mark',
 	id: 'mark',
@@ -11,6 +17,7 @@ export const mark = defineCommand({
 	hint: 'mark',
 	description: 'mark or unmark the selected member (x and m then act on every mark)',
 	group: 'Find, sort, mark',
+	order: 140,
 	screens: ['members'],
 	mutating: false,
 	available(state, screen) {

@@ -3,6 +3,12 @@
 import { defineCommand } from './command.js';
 import { stepAvailable, stepMember } from './member-step.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		NextMember: 'next-member';
+	}
+}
+
 export const nextMember = defineCommand({
 	name: 'NextMember',
 	id: 'next-member',
@@ -11,6 +17,7 @@ export const nextMember = defineCommand({
 	hint: 'next',
 	description: 'in details: the next member, in the members screen order',
 	group: 'Move',
+	order: 80,
 	screens: ['details'],
 	mutating: false,
 	available: (_state, screen) => stepAvailable(screen),

@@ -4,6 +4,12 @@ import { selectedRow } from '../store/store.js';
 import { defineCommand, targetPool } from './command.js';
 import { openHit } from './open-hit.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Open: 'open';
+	}
+}
+
 export const open = defineCommand({
 	name: 'Open',
 	id: 'open',
@@ -12,6 +18,7 @@ export const open = defineCommand({
 	hint: 'open',
 	description: 'open the pool, or the member details (long lines wrap)',
 	group: 'Move',
+	order: 90,
 	screens: ['pools', 'members'],
 	mutating: false,
 	run(ctx) {

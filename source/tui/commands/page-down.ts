@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, page, scrollBy, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		PageDown: 'page-down';
+	}
+}
+
 export const pageDown = defineCommand({
 	name: 'PageDown',
 	id: 'page-down',
@@ -10,6 +16,7 @@ export const pageDown = defineCommand({
 	hint: 'page down',
 	description: 'page down',
 	group: 'Move',
+	order: 60,
 	screens: ALL_SCREENS,
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, page, scrollBy, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		PageUp: 'page-up';
+	}
+}
+
 export const pageUp = defineCommand({
 	name: 'PageUp',
 	id: 'page-up',
@@ -10,6 +16,7 @@ export const pageUp = defineCommand({
 	hint: 'page up',
 	description: 'page up',
 	group: 'Move',
+	order: 50,
 	screens: ALL_SCREENS,
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { defineCommand } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Previous: 'previous';
+	}
+}
+
 export const previous = defineCommand({
 	name: 'Previous',
 	id: 'previous',
@@ -10,6 +16,7 @@ export const previous = defineCommand({
 	hint: 'previous',
 	description: "log view: the previous (crashed) container's log, or the current one",
 	group: 'Views',
+	order: 250,
 	screens: ['logs'],
 	mutating: false,
 	available: (_state, screen) => (screen === 'logs' ? null : 'in the log view (L opens it)'),

@@ -21,6 +21,12 @@ export function requestQuit(store: ConsoleStore, exit: () => void): void {
 	exit();
 }
 
+declare module './command.js' {
+	interface CommandIds {
+		Quit: 'quit';
+	}
+}
+
 export const quit = defineCommand({
 	name: 'Quit',
 	id: 'quit',
@@ -30,6 +36,7 @@ export const quit = defineCommand({
 	hint: 'quit',
 	description: 'quit',
 	group: 'Views',
+	order: 300,
 	screens: ALL_SCREENS,
 	mutating: false,
 	run: (ctx) => requestQuit(ctx.store, ctx.exit),

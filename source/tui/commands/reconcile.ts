@@ -17,6 +17,12 @@ export const RECONCILE_NEEDS: readonly AccessNeed[] = [
 	{ verb: 'delete', ...LEASES },
 ];
 
+declare module './command.js' {
+	interface CommandIds {
+		Reconcile: 'reconcile';
+	}
+}
+
 export const reconcile = defineCommand({
 	name: 'Reconcile',
 	id: 'reconcile',
@@ -25,6 +31,7 @@ export const reconcile = defineCommand({
 	hint: 'reconcile',
 	description: 'reconcile the pool now',
 	group: 'Act on the cluster',
+	order: 190,
 	screens: ['pools', 'members', 'details'],
 	mutating: true,
 	needs: RECONCILE_NEEDS,

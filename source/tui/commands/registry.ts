@@ -1,84 +1,34 @@
 /**
- * Every console command, in the order help (and the README's key table) lists them; a
- * command's group comes from its record, and the groups appear in the order their first
- * command does. Adding a command is one record file and one line here.
+ * Every console command, found rather than listed: the build and the tests make the module
+ * `virtual:console-commands` from every file of this folder that defines a command
+ * (scripts/command-records.mjs), and the records are put in help order (and the README's key
+ * table's) by their group and their order in it. Adding a command is its record file.
  */
 
-import { audit } from './audit.js';
-import { back } from './back.js';
-import { bottom } from './bottom.js';
-import { claim } from './claim.js';
-import type { CommandRecord, HelpGroup } from './command.js';
-import { shellConsole } from './console.js';
-import { containerLog } from './container-log.js';
-import { down } from './down.js';
-import { filter } from './filter.js';
-import { help } from './help.js';
-import { kubectl } from './kubectl.js';
-import { log } from './log.js';
-import { loop } from './loop.js';
-import { maintenance } from './maintenance.js';
-import { mark } from './mark.js';
-import { markExpired } from './mark-expired.js';
-import { nextMember } from './next-member.js';
-import { open } from './open.js';
-import { pageDown } from './page-down.js';
-import { pageUp } from './page-up.js';
-import { prevMember } from './prev-member.js';
-import { previous } from './previous.js';
-import { quit } from './quit.js';
-import { reconcile } from './reconcile.js';
-import { release } from './release.js';
-import { reverse } from './reverse.js';
-import { sort } from './sort.js';
-import { top } from './top.js';
-import { trace } from './trace.js';
-import { unmark } from './unmark.js';
-import { up } from './up.js';
-
-/** Every command, in help order. */
-export const COMMANDS = [
-	up,
-	down,
-	top,
-	bottom,
-	pageUp,
-	pageDown,
-	prevMember,
-	nextMember,
-	open,
-	back,
-	filter,
-	sort,
-	reverse,
-	mark,
-	markExpired,
-	unmark,
-	claim,
-	release,
-	reconcile,
-	loop,
-	maintenance,
-	shellConsole,
-	log,
-	containerLog,
-	previous,
-	audit,
-	trace,
-	kubectl,
-	help,
-	quit,
-] as const;
-
-type AnyRecord = (typeof COMMANDS)[number];
+import modules from 'virtual:console-commands';
+import {
+	type CommandIds,
+	type CommandRecord,
+	HELP_GROUP_ORDER,
+	type HelpGroup,
+	isCommandRecord,
+} from './command.js';
 
 /** A command's id. */
-export type Command = AnyRecord['id'];
+export type Command = CommandIds[keyof CommandIds];
+
+/** Every command, in help order (defineCommand made each id one of CommandIds). */
+export const COMMANDS: readonly CommandRecord<string, Command>[] = modules
+	.flatMap((m) => Object.values(m).filter(isCommandRecord) as CommandRecord<string, Command>[])
+	.sort(
+		(a, b) =>
+			HELP_GROUP_ORDER.indexOf(a.group) - HELP_GROUP_ORDER.indexOf(b.group) || a.order - b.order,
+	);
 
 /** Every command's id by name: `Command.Release` is 'release'. */
-export const Command = Object.fromEntries(COMMANDS.map((c) => [c.name, c.id])) as {
-	readonly [R in AnyRecord as R['name']]: R['id'];
-};
+export const Command = Object.fromEntries(
+	COMMANDS.map((c) => [c.name, c.id]),
+) as Readonly<CommandIds>;
 
 const BY_ID: ReadonlyMap<string, CommandRecord> = new Map(COMMANDS.map((c) => [c.id, c]));
 

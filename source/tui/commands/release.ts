@@ -5,6 +5,12 @@ import { selectedRow } from '../store/store.js';
 import { actsOnMarks, openBulk } from './bulk.js';
 import { busyBlock, defineCommand, memberRow } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Release: 'release';
+	}
+}
+
 export const release = defineCommand({
 	name: 'Release',
 	id: 'release',
@@ -13,6 +19,7 @@ export const release = defineCommand({
 	hint: 'release',
 	description: 'release --force the selected or every marked member (destroys its data)',
 	group: 'Act on the cluster',
+	order: 180,
 	screens: ['members', 'details'],
 	mutating: true,
 	needs: RELEASE_NEEDS,

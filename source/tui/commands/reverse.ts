@@ -3,6 +3,12 @@
 import { defineCommand } from './command.js';
 import { sortAvailable, sortStep } from './sort-step.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Reverse: 'reverse';
+	}
+}
+
 export const reverse = defineCommand({
 	name: 'Reverse',
 	id: 'reverse',
@@ -11,6 +17,7 @@ export const reverse = defineCommand({
 	hint: 'reverse',
 	description: 'reverse the sort order',
 	group: 'Find, sort, mark',
+	order: 130,
 	screens: ['pools', 'members'],
 	bar: [],
 	mutating: false,

@@ -3,6 +3,12 @@
 import { defineCommand } from './command.js';
 import { sortAvailable, sortStep } from './sort-step.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Sort: 'sort';
+	}
+}
+
 export const sort = defineCommand({
 	name: 'Sort',
 	id: 'sort',
@@ -11,6 +17,7 @@ export const sort = defineCommand({
 	hint: 'sort',
 	description: 'sort the pools or members by the next column (kept across refreshes)',
 	group: 'Find, sort, mark',
+	order: 120,
 	screens: ['pools', 'members'],
 	mutating: false,
 	available: (_state, screen) => sortAvailable(screen),

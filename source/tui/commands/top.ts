@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Top: 'top';
+	}
+}
+
 export const top = defineCommand({
 	name: 'Top',
 	id: 'top',
@@ -10,6 +16,7 @@ export const top = defineCommand({
 	hint: 'top',
 	description: 'first row, or the top of the text',
 	group: 'Move',
+	order: 30,
 	screens: ALL_SCREENS,
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { defineCommand, targetPool } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Trace: 'trace';
+	}
+}
+
 export const trace = defineCommand({
 	name: 'Trace',
 	id: 'trace',
@@ -11,6 +17,7 @@ export const trace = defineCommand({
 	description:
 		"trace: the pool's last plan of this console's reconcile loop, each step live (Esc returns)",
 	group: 'Views',
+	order: 270,
 	screens: ['pools', 'members'],
 	mutating: false,
 	// no right: it shows what this console's own reconciles told it

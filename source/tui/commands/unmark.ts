@@ -2,6 +2,12 @@
 
 import { defineCommand } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Unmark: 'unmark';
+	}
+}
+
 export const unmark = defineCommand({
 	name: 'Unmark',
 	id: 'unmark',
@@ -10,6 +16,7 @@ export const unmark = defineCommand({
 	hint: 'unmark',
 	description: 'unmark every member',
 	group: 'Find, sort, mark',
+	order: 160,
 	screens: ['members'],
 	bar: [],
 	mutating: false,

@@ -2,6 +2,12 @@
 
 import { ALL_SCREENS, defineCommand, scrollBy, scrollsText } from './command.js';
 
+declare module './command.js' {
+	interface CommandIds {
+		Up: 'up';
+	}
+}
+
 export const up = defineCommand({
 	name: 'Up',
 	id: 'up',
@@ -10,6 +16,7 @@ export const up = defineCommand({
 	hint: 'up',
 	description: 'move up (scrolls details, help and the log view)',
 	group: 'Move',
+	order: 10,
 	screens: ALL_SCREENS,
 	bar: [],
 	mutating: false,
