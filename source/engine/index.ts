@@ -19,10 +19,10 @@ export {
 export { type Definition, readDefinition, readDefinitionMap } from './definition.js';
 export { deletePool } from './delete-pool.js';
 export { createEngine, type Engine, engineOf } from './engine.js';
+export { readLastLogLines, readNodeRooms } from './hint-reads.js';
 export { EVENTS_DENIED_ACTION, recordAudit } from './kube-event.js';
 export { setMaintenance } from './maintenance.js';
 export { type EventLine, memberEvents } from './member-events.js';
-export { readLastLogLines, readNodeRooms } from './member-facts.js';
 export { memberLog } from './member-log.js';
 export { buildPod, buildPvc, memberLabels } from './member-objects.js';
 export { planStep, type ReconcileStep } from './member-step.js';

@@ -306,11 +306,11 @@ describe('engine operations', () => {
 		store.getState().setScreen('details');
 		ops.loadEvents('desk-1');
 		// Ready: nothing to read
-		expect(store.getState().hintFacts).toEqual({ member: 'desk-1', facts: {} });
+		expect(store.getState().hintInputs).toEqual({ member: 'desk-1', inputs: {} });
 		sim.cluster.controllers.crash('corral', 'desk-1');
 		const facts = await waitFor(
 			() => {
-				const log = store.getState().hintFacts?.facts.log;
+				const log = store.getState().hintInputs?.inputs.log;
 				return log && 'value' in log ? log.value : undefined;
 			},
 			{ what: 'the crash log read for the hint' },

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { nodeRooms, type PoolSpec, REPLACED_ANNOTATION } from '../../source/pool/index.js';
 import { CONSOLE_STRING_BOUND } from '../../source/tui/model/bounded-object.js';
-import type { HintFacts } from '../../source/tui/model/member-hint.js';
+import type { HintInputs } from '../../source/tui/model/member-hint.js';
 import { poolSpec as spec } from '../support/pool-spec.js';
 import { member, NOW } from './fixtures.js';
 import { lines, storeWith } from './helpers.js';
@@ -88,13 +88,13 @@ async function details(
 	s: PoolSpec,
 	columns: number,
 	rows: number,
-	facts?: HintFacts,
+	facts?: HintInputs,
 	status?: unknown,
 ): Promise<string> {
 	const store = storeWith(objects, { spec: s, status });
 	r = await renderConsole(store, { columns, rows });
 	await r.press(KEY.enter);
-	if (facts) store.getState().setHintFacts('desk-1', facts);
+	if (facts) store.getState().setHintInputs('desk-1', facts);
 	await r.press();
 	const frame = r.lastFrame();
 	expectLayout(frame, columns, rows);

@@ -60,7 +60,7 @@ describe('row tally', () => {
 							full.rows.map((r) => `${r.name}:${r.state}:${r.holder}`),
 						);
 						expect(p.counts).toEqual(countMembers(SIZE, p.rows));
-						expect(p.facts).toEqual(columnValues(p.rows));
+						expect(p.columnValues).toEqual(columnValues(p.rows));
 						p.rows.forEach((r, i) => {
 							expect(p.positions.get(r.name)).toBe(i);
 						});
@@ -79,8 +79,8 @@ describe('row tally', () => {
 		const after = currentPool(store.getState())!;
 		expect(after.rows).not.toBe(before.rows);
 		expect(after.counts.ready).toBe(1);
-		expect(after.facts).toBe(before.facts);
+		expect(after.columnValues).toBe(before.columnValues);
 		store.getState().applyBatch(upserts(member('desk', 2, s, { holder: 'alice@example.com' })));
-		expect(currentPool(store.getState())!.facts.anyClaim).toBe(true);
+		expect(currentPool(store.getState())!.columnValues.anyClaim).toBe(true);
 	});
 });

@@ -2,7 +2,7 @@
 
 import type { SimClusterConfig } from '../config.js';
 import type { SimEvent, SimObject, SimStore } from '../store-api.js';
-import { apiTime, bytes, milliCpu } from './pod-facts.js';
+import { apiTime, bytes, milliCpu } from './pod-view.js';
 
 /** One node as the scheduler and kubelet see it. */
 export interface NodeInfo {

@@ -6,7 +6,7 @@
 
 import type { SimObject, SimStore } from '../store-api.js';
 import type { ControllerErrors } from './controller-errors.js';
-import { apiTime } from './pod-facts.js';
+import { apiTime } from './pod-view.js';
 
 /** Normal or Warning, as kubectl shows it in the TYPE column. */
 export type EventType = 'Normal' | 'Warning';

@@ -36,7 +36,7 @@ import {
 	type PodCondition,
 	type PodContainerStatus,
 	splitKey,
-} from './pod-facts.js';
+} from './pod-view.js';
 import { ScaledTimers } from './scaled-timers.js';
 import { controllerQueue, type WorkQueue } from './work-queue.js';
 

@@ -19,7 +19,7 @@ import {
 	type Pod,
 	podClaimNames,
 	splitKey,
-} from './pod-facts.js';
+} from './pod-view.js';
 import { ScaledTimers } from './scaled-timers.js';
 import { claimClass, PVC_PROTECTION, SELECTED_NODE } from './storage-class.js';
 import { controllerQueue, type WorkQueue } from './work-queue.js';

@@ -24,7 +24,7 @@ import {
 	podRequests,
 	type Requests,
 	splitKey,
-} from './pod-facts.js';
+} from './pod-view.js';
 import { claimClass, SELECTED_NODE } from './storage-class.js';
 import { controllerQueue, type WorkQueue } from './work-queue.js';
 

@@ -1,7 +1,7 @@
 /** Which StorageClass a PVC gets: its own, or the cluster default when it names none. */
 
 import type { SimClusterConfig, SimStorageClass } from '../config.js';
-import type { Claim } from './pod-facts.js';
+import type { Claim } from './pod-view.js';
 
 /** The class a PVC resolves to. */
 export type ClassChoice =

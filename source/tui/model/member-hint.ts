@@ -1,6 +1,6 @@
 /**
  * What to do now about a member that is not Ready, and about a troubled pool: the console's
- * hints, from the member's row and objects, the pool's rows, and facts read on demand (the
+ * hints, from the member's row and objects, the pool's rows, and inputs read on demand (the
  * nodes' free room for an Unschedulable member, the last log lines of a crashing one).
  * Pure: plain data in, lines out.
  */
@@ -30,14 +30,14 @@ import type { PoolDerivation } from './pool-derivation.js';
 import { poolNamespace } from './pool-index.js';
 
 /** Something read on demand for a hint: the value, or why it cannot be shown. */
-export type Fact<T> = { value: T } | { unavailable: string };
+export type Lookup<T> = { value: T } | { unavailable: string };
 
-/** The facts a hint may need, read when the details open (absent: still reading). */
-export interface HintFacts {
+/** What a hint may need, read when the details open (absent: still reading). */
+export interface HintInputs {
 	/** The room on every node (for an Unschedulable member). */
-	rooms?: Fact<NodeRoom[]>;
+	rooms?: Lookup<NodeRoom[]>;
 	/** The last lines of the container's previous run (for a crashing member). */
-	log?: Fact<string[]>;
+	log?: Lookup<string[]>;
 }
 
 /** One line of a hint. */
@@ -113,10 +113,10 @@ function applyImage(pool: HintPool): string {
 	return onPool(pool, 'apply {pool} --image <image>');
 }
 
-function unschedulableHint(pod: PodObject | null, pool: HintPool, facts: HintFacts): HintLine[] {
+function unschedulableHint(pod: PodObject | null, pool: HintPool, inputs: HintInputs): HintLine[] {
 	const req = podRequests(pod ?? {});
 	const needs = `needs ${formatRequests(req)}`;
-	const rooms = facts.rooms;
+	const rooms = inputs.rooms;
 	if (!rooms) return [{ label: 'Do', text: `${needs}; reading the nodes' free room…` }];
 	if ('unavailable' in rooms)
 		return [
@@ -159,7 +159,7 @@ function unschedulableHint(pod: PodObject | null, pool: HintPool, facts: HintFac
 	return lines;
 }
 
-function crashHint(pod: PodObject | null, facts: HintFacts): HintLine[] {
+function crashHint(pod: PodObject | null, inputs: HintInputs): HintLine[] {
 	const cs = pod?.status?.containerStatuses?.[0];
 	const restarts = cs?.restartCount ?? 0;
 	const head: HintLine = {
@@ -167,7 +167,7 @@ function crashHint(pod: PodObject | null, facts: HintFacts): HintLine[] {
 		text: `the container keeps crashing (${restarts} restart${restarts === 1 ? '' : 's'}); its image's command or the data on its PVC: the last lines of its previous run:`,
 		tone: 'error',
 	};
-	const log = facts.log;
+	const log = inputs.log;
 	if (!log) return [head, { label: '', text: '  reading the log…', tone: 'muted' }];
 	if ('unavailable' in log)
 		return [head, { label: '', text: `  the log is not shown: ${log.unavailable}`, tone: 'warn' }];
@@ -196,11 +196,11 @@ export function memberHint(
 	row: MemberRow,
 	pod: PodObject | null,
 	pool: HintPool,
-	facts: HintFacts,
+	inputs: HintInputs,
 	now: number,
 ): HintLine[] {
 	const lines: HintLine[] = [];
-	if (row.state === 'Unschedulable') lines.push(...unschedulableHint(pod, pool, facts));
+	if (row.state === 'Unschedulable') lines.push(...unschedulableHint(pod, pool, inputs));
 	else if (row.state === 'Failed') {
 		const kind = failureKind(row.message);
 		if (isImagePullKind(kind)) {
@@ -212,7 +212,7 @@ export function memberHint(
 					: `its image cannot be pulled on node ${row.node || '?'} while other members pull it: look at that node's registry access`,
 				tone: 'error',
 			});
-		} else if (kind === 'CrashLoopBackOff') lines.push(...crashHint(pod, facts));
+		} else if (kind === 'CrashLoopBackOff') lines.push(...crashHint(pod, inputs));
 		lines.push({ label: lines.length === 0 ? 'Do' : '', text: replaceNext(row, pool, now) });
 	} else if (row.state === 'Stopped')
 		lines.push({

@@ -49,8 +49,8 @@ export interface PoolDerivation {
 	rows: readonly MemberRow[];
 	counts: PoolCounts;
 	/** What the rows hold, for the members table's columns (the same object while unchanged). */
-	facts: ColumnValues;
-	/** The counts and facts, kept incrementally (never changed once the derivation is made). */
+	columnValues: ColumnValues;
+	/** The counts and column values, kept incrementally (never changed once the derivation is made). */
 	tally: RowTally;
 	/** Where each member is in rows (shared by derivations with the same members). */
 	positions: ReadonlyMap<string, number>;
@@ -116,7 +116,7 @@ export function derivePool(index: ObjectIndex, pool: string, now: number): PoolD
 		...def,
 		rows,
 		counts: tallyCounts(tally, def.spec?.size ?? 0),
-		facts: tallyValues(tally),
+		columnValues: tallyValues(tally),
 		tally,
 		positions: positionsOf(rows),
 	};
@@ -207,7 +207,7 @@ export function rederiveMembers(
 		...prev,
 		rows,
 		counts: tallyCounts(tally, size),
-		facts: sameValues(prev.facts, tallyValues(tally)),
+		columnValues: sameValues(prev.columnValues, tallyValues(tally)),
 		tally,
 		positions,
 	};

@@ -1,10 +1,10 @@
-/** The feeds' actions: the activity log, the audit feed, a member's Events and hint facts, the pod log, the traces. */
+/** The feeds' actions: the activity log, the audit feed, a member's Events and hint inputs, the pod log, the traces. */
 
 import type { EngineEvent } from '../../engine/context.js';
 import type { TraceEvent } from '../../engine/reconcile-plan.js';
 import { type AuditEntry, capAudit } from '../../pool/audit.js';
 import { boundedString } from '../model/bounded-object.js';
-import type { HintFacts } from '../model/member-hint.js';
+import type { HintInputs } from '../model/member-hint.js';
 import { applyTrace } from '../model/trace-model.js';
 import type { StoreContext } from './context.js';
 import {
@@ -25,8 +25,8 @@ export interface FeedsActions {
 	toggleLog(): void;
 	/** Records the events of the member on the details screen. */
 	setDetails(details: DetailsEvents | null): void;
-	/** Records facts read for the hint of a member (a new member starts afresh; null clears). */
-	setHintFacts(member: string | null, facts?: HintFacts): void;
+	/** Records inputs read for the hint of a member (a new member starts afresh; null clears). */
+	setHintInputs(member: string | null, inputs?: HintInputs): void;
 	/** Replaces every audit line (a full list), or adds or removes one (a watch change). */
 	auditChange(
 		change: { reset: readonly AuditEntry[] } | { upsert: AuditEntry } | { delete: string },
@@ -59,13 +59,13 @@ export function feedsActions(ctx: StoreContext): FeedsActions {
 		setDetails(details) {
 			set({ details });
 		},
-		setHintFacts(member, facts = {}) {
-			if (member === null) return set({ hintFacts: null });
-			const had = get().hintFacts;
+		setHintInputs(member, inputs = {}) {
+			if (member === null) return set({ hintInputs: null });
+			const had = get().hintInputs;
 			set({
-				hintFacts: {
+				hintInputs: {
 					member,
-					facts: had?.member === member ? { ...had.facts, ...facts } : { ...facts },
+					inputs: had?.member === member ? { ...had.inputs, ...inputs } : { ...inputs },
 				},
 			});
 		},

@@ -1,12 +1,12 @@
 /**
  * The feeds' slice of the console state: what flows in while the console runs (the activity
- * log, the audit feed, a member's Events and hint facts, the pod log, the reconciles' traces).
+ * log, the audit feed, a member's Events and hint inputs, the pod log, the reconciles' traces).
  */
 
 import type { EngineEvent } from '../../engine/context.js';
 import type { EventLine } from '../../engine/member-events.js';
 import type { AuditEntry } from '../../pool/audit.js';
-import type { HintFacts } from '../model/member-hint.js';
+import type { HintInputs } from '../model/member-hint.js';
 import type { PoolTrace } from '../model/trace-model.js';
 
 /** The audit trail as the console follows it (a watch on ctpool's Events). */
@@ -73,8 +73,8 @@ export interface FeedsState {
 	showLog: boolean;
 	log: readonly LogEntry[];
 	details: DetailsEvents | null;
-	/** The facts read for the hint of the member on the details screen (see member-hint.ts). */
-	hintFacts: { member: string; facts: HintFacts } | null;
+	/** The inputs read for the hint of the member on the details screen (see member-hint.ts). */
+	hintInputs: { member: string; inputs: HintInputs } | null;
 	/** The container log of the log view (null when closed). */
 	podLog: PodLogView | null;
 	audit: AuditFeed;
@@ -88,7 +88,7 @@ export function initialFeedsState(): FeedsState {
 		showLog: false,
 		log: [],
 		details: null,
-		hintFacts: null,
+		hintInputs: null,
 		podLog: null,
 		audit: { status: 'off', message: '', entries: [], oldest: null },
 		traces: {},

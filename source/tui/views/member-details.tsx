@@ -13,7 +13,7 @@ import {
 } from '../../pool/index.js';
 import { ageSince, clockTime, formatAge } from '../../text/age.js';
 import {
-	type HintFacts,
+	type HintInputs,
 	type HintPool,
 	imageLine,
 	memberHint,
@@ -46,10 +46,10 @@ const LABEL_WIDTH = 10;
 /** The most rows one hint line wraps to (a long log line is cut). */
 const HINT_ROWS = 3;
 
-/** What the "what to do now" lines need: the member's pool and the facts read for it. */
+/** What the "what to do now" lines need: the member's pool and the inputs read for it. */
 export interface DetailHint {
 	pool: HintPool;
-	facts: HintFacts;
+	inputs: HintInputs;
 	/** The width the text of a line may take (hint lines wrap to it; 0: no wrapping). */
 	width: number;
 }
@@ -61,7 +61,7 @@ function hintLines(
 	hint: DetailHint,
 	now: number,
 ): DetailLine[] {
-	return memberHint(row, objects.pod ?? null, hint.pool, hint.facts, now).flatMap((h) => {
+	return memberHint(row, objects.pod ?? null, hint.pool, hint.inputs, now).flatMap((h) => {
 		const all = hint.width > 0 ? wrapText(h.text, hint.width) : [h.text];
 		// a hint never pushes the member's fields off the screen: at most HINT_ROWS rows each
 		const parts =
@@ -158,7 +158,7 @@ export function detailLines(
 	return lines;
 }
 
-const NO_FACTS: HintFacts = {};
+const NO_INPUTS: HintInputs = {};
 
 /** One line on screen: a detail's first line carries its label. */
 interface ScreenLine {
@@ -222,8 +222,8 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	const pool = useConsole((s) => (s.pool ? (s.pools[s.pool] ?? null) : null));
 	const poolKeyNow = useConsole((s) => s.pool);
 	const session = useConsole((s) => s.session);
-	const facts = useConsole((s) =>
-		row && s.hintFacts?.member === row.name ? s.hintFacts.facts : NO_FACTS,
+	const inputs = useConsole((s) =>
+		row && s.hintInputs?.member === row.name ? s.hintInputs.inputs : NO_INPUTS,
 	);
 	// biome-ignore lint/correctness/useExhaustiveDependencies: revision marks a change of the objects
 	const objects = useMemo(
@@ -241,7 +241,7 @@ export function MemberDetails({ width, height, scrollInfo }: MemberDetailsProps)
 	const hint: DetailHint | undefined = pool
 		? {
 				pool: sessionHintPool(session, poolKeyNow ?? pool.pool, pool),
-				facts,
+				inputs,
 				width: Math.max(20, width - LABEL_WIDTH),
 			}
 		: undefined;

@@ -43,7 +43,9 @@ export interface MembersViewProps {
 export function MembersView({ width, height }: MembersViewProps) {
 	const theme = useTheme();
 	const rows = useConsole((s) => (s.pool ? s.pools[s.pool]?.rows : undefined) ?? NO_ROWS);
-	const values = useConsole((s) => (s.pool ? s.pools[s.pool]?.facts : undefined) ?? NO_VALUES);
+	const values = useConsole(
+		(s) => (s.pool ? s.pools[s.pool]?.columnValues : undefined) ?? NO_VALUES,
+	);
 	const filter = useConsole((s) => s.filter);
 	const selected = useConsole((s) => s.selected);
 	const selectedIndex = useConsole((s) => s.selectedIndex);
