@@ -1,6 +1,6 @@
 /** G: the last row, or the end of the text (where the log view follows). */
 
-import { ALL_SCREENS, defineCommand, scrollsText } from './command.js';
+import { defineCommand, MOVE_KEY, moveOrScroll } from './command.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -15,16 +15,9 @@ export const bottom = defineCommand({
 	keys: 'G',
 	hint: 'bottom',
 	description: 'last row, or the end of the text (the log view follows from there)',
-	group: 'Move',
+	...MOVE_KEY,
 	order: 40,
-	screens: ALL_SCREENS,
 	// G follows the log; elsewhere moving is in help
 	bar: ['logs'],
-	mutating: false,
-	keepsStatus: true,
-	run(ctx) {
-		const s = ctx.store.getState();
-		if (scrollsText(s.screen)) s.setScroll(-1);
-		else s.moveTo('bottom');
-	},
+	run: (ctx) => moveOrScroll(ctx, 'bottom'),
 });

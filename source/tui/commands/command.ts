@@ -190,3 +190,32 @@ export function staticBlockOf(state: ConsoleState, record: CommandRecord): strin
 	if (record.mutating && state.session.readOnly) return 'read-only mode (--read-only)';
 	return (state.denied as Readonly<Record<string, string | undefined>>)[record.id] ?? null;
 }
+
+/** What every moving key shares: every screen, not in the key bar, changes nothing, keeps the message. */
+export const MOVE_KEY = {
+	group: 'Move',
+	screens: ALL_SCREENS,
+	bar: [],
+	mutating: false,
+	keepsStatus: true,
+} as const;
+
+/**
+ * A moving key: by delta rows in a table, or lines on a text screen (`page`: a page of
+ * either; 'top' and 'bottom': the first row or line, the last).
+ */
+export function moveOrScroll(
+	ctx: KeyContext,
+	delta: number | 'page' | '-page' | 'top' | 'bottom',
+): void {
+	const s = ctx.store.getState();
+	const text = scrollsText(s.screen);
+	if (delta === 'top' || delta === 'bottom') {
+		if (text) s.setScroll(delta === 'top' ? 0 : -1);
+		else s.moveTo(delta);
+		return;
+	}
+	const n = delta === 'page' ? page(ctx) : delta === '-page' ? -page(ctx) : delta;
+	if (text) scrollBy(ctx, n);
+	else s.move(n);
+}

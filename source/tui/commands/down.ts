@@ -1,6 +1,6 @@
 /** ↓ j: down a row, or down a line of the text. */
 
-import { ALL_SCREENS, defineCommand, scrollBy, scrollsText } from './command.js';
+import { defineCommand, MOVE_KEY, moveOrScroll } from './command.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -15,15 +15,7 @@ export const down = defineCommand({
 	keys: '↓ j',
 	hint: 'down',
 	description: 'move down (scrolls details, help and the log view)',
-	group: 'Move',
+	...MOVE_KEY,
 	order: 20,
-	screens: ALL_SCREENS,
-	bar: [],
-	mutating: false,
-	keepsStatus: true,
-	run(ctx) {
-		const s = ctx.store.getState();
-		if (scrollsText(s.screen)) scrollBy(ctx, 1);
-		else s.move(1);
-	},
+	run: (ctx) => moveOrScroll(ctx, 1),
 });

@@ -1,6 +1,6 @@
 /** PgDn: a page down, of rows or of text. */
 
-import { ALL_SCREENS, defineCommand, page, scrollBy, scrollsText } from './command.js';
+import { defineCommand, MOVE_KEY, moveOrScroll } from './command.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -15,15 +15,7 @@ export const pageDown = defineCommand({
 	keys: 'PgDn',
 	hint: 'page down',
 	description: 'page down',
-	group: 'Move',
+	...MOVE_KEY,
 	order: 60,
-	screens: ALL_SCREENS,
-	bar: [],
-	mutating: false,
-	keepsStatus: true,
-	run(ctx) {
-		const s = ctx.store.getState();
-		if (scrollsText(s.screen)) scrollBy(ctx, page(ctx));
-		else s.move(page(ctx));
-	},
+	run: (ctx) => moveOrScroll(ctx, 'page'),
 });

@@ -1,6 +1,6 @@
 /** PgUp: a page up, of rows or of text. */
 
-import { ALL_SCREENS, defineCommand, page, scrollBy, scrollsText } from './command.js';
+import { defineCommand, MOVE_KEY, moveOrScroll } from './command.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -15,15 +15,7 @@ export const pageUp = defineCommand({
 	keys: 'PgUp',
 	hint: 'page up',
 	description: 'page up',
-	group: 'Move',
+	...MOVE_KEY,
 	order: 50,
-	screens: ALL_SCREENS,
-	bar: [],
-	mutating: false,
-	keepsStatus: true,
-	run(ctx) {
-		const s = ctx.store.getState();
-		if (scrollsText(s.screen)) scrollBy(ctx, -page(ctx));
-		else s.move(-page(ctx));
-	},
+	run: (ctx) => moveOrScroll(ctx, '-page'),
 });

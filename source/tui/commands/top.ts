@@ -1,6 +1,6 @@
 /** g: the first row, or the top of the text. */
 
-import { ALL_SCREENS, defineCommand, scrollsText } from './command.js';
+import { defineCommand, MOVE_KEY, moveOrScroll } from './command.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -15,15 +15,7 @@ export const top = defineCommand({
 	keys: 'g',
 	hint: 'top',
 	description: 'first row, or the top of the text',
-	group: 'Move',
+	...MOVE_KEY,
 	order: 30,
-	screens: ALL_SCREENS,
-	bar: [],
-	mutating: false,
-	keepsStatus: true,
-	run(ctx) {
-		const s = ctx.store.getState();
-		if (scrollsText(s.screen)) s.setScroll(0);
-		else s.moveTo('top');
-	},
+	run: (ctx) => moveOrScroll(ctx, 'top'),
 });

@@ -11,6 +11,7 @@ import {
 	type CellTone,
 	type ColumnRecord,
 	columnSpecs,
+	nameColumnRules,
 	type RecordSpec,
 } from '../render/table-layout.js';
 import { clean, displayWidth } from '../render/text-fit.js';
@@ -122,10 +123,7 @@ const MEMBER_COLUMN_RECORDS: { [K in MemberColumn]: MemberColumnRecord & { key: 
 	name: {
 		key: 'name',
 		title: 'NAME',
-		rules: (v) => {
-			const name = Math.max(4, Math.min(v.nameWidth, 40));
-			return { min: name, max: name, priority: 0 };
-		},
+		rules: (v) => nameColumnRules(v.nameWidth),
 		cell: (row) => ({ text: row.name }),
 		sortKey: (row) => row.index,
 	},

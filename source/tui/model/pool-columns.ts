@@ -8,6 +8,7 @@ import {
 	type CellTone,
 	type ColumnRecord,
 	columnSpecs,
+	nameColumnRules,
 	type RecordSpec,
 } from '../render/table-layout.js';
 import type { ListedKinds } from '../store/store.js';
@@ -132,10 +133,7 @@ const POOL_COLUMN_RECORDS: { [K in PoolColumn]: PoolColumnRecord & { key: K } } 
 	name: {
 		key: 'name',
 		title: 'POOL',
-		rules: (v) => {
-			const name = Math.max(4, Math.min(v.nameWidth, 40));
-			return { min: name, max: name, priority: 0 };
-		},
+		rules: (v) => nameColumnRules(v.nameWidth),
 		cell: (p) => ({ text: p.pool }),
 		sortKey: (p) => p.pool,
 	},

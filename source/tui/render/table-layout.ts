@@ -24,6 +24,12 @@ export interface WidthRules {
 	align?: 'left' | 'right';
 }
 
+/** The NAME (or POOL) column: as wide as the longest name, 4 to 40 cells, kept longest. */
+export function nameColumnRules(longest: number): WidthRules {
+	const width = Math.max(4, Math.min(longest, 40));
+	return { min: width, max: width, priority: 0 };
+}
+
 /** A column of a table. */
 export interface ColumnSpec<K extends string = string> extends WidthRules {
 	key: K;
