@@ -52,6 +52,9 @@ export const SIM = [
 	'test/tui/truthful-header.test.ts',
 	'test/tui/young-generation.test.ts',
 	'test/tui/raw-mode.test.tsx',
+	// run the copied command lines through sh
+	'test/tui/kubectl-key.test.tsx',
+	'test/tui/shell-word.test.ts',
 ];
 
 /** Folders (ending in /) and files of the e2e project. */
