@@ -78,6 +78,7 @@ export const REAL = [
 	REAL_ONLY,
 	'test/engine/apply-reconcile.test.ts',
 	'test/engine/claim.test.ts',
+	'test/engine/claim-requests.test.ts',
 	'test/engine/release.test.ts',
 	'test/engine/reconcile-steps.test.ts',
 	'test/engine/reconcile-leases.test.ts',

@@ -17,9 +17,10 @@ import {
 import type { LeaseObject } from '../pool/objects.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
 import type { PoolSpec } from '../pool/spec.js';
+import { claimCacheKey } from './claim-cache.js';
 import type { EngineContext } from './context.js';
-import { readDefinition } from './definition.js';
-import { type ListedObjects, listPoolObjects } from './pool-objects.js';
+import { definitionOf, readDefinition } from './definition.js';
+import { type ListedObjects, listPoolObjects, readListedObjects } from './pool-objects.js';
 
 /** How long a finished read is handed to claims that start after it (ms). */
 export const CLAIM_SNAPSHOT_REUSE_MS = 250;
@@ -38,6 +39,8 @@ export function stateRank(view: MemberView): number {
 export interface ClaimSnapshot {
 	/** When the read started (Date.now()). */
 	readAt: number;
+	/** Made from the engine's watch-fed cache (claim-cache.ts), not read from the API. */
+	cached: boolean;
 	spec: PoolSpec;
 	facts: PoolFacts;
 	objects: ListedObjects;
@@ -56,8 +59,11 @@ export interface ClaimSnapshot {
 	strangers: Map<string, MemberObjectKind[]>;
 	/** A list of the Leases under way, shared by the claims that lost races. */
 	leaseRefresh?: Promise<void>;
-	/** A list of the Leases to be sent after won claims, shared by those that won before it. */
-	afterWin?: { sent: boolean; leases: Promise<LeaseObject[]> };
+	/**
+	 * A list of the Leases of the identities that just won (by their holder label), to be
+	 * sent after those wins: shared by the claims that win in one turn of the event loop.
+	 */
+	afterWin?: { sent: boolean; identities: Set<string>; leases: Promise<LeaseObject[]> };
 }
 
 /** One shared read of a pool, under way or done. */
@@ -74,8 +80,26 @@ function readKey(ctx: EngineContext, pool: string): string {
 	return `${ctx.namespace}/${pool}`;
 }
 
-async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnapshot> {
-	const readAt = Date.now();
+/** What a snapshot is made of: the definition and the pool's objects. */
+interface PoolRead {
+	spec: PoolSpec;
+	objects: ListedObjects;
+	/** Read from the engine's watch-fed cache (claim-cache.ts), not from the API. */
+	cached: boolean;
+}
+
+/** The pool as the engine's watch-fed cache has it, or null when it has none synced. */
+function fromCache(ctx: EngineContext, pool: string): PoolRead | null {
+	const cache = ctx.caches.claimCaches.get(claimCacheKey(ctx, pool));
+	if (!cache?.synced()) return null;
+	const configMap = cache.configMap();
+	if (configMap === 'unreadable') return null;
+	const { spec } = definitionOf(ctx, pool, configMap);
+	return { spec, objects: readListedObjects(cache.raw(), pool), cached: true };
+}
+
+/** The pool read from the API: the definition and one list of each kind, all at once. */
+async function fromApi(ctx: EngineContext, pool: string): Promise<PoolRead> {
 	// Both at once; the definition's failure (no such pool) is the one reported first.
 	const [definition, listed] = await Promise.allSettled([
 		readDefinition(ctx, pool),
@@ -83,8 +107,19 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 	]);
 	if (definition.status === 'rejected') throw definition.reason;
 	if (listed.status === 'rejected') throw listed.reason;
-	const { spec } = definition.value;
-	const objects = listed.value;
+	return { spec: definition.value.spec, objects: listed.value, cached: false };
+}
+
+async function readSnapshot(
+	ctx: EngineContext,
+	pool: string,
+	fresh: boolean,
+): Promise<ClaimSnapshot> {
+	const readAt = Date.now();
+	// A read again (a claim found nothing free in an older read, or must find its identity's
+	// member just won) asks the API: the cache may not have caught up with the writes yet.
+	const { spec, objects, cached } =
+		(fresh ? null : fromCache(ctx, pool)) ?? (await fromApi(ctx, pool));
 	const facts: PoolFacts = poolFacts(spec.size, spec);
 	const now = ctx.now();
 	const members = groupMembers(pool, spec.size, objects);
@@ -94,6 +129,7 @@ async function readSnapshot(ctx: EngineContext, pool: string): Promise<ClaimSnap
 		.sort((a, b) => stateRank(a) - stateRank(b) || a.index - b.index);
 	return {
 		readAt,
+		cached,
 		spec,
 		facts,
 		objects,
@@ -124,7 +160,7 @@ export function claimSnapshot(
 		(known.doneAt === undefined || Date.now() - known.doneAt < CLAIM_SNAPSHOT_REUSE_MS)
 	)
 		return known.snapshot;
-	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool) };
+	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, fresh) };
 	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {

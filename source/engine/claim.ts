@@ -1,11 +1,24 @@
 /**
  * claim: give a member to an identity. The identity's own member when it holds one (an
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
+ *
+ * The path: snapshot (claim-snapshot.ts: the engine's watch-fed cache in a long-running
+ * process, else the definition and one list of each kind, shared by concurrent claims) →
+ * choose (nextCandidate) → Lease create (the arbiter: a stale snapshot only loses a race) →
+ * settle (one round at once: the PVC's display copy written at the snapshot's
+ * resourceVersion, and the identity's earlier claim looked for in the cache or by its holder
+ * label), then the audit Event.
  */
 
 import { authenticatedUser } from '../kube/whoami.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
-import { CLAIM_SECONDS, CLAIM_USER_ANNOTATION, leaseHolder } from '../pool/lease.js';
+import {
+	CLAIM_SECONDS,
+	CLAIM_USER_ANNOTATION,
+	HOLDER_LABEL,
+	holderLabelValue,
+	leaseHolder,
+} from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -14,10 +27,12 @@ import {
 	notFreeReason,
 } from '../pool/member-state.js';
 import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
+import { readObjects } from '../pool/object-shape.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
+import { claimCacheKey } from './claim-cache.js';
 import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
@@ -26,7 +41,12 @@ import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
-import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+import {
+	type ListedObjects,
+	listPoolObjects,
+	poolSelector,
+	readListedObjects,
+} from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -80,6 +100,8 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
 	const startedAt = Date.now();
+	// Who the cluster says claims is asked (once per process) while the pool is read.
+	void authenticatedUser(ctx.kube);
 	let snapshot = await claimSnapshot(ctx, pool);
 	emitEvent(ctx, {
 		pool,
@@ -158,22 +180,6 @@ async function claimIn(
 			if (++losses % LOSSES_BEFORE_REFRESH === 0) await refreshLeases(ctx, pool, snapshot);
 			continue;
 		}
-		// Two claims by one identity at once (a double click) may each win a member: the one
-		// whose Lease came later gives its member back and starts again from a fresh read,
-		// where it finds the identity's own member (or, if that one went meanwhile, a free one).
-		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
-		if (earlier) {
-			await deleteLease(ctx, lease).catch(() => false);
-			taken.delete(view.name);
-			emitEvent(ctx, {
-				pool,
-				member: view.name,
-				action: 'claim',
-				outcome: 'info',
-				message: `${sanitize(identity)} won ${earlier} in a claim at the same time; ${view.name} given back`,
-			});
-			throw new ClaimAgain();
-		}
 		const won = await settle(ctx, pool, spec, identity, view, lease, snapshot);
 		if (won) {
 			snapshot.winners.add(identity);
@@ -228,11 +234,16 @@ function earlierThan(a: LeaseObject, b: LeaseObject): boolean {
 	return ta !== tb ? ta < tb : ra < rb;
 }
 
+/** At most this many identities in one label selector of the check for an earlier claim. */
+const HOLDERS_PER_LIST = 50;
+
 /**
  * The member of another Lease the identity holds in the pool that was made before `mine`, or
- * null. The Leases are listed after mine was made (claims that win in the same turn of the
- * event loop share one list), so of two claims at once by one identity the later always sees the earlier: it
- * gives its member back, and both answer with the same member.
+ * null. Two claims at once by one identity (a double click, two terminals) may each win a
+ * member: the identity's Leases (found by their holder label, never a list of every Lease)
+ * are listed after mine was made, so the later of the two always sees the earlier; it gives
+ * its member back, and both answer with the same member. Claims that win in the same turn of
+ * the event loop share one list (`holder-hash in (...)`).
  */
 async function earlierClaimOf(
 	ctx: EngineContext,
@@ -241,25 +252,62 @@ async function earlierClaimOf(
 	identity: string,
 	mine: LeaseObject,
 ): Promise<string | null> {
+	const cached = await cachedLeasesAfter(ctx, pool, snapshot, identity, mine);
+	if (cached) return earlierIn(cached, identity, mine);
 	// A list not yet sent is made after mine, so it serves; one already sent may not.
 	let shared = snapshot.afterWin;
-	if (!shared || shared.sent) {
+	if (!shared || shared.sent || shared.identities.size >= HOLDERS_PER_LIST) {
 		const next: NonNullable<ClaimSnapshot['afterWin']> = {
 			sent: false,
+			identities: new Set(),
 			leases: new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
 				next.sent = true;
-				return listLeases(ctx, pool);
+				return listLeases(ctx, holdersSelector(pool, next.identities));
 			}),
 		};
 		snapshot.afterWin = next;
 		shared = next;
 	}
-	const leases = await shared.leases;
+	shared.identities.add(identity);
+	return earlierIn(await shared.leases, identity, mine);
+}
+
+/** The member of a Lease among leases the identity holds that was made before mine, or null. */
+function earlierIn(
+	leases: readonly LeaseObject[],
+	identity: string,
+	mine: LeaseObject,
+): string | null {
 	for (const l of leases) {
 		if (l.metadata.name === mine.metadata.name || leaseHolder(l) !== identity) continue;
 		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
 	}
 	return null;
+}
+
+/**
+ * The pool's Leases from the engine's watch-fed cache once its Lease watch has delivered
+ * mine (a watch delivers in resourceVersion order: every Lease made before mine is there),
+ * or null when the snapshot was not made from the cache or the watch lags (then: a list).
+ */
+async function cachedLeasesAfter(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	identity: string,
+	mine: LeaseObject,
+): Promise<LeaseObject[] | null> {
+	const cache = snapshot.cached ? ctx.caches.claimCaches.get(claimCacheKey(ctx, pool)) : undefined;
+	if (!cache?.synced() || !(await cache.leasesReached(mine.metadata.resourceVersion))) return null;
+	// only the identity's (by their holder label): a claim's check reads a few, not every Lease
+	const leases = cache.leasesLabelled(HOLDER_LABEL, holderLabelValue(identity));
+	return readListedObjects({ pods: [], pvcs: [], leases }, pool).leases;
+}
+
+/** The label selector of the Leases in a pool held by some identities. */
+function holdersSelector(pool: string, identities: ReadonlySet<string>): string {
+	const values = [...identities].map(holderLabelValue).sort();
+	return `${poolSelector(pool)},${HOLDER_LABEL} in (${values.join(',')})`;
 }
 
 /** Lists the Leases again (one list shared by the claims that lost races) and marks them taken. */
@@ -268,7 +316,7 @@ async function refreshLeases(
 	pool: string,
 	snapshot: ClaimSnapshot,
 ): Promise<void> {
-	snapshot.leaseRefresh ??= listLeases(ctx, pool)
+	snapshot.leaseRefresh ??= listLeases(ctx, poolSelector(pool))
 		.then((leases) => {
 			for (const l of leases) {
 				const member = l.metadata.labels?.[MEMBER_LABEL];
@@ -307,13 +355,14 @@ function nextCandidate(
 	return pool[Math.floor(Math.random() * pool.length)] ?? first;
 }
 
-async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
+/** The Leases a label selector picks, each read at the boundary (one that does not read is left out). */
+async function listLeases(ctx: EngineContext, labelSelector: string): Promise<LeaseObject[]> {
 	try {
-		const list = await ctx.kube.readJson<{ items?: LeaseObject[] }>(
+		const list = await ctx.kube.readJson<{ items?: unknown }>(
 			`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ctx.namespace)}/leases`,
-			{ labelSelector: poolSelector(pool) },
+			{ labelSelector },
 		);
-		return list.items ?? [];
+		return readObjects('leases', Array.isArray(list.items) ? list.items : []).objects;
 	} catch (err) {
 		throw clusterError(err, {
 			verb: 'list',
@@ -332,9 +381,10 @@ async function annotateHolder(
 	pool: string,
 	member: string,
 	holder: string | null,
+	known?: PvcObject,
 ): Promise<PvcObject | null> {
 	try {
-		return await annotateOwnedPvc(ctx, pool, member, { [ASSIGNED_TO_ANNOTATION]: holder });
+		return await annotateOwnedPvc(ctx, pool, member, { [ASSIGNED_TO_ANNOTATION]: holder }, known);
 	} catch (err) {
 		if (err instanceof PoolError) throw err;
 		throw clusterError(err, {
@@ -378,9 +428,52 @@ async function startStopped(
 	}
 }
 
+/** What marking a member just won as the identity's found. */
+type Marked =
+	| { foreign: ForeignObjectError }
+	| { pvc: PvcObject | null | undefined; corralPod: PodObject | null };
+
 /**
- * After winning a member's Lease: mark the PVC, start the pod when it has none. A member
- * whose PVC vanished or is being deleted meanwhile is given back (its Lease deleted): null.
+ * Writes the holder on the member's PVC (at the resourceVersion of the snapshot: no read when
+ * it is unchanged) and, for a Stopped member, reads a pod Corral's `ct start` may have made.
+ * Never throws: a stranger's object is reported as foreign; any other failure is a partial
+ * error (the Lease is the authority, the annotation only a display copy): pvc undefined.
+ */
+async function markHolder(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+	view: MemberView,
+	snapshot: ClaimSnapshot,
+): Promise<Marked> {
+	const member = view.name;
+	const known = snapshot.members.find((m) => m.name === member)?.pvc ?? undefined;
+	try {
+		const pvc = await annotateHolder(ctx, pool, member, identity, known);
+		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
+		// one Corral's `ct start` made is adopted, and judged as the member is now.
+		const corralPod = view.state === 'Stopped' ? (await readMember(ctx, pool, member)).pod : null;
+		return { pvc, corralPod };
+	} catch (err) {
+		if (err instanceof ForeignObjectError) return { foreign: err };
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'error',
+			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
+			partial: true,
+		});
+		return { pvc: undefined, corralPod: null };
+	}
+}
+
+/**
+ * After winning a member's Lease, one round of requests at once: the identity's earlier
+ * claim looked for (earlierClaimOf) while the PVC is marked (markHolder). Then the member is
+ * given back (a claim of the same identity came first: ClaimAgain; a stranger's object, a
+ * PVC gone or being deleted, a Corral pod that is not free: null, the next one is tried) or
+ * kept, its pod started when it has none.
  */
 async function settle(
 	ctx: EngineContext,
@@ -392,31 +485,41 @@ async function settle(
 	snapshot: ClaimSnapshot,
 ): Promise<ClaimResult | null> {
 	const member = view.name;
-	let pvc: PvcObject | null | undefined;
-	let corralPod: PodObject | null = null;
-	try {
-		pvc = await annotateHolder(ctx, pool, member, identity);
-		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
-		// one Corral's `ct start` made is adopted, and judged as the member is now.
-		if (view.state === 'Stopped') corralPod = (await readMember(ctx, pool, member)).pod;
-	} catch (err) {
-		if (err instanceof ForeignObjectError) {
-			snapshot.strangers.set(member, err.kinds);
-			await deleteLease(ctx, lease).catch(() => false);
-			emitEvent(ctx, { pool, member, action: 'claim', outcome: 'error', message: err.message });
-			return null;
-		}
-		// The Lease is the authority; the annotation is only a display copy.
+	const [earlier, marked] = await Promise.all([
+		earlierClaimOf(ctx, pool, snapshot, identity, lease).then(
+			(m) => ({ member: m }),
+			(err: unknown) => ({ failed: err }),
+		),
+		markHolder(ctx, pool, identity, view, snapshot),
+	]);
+	if ('failed' in earlier) throw earlier.failed;
+	if (earlier.member !== null) {
+		if ('pvc' in marked && marked.pvc)
+			await annotateHolder(ctx, pool, member, null).catch(() => null);
+		await deleteLease(ctx, lease).catch(() => false);
+		snapshot.taken.delete(member);
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'info',
+			message: `${sanitize(identity)} won ${earlier.member} in a claim at the same time; ${member} given back`,
+		});
+		throw new ClaimAgain();
+	}
+	if ('foreign' in marked) {
+		snapshot.strangers.set(member, marked.foreign.kinds);
+		await deleteLease(ctx, lease).catch(() => false);
 		emitEvent(ctx, {
 			pool,
 			member,
 			action: 'claim',
 			outcome: 'error',
-			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
-			partial: true,
+			message: marked.foreign.message,
 		});
-		pvc = undefined;
+		return null;
 	}
+	const { pvc, corralPod } = marked;
 	const fresh = corralPod
 		? memberView(
 				{

@@ -9,6 +9,7 @@ import type { Kube } from '../kube/config.js';
 import { apply, writeDefinition } from './apply.js';
 import { readAudit } from './audit.js';
 import { claim } from './claim.js';
+import { watchPoolForClaims } from './claim-cache.js';
 import {
 	createEngineContext,
 	type DerivedContextOptions,
@@ -45,6 +46,11 @@ export interface Engine {
 	apply: Bound<typeof apply>;
 	writeDefinition: Bound<typeof writeDefinition>;
 	claim: Bound<typeof claim>;
+	/**
+	 * Keeps a pool's objects in a watch-fed cache that this engine's claims answer from (a
+	 * long-running process: a broker, the console, the controller); stop() ends it.
+	 */
+	watchPoolForClaims: Bound<typeof watchPoolForClaims>;
 	release: Bound<typeof release>;
 	findExpiredClaims: Bound<typeof findExpiredClaims>;
 	releaseExpired: Bound<typeof releaseExpired>;
@@ -78,6 +84,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		apply: bind(ctx, apply),
 		writeDefinition: bind(ctx, writeDefinition),
 		claim: bind(ctx, claim),
+		watchPoolForClaims: bind(ctx, watchPoolForClaims),
 		release: bind(ctx, release),
 		findExpiredClaims: bind(ctx, findExpiredClaims),
 		releaseExpired: bind(ctx, releaseExpired),

@@ -1,0 +1,182 @@
+/**
+ * A watch-fed cache of one pool for the claims of a long-running engine (the console,
+ * `reconcile --watch`, the controller, a broker embedding the engine): client-go's informer
+ * pattern. The definition, the pool's pods and PVCs and every Lease of the namespace (as
+ * listPoolObjects sees them) are listed once and kept current by watches, so that a claim
+ * reads nothing before its Lease create.
+ *
+ * A claim on a cache that may be stale is safe: creating the member's Lease is the arbiter
+ * (the first writer wins, a stale cache only costs a lost race), the PVC is written at the
+ * resourceVersion the cache holds (a change since is read again and judged anew), and the
+ * check for an earlier claim of the same identity waits until the Lease watch has delivered
+ * the claim's own Lease: a watch delivers in resourceVersion order, so every Lease created
+ * before it is in the cache then. While a watch is not synced, claims read the API.
+ */
+
+import type { KubeObject } from '../kube/objects.js';
+import { type ResilientWatch, startResilientWatch } from '../kube/resilient-watch.js';
+import { configMapName } from '../pool/names.js';
+import { readObject } from '../pool/object-shape.js';
+import type { ConfigMapObject } from '../pool/objects.js';
+import type { EngineContext } from './context.js';
+import { poolSelector } from './pool-objects.js';
+
+/** The kinds a claim cache keeps. */
+type CachedKind = 'configmaps' | 'pods' | 'persistentvolumeclaims' | 'leases';
+
+const WATCHED: ReadonlyArray<{
+	kind: CachedKind;
+	resource: string;
+	apiVersion: string;
+	selected: boolean;
+}> = [
+	{ kind: 'configmaps', resource: 'ConfigMap', apiVersion: 'v1', selected: true },
+	{ kind: 'pods', resource: 'Pod', apiVersion: 'v1', selected: true },
+	{
+		kind: 'persistentvolumeclaims',
+		resource: 'PersistentVolumeClaim',
+		apiVersion: 'v1',
+		selected: true,
+	},
+	// every Lease: one under a member's name without the pool's labels blocks that member
+	{ kind: 'leases', resource: 'Lease', apiVersion: 'coordination.k8s.io/v1', selected: false },
+];
+
+/** How long a claim waits for the Lease watch to deliver its own Lease before it lists (ms). */
+export const CACHE_CATCH_UP_MS = 2_000;
+
+/** One pool's watch-fed objects. */
+export interface ClaimCache {
+	/** Whether every watch has listed and is watching (otherwise claims read the API). */
+	synced(): boolean;
+	/** Resolves once every kind has been listed (or at once when stopped). */
+	readonly ready: Promise<void>;
+	/** The pool's objects as the watches have them, raw (read at the boundary by the claim). */
+	raw(): { pods: unknown[]; pvcs: unknown[]; leases: unknown[] };
+	/** The Leases of the namespace whose label key has the value, raw. */
+	leasesLabelled(key: string, value: string): unknown[];
+	/** The definition's ConfigMap, null when there is none, or 'unreadable'. */
+	configMap(): ConfigMapObject | null | 'unreadable';
+	/**
+	 * Resolves true once the Lease watch has delivered resourceVersion rv (or a later one),
+	 * false after timeoutMs or when rv is not a number this cache can order.
+	 */
+	leasesReached(rv: string | undefined, timeoutMs?: number): Promise<boolean>;
+	/** Ends the watches. */
+	stop(): void;
+}
+
+/** An engine's claim caches, by namespace and pool (see EngineCaches). */
+export type ClaimCaches = Map<string, ClaimCache>;
+
+function revision(rv: unknown): bigint | null {
+	return typeof rv === 'string' && /^\d{1,30}$/.test(rv) ? BigInt(rv) : null;
+}
+
+/** The largest resourceVersion among objects, or 0. */
+function highest(objects: readonly KubeObject[]): bigint {
+	let max = 0n;
+	for (const o of objects) {
+		const r = revision(o.metadata?.resourceVersion);
+		if (r !== null && r > max) max = r;
+	}
+	return max;
+}
+
+/** The key of a pool's claim cache in an engine. */
+export function claimCacheKey(ctx: EngineContext, pool: string): string {
+	return `${ctx.namespace}/${pool}`;
+}
+
+/**
+ * Starts the claim cache of a pool in the context's namespace (one per engine and pool: a
+ * second call returns the running one); stop() ends it and takes it out of the engine.
+ */
+export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache {
+	const key = claimCacheKey(ctx, pool);
+	const running = ctx.caches.claimCaches.get(key);
+	if (running) return running;
+	const byKind = new Map<CachedKind, Map<string, KubeObject>>(
+		WATCHED.map((w) => [w.kind, new Map()]),
+	);
+	const listed = new Set<CachedKind>();
+	const watches: ResilientWatch[] = [];
+	let leaseRevision = 0n;
+	let waiters: Array<() => void> = [];
+	let markReady: () => void = () => {};
+	const ready = new Promise<void>((resolve) => {
+		markReady = resolve;
+	});
+	const leasesMoved = (objects: readonly KubeObject[]) => {
+		const r = highest(objects);
+		if (r > leaseRevision) leaseRevision = r;
+		const woken = waiters;
+		waiters = [];
+		for (const wake of woken) wake();
+	};
+	for (const w of WATCHED) {
+		const objects = byKind.get(w.kind)!;
+		watches.push(
+			startResilientWatch(
+				ctx.kube,
+				{ plural: w.kind, kind: w.resource, apiVersion: w.apiVersion, namespace: ctx.namespace },
+				w.selected ? { labelSelector: poolSelector(pool) } : {},
+				{
+					onReset(all) {
+						objects.clear();
+						for (const o of all) objects.set(String(o.metadata?.name ?? ''), o);
+						listed.add(w.kind);
+						if (listed.size === WATCHED.length) markReady();
+						if (w.kind === 'leases') leasesMoved(all);
+					},
+					onChange(op, o) {
+						const name = String(o.metadata?.name ?? '');
+						if (op === 'delete') objects.delete(name);
+						else objects.set(name, o);
+						if (w.kind === 'leases') leasesMoved([o]);
+					},
+					onState() {},
+				},
+			),
+		);
+	}
+	const values = (kind: CachedKind) => [...byKind.get(kind)!.values()];
+	const cache: ClaimCache = {
+		ready,
+		synced: () =>
+			listed.size === WATCHED.length && watches.every((w) => w.state().phase === 'synced'),
+		raw: () => ({
+			pods: values('pods'),
+			pvcs: values('persistentvolumeclaims'),
+			leases: values('leases'),
+		}),
+		leasesLabelled: (label, value) =>
+			values('leases').filter((l) => l.metadata?.labels?.[label] === value),
+		configMap() {
+			const raw = byKind.get('configmaps')!.get(configMapName(pool));
+			if (!raw) return null;
+			const read = readObject('configmaps', raw);
+			return read.ok ? read.value : 'unreadable';
+		},
+		leasesReached(rv, timeoutMs = CACHE_CATCH_UP_MS) {
+			const target = revision(rv);
+			if (target === null) return Promise.resolve(false);
+			return new Promise<boolean>((resolve) => {
+				const timer = setTimeout(() => resolve(false), timeoutMs);
+				const check = () => {
+					if (leaseRevision < target) return void waiters.push(check);
+					clearTimeout(timer);
+					resolve(true);
+				};
+				check();
+			});
+		},
+		stop() {
+			for (const w of watches) w.stop();
+			markReady();
+			if (ctx.caches.claimCaches.get(key) === cache) ctx.caches.claimCaches.delete(key);
+		},
+	};
+	ctx.caches.claimCaches.set(key, cache);
+	return cache;
+}
