@@ -84,6 +84,7 @@ export const REAL = [
 	'test/engine/reconcile-leases.test.ts',
 	'test/engine/delete-pool.test.ts',
 	'test/engine/claim-concurrency.test.ts',
+	'test/engine/claim-race.test.ts',
 	'test/engine/engine.test.ts',
 	'test/engine/audit-events.test.ts',
 	'test/engine/honest-audit.test.ts',

@@ -17,7 +17,7 @@ import type { KubeObject } from '../kube/objects.js';
 import { type ResilientWatch, startResilientWatch } from '../kube/resilient-watch.js';
 import { configMapName } from '../pool/names.js';
 import { readObject } from '../pool/object-shape.js';
-import type { ConfigMapObject } from '../pool/objects.js';
+import type { ConfigMapObject, LeaseObject } from '../pool/objects.js';
 import type { EngineContext } from './context.js';
 import { poolSelector } from './pool-objects.js';
 
@@ -62,6 +62,13 @@ export interface ClaimCache {
 	 * false after timeoutMs or when rv is not a number this cache can order.
 	 */
 	leasesReached(rv: string | undefined, timeoutMs?: number): Promise<boolean>;
+	/**
+	 * Shows a Lease this engine just wrote (a claim's create) before the watch delivers it:
+	 * client-go's mutation cache. The watch's copy wins once it has reached its resourceVersion.
+	 */
+	noteWritten(lease: LeaseObject): void;
+	/** Forgets a Lease noted by noteWritten that this engine deleted (the watch says so later). */
+	noteDeleted(name: string): void;
 	/** Ends the watches. */
 	stop(): void;
 }
@@ -140,7 +147,18 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
 			),
 		);
 	}
-	const values = (kind: CachedKind) => [...byKind.get(kind)!.values()];
+	// Leases this engine wrote that the watch has not delivered yet, by name.
+	const written = new Map<string, { lease: LeaseObject; rv: bigint }>();
+	const leaseValues = (): KubeObject[] => {
+		const out = new Map(byKind.get('leases')!);
+		for (const [name, w] of written) {
+			if (leaseRevision >= w.rv) written.delete(name);
+			else out.set(name, w.lease as unknown as KubeObject);
+		}
+		return [...out.values()];
+	};
+	const values = (kind: CachedKind) =>
+		kind === 'leases' ? leaseValues() : [...byKind.get(kind)!.values()];
 	const cache: ClaimCache = {
 		ready,
 		synced: () =>
@@ -170,6 +188,14 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
 				};
 				check();
 			});
+		},
+		noteWritten(lease) {
+			const rv = revision(lease.metadata.resourceVersion);
+			const name = lease.metadata.name;
+			if (name && rv !== null && rv > leaseRevision) written.set(name, { lease, rv });
+		},
+		noteDeleted(name) {
+			written.delete(name);
 		},
 		stop() {
 			for (const w of watches) w.stop();

@@ -35,10 +35,21 @@ export function stateRank(view: MemberView): number {
 	return (STATE_RANK[view.state] ?? 9) * 2 + (view.waitsForWave ? 1 : 0);
 }
 
+let ticks = 0;
+
+/**
+ * The next tick of the process's claim clock, which orders the start of a claim, the start of
+ * a read and the end of a Lease create without the ties of Date.now()'s milliseconds: a read
+ * whose tick is above a create's saw that Lease (the API's reads are linearizable).
+ */
+export function claimTick(): number {
+	return ++ticks;
+}
+
 /** A pool as read for claims, with what the claims of this context did since. */
 export interface ClaimSnapshot {
-	/** When the read started (Date.now()). */
-	readAt: number;
+	/** The claim clock when the read started (claimTick). */
+	readTick: number;
 	/** Made from the engine's watch-fed cache (claim-cache.ts), not read from the API. */
 	cached: boolean;
 	spec: PoolSpec;
@@ -53,7 +64,10 @@ export interface ClaimSnapshot {
 	candidates: MemberView[];
 	/** Members a claim of this process is trying, has won, or lost to someone else since the read. */
 	taken: Set<string>;
-	/** Identities that won a member through this read (their next claim reads again). */
+	/**
+	 * Identities that won a member since this read started, through it or through another read
+	 * (markWon): the read may not show that member as theirs, so their next claim reads again.
+	 */
 	winners: Set<string>;
 	/** Members a claim found a stranger's object under (by name), with its kinds. */
 	strangers: Map<string, MemberObjectKind[]>;
@@ -69,6 +83,8 @@ export interface ClaimSnapshot {
 /** One shared read of a pool, under way or done. */
 export interface ClaimRead {
 	snapshot: Promise<ClaimSnapshot>;
+	/** The snapshot's winners (known before the read ends: markWon adds to it at once). */
+	winners: Set<string>;
 	/** When the read finished (Date.now()); undefined while it is under way. */
 	doneAt?: number;
 }
@@ -114,8 +130,9 @@ async function readSnapshot(
 	ctx: EngineContext,
 	pool: string,
 	fresh: boolean,
+	winners: Set<string>,
 ): Promise<ClaimSnapshot> {
-	const readAt = Date.now();
+	const readTick = claimTick();
 	// A read again (a claim found nothing free in an older read, or must find its identity's
 	// member just won) asks the API: the cache may not have caught up with the writes yet.
 	const { spec, objects, cached } =
@@ -128,7 +145,7 @@ async function readSnapshot(
 		.filter((v) => v.free)
 		.sort((a, b) => stateRank(a) - stateRank(b) || a.index - b.index);
 	return {
-		readAt,
+		readTick,
 		cached,
 		spec,
 		facts,
@@ -137,7 +154,7 @@ async function readSnapshot(
 		views,
 		candidates,
 		taken: new Set(),
-		winners: new Set(),
+		winners,
 		strangers: new Map(),
 	};
 }
@@ -160,7 +177,8 @@ export function claimSnapshot(
 		(known.doneAt === undefined || Date.now() - known.doneAt < CLAIM_SNAPSHOT_REUSE_MS)
 	)
 		return known.snapshot;
-	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, fresh) };
+	const winners = new Set<string>();
+	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, fresh, winners), winners };
 	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {
@@ -172,6 +190,32 @@ export function claimSnapshot(
 		},
 	);
 	return entry.snapshot;
+}
+
+/**
+ * Says that an identity won a member of a pool (its Lease created): the read it won through
+ * and the engine's shared read of the pool now, which the next claim of the identity would
+ * start from, both began before that Lease and may not show it, so that claim reads again;
+ * the pool's watch-fed cache, if any, shows the Lease from now on (its watch may lag).
+ *
+ * Marking only the read the claim won through was the race that reverted this path once
+ * (7b289dc): another claim's read again (nothing free in an older read) had become the shared
+ * read while the Lease was being created; the identity's next claim started from it, did not
+ * find its member, won a second one and gave it back (its check for an earlier claim), and a
+ * claim of another identity that lost that member's Lease create to it meanwhile answered "no
+ * free members" while one became free a moment later.
+ */
+export function markWon(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	identity: string,
+	lease: LeaseObject,
+): void {
+	snapshot.winners.add(identity);
+	ctx.caches.claimReads.get(readKey(ctx, pool))?.winners.add(identity);
+	// The watch-fed cache shows the Lease at once, before its watch delivers it.
+	ctx.caches.claimCaches.get(claimCacheKey(ctx, pool))?.noteWritten(lease);
 }
 
 /**

@@ -33,7 +33,14 @@ import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
 import { claimCacheKey } from './claim-cache.js';
-import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
+import {
+	type ClaimSnapshot,
+	changingPool,
+	claimSnapshot,
+	claimTick,
+	markWon,
+	stateRank,
+} from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
@@ -99,7 +106,7 @@ export async function claim(
 async function claimNow(ctx: EngineContext, pool: string, identity: string): Promise<ClaimResult> {
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
-	const startedAt = Date.now();
+	const startTick = claimTick();
 	// Who the cluster says claims is asked (once per process) while the pool is read.
 	void authenticatedUser(ctx.kube);
 	let snapshot = await claimSnapshot(ctx, pool);
@@ -110,7 +117,7 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 		message: `claim in ${pool} for ${identity}`,
 	});
 	try {
-		// An identity that won a member through this read would not find it there: read again.
+		// An identity that won a member since this read began may not find it there: read again.
 		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, true);
 		let result: ClaimResult | undefined;
 		for (let attempt = 1; !result; attempt++) {
@@ -119,9 +126,12 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 			} catch (err) {
 				// A double claim gave its member back: read again (a few times at most).
 				const again = err instanceof ClaimAgain && attempt < CLAIM_ATTEMPTS;
-				// Nothing free in a read made before this claim began: read again, then decide.
+				// Nothing free in a read begun before this claim, or in the watch-fed cache (which
+				// may lag): read the API again, then decide.
 				const stale =
-					err instanceof PoolError && err.kind === 'no-free' && snapshot.readAt < startedAt;
+					err instanceof PoolError &&
+					err.kind === 'no-free' &&
+					(snapshot.readTick < startTick || snapshot.cached);
 				if (!again && !stale) throw err instanceof ClaimAgain ? busyAgain(identity) : err;
 				snapshot = await claimSnapshot(ctx, pool, true);
 			}
@@ -177,14 +187,21 @@ async function claimIn(
 			throw err;
 		}
 		if (!lease) {
+			// Lost to a claim of this engine still settling: it may give the member back (its
+			// identity won another one at the same time); then the member is tried again, so
+			// that a member about to be free is not counted as taken ("no free members").
+			if (await givenBackBySibling(ctx, view.name)) {
+				taken.delete(view.name);
+				continue;
+			}
 			if (++losses % LOSSES_BEFORE_REFRESH === 0) await refreshLeases(ctx, pool, snapshot);
 			continue;
 		}
-		const won = await settle(ctx, pool, spec, identity, view, lease, snapshot);
-		if (won) {
-			snapshot.winners.add(identity);
-			return won;
-		}
+		markWon(ctx, pool, snapshot, identity, lease);
+		const won = await settling(ctx, view.name, () =>
+			settle(ctx, pool, spec, identity, view, lease, snapshot),
+		);
+		if (won) return won;
 	}
 	// None free: the counts as they are now (listed again after tries: Leases won by others,
 	// pods Corral started and a try adopted), with the strangers' objects the tries ran into
@@ -204,6 +221,57 @@ async function claimIn(
 			blocked.map((v) => `${v.name}: ${v.foreign.join(', ')}`),
 		),
 	);
+}
+
+/** The key of a member's Lease among the engine's claims settling. */
+function settlingKey(ctx: EngineContext, member: string): string {
+	return `${ctx.namespace}/${member}`;
+}
+
+/**
+ * Runs the settle of a member just won, known to the engine's other claims meanwhile (see
+ * givenBackBySibling): it resolves whether the claim kept the member (an error leaves the
+ * Lease in place: kept).
+ */
+async function settling<T>(
+	ctx: EngineContext,
+	member: string,
+	run: () => Promise<T | null>,
+): Promise<T | null> {
+	const byMember = ctx.caches.claimsSettling;
+	const key = settlingKey(ctx, member);
+	let done: (kept: boolean) => void = () => {};
+	const outcome = new Promise<boolean>((resolve) => {
+		done = resolve;
+	});
+	byMember.set(key, outcome);
+	let kept = true;
+	try {
+		const result = await run();
+		kept = result !== null;
+		return result;
+	} catch (err) {
+		if (err instanceof ClaimAgain) kept = false;
+		throw err;
+	} finally {
+		// A member given back stays known as such until a claim that lost it has seen that.
+		if (kept && byMember.get(key) === outcome) byMember.delete(key);
+		done(kept);
+	}
+}
+
+/**
+ * Whether the member whose Lease create was just lost was won by a claim of this engine that
+ * then gave it back: waits for that claim's settle when one is under way; false otherwise.
+ */
+async function givenBackBySibling(ctx: EngineContext, member: string): Promise<boolean> {
+	const byMember = ctx.caches.claimsSettling;
+	const key = settlingKey(ctx, member);
+	const sibling = byMember.get(key);
+	if (!sibling || (await sibling)) return false;
+	// seen once: a later lost create of this member is a loss like any other
+	if (byMember.get(key) === sibling) byMember.delete(key);
+	return true;
 }
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
@@ -496,7 +564,7 @@ async function settle(
 	if (earlier.member !== null) {
 		if ('pvc' in marked && marked.pvc)
 			await annotateHolder(ctx, pool, member, null).catch(() => null);
-		await deleteLease(ctx, lease).catch(() => false);
+		await dropLease(ctx, pool, lease);
 		snapshot.taken.delete(member);
 		emitEvent(ctx, {
 			pool,
@@ -509,7 +577,7 @@ async function settle(
 	}
 	if ('foreign' in marked) {
 		snapshot.strangers.set(member, marked.foreign.kinds);
-		await deleteLease(ctx, lease).catch(() => false);
+		await dropLease(ctx, pool, lease);
 		emitEvent(ctx, {
 			pool,
 			member,
@@ -551,6 +619,13 @@ async function settle(
 	return { member, renewed: false, existing: false, started };
 }
 
+/** Deletes a Lease a claim just made (failures ignored: the next reconcile sees the Lease), also from the engine's watch-fed cache of the pool. */
+async function dropLease(ctx: EngineContext, pool: string, lease: LeaseObject): Promise<void> {
+	const name = lease.metadata.name;
+	if (name) ctx.caches.claimCaches.get(claimCacheKey(ctx, pool))?.noteDeleted(name);
+	await deleteLease(ctx, lease).catch(() => false);
+}
+
 /** Gives a member just won back (its Lease deleted), saying why: the claim tries the next one. */
 async function giveBack(
 	ctx: EngineContext,
@@ -558,7 +633,7 @@ async function giveBack(
 	lease: LeaseObject,
 	why: string,
 ): Promise<null> {
-	await deleteLease(ctx, lease).catch(() => false);
+	await dropLease(ctx, pool, lease);
 	const member = lease.metadata.labels?.[MEMBER_LABEL];
 	emitEvent(ctx, {
 		pool,

@@ -75,6 +75,11 @@ export interface EngineCaches {
 	claimCaches: ClaimCaches;
 	/** The claims in flight, by namespace, pool and identity (one identity's claims queue up). */
 	claimsInFlight: Map<string, Promise<unknown>>;
+	/**
+	 * The claims settling a member they just won, by namespace and member: each resolves
+	 * whether the member was kept (false: given back, kept so until a claim that lost it saw it).
+	 */
+	claimsSettling: Map<string, Promise<boolean>>;
 	/** The Kubernetes Event writes not yet done, by the context (operation) that started them. */
 	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
 	/** Whether a denied Event write was reported already (it is said once per engine). */
@@ -93,6 +98,7 @@ export function createEngineCaches(): EngineCaches {
 		claimReads: new Map(),
 		claimCaches: new Map(),
 		claimsInFlight: new Map(),
+		claimsSettling: new Map(),
 		pendingEvents: new WeakMap(),
 		eventsDeniedReported: false,
 		refusals: new Map(),

@@ -26,6 +26,21 @@ afterAll(() => c?.close());
 
 let pools = 0;
 
+/**
+ * The run's fast-check options: CLAIM_PROPERTY_SEED (and CLAIM_PROPERTY_PATH) replay a run a
+ * report names, e.g. CLAIM_PROPERTY_SEED=-1541586482; CLAIM_PROPERTY_RUNS sets the number of
+ * runs (15 unless told).
+ */
+function replay(): { numRuns: number; seed?: number; path?: string } {
+	const seed = process.env.CLAIM_PROPERTY_SEED;
+	const path = process.env.CLAIM_PROPERTY_PATH;
+	return {
+		numRuns: Number(process.env.CLAIM_PROPERTY_RUNS) || 15,
+		...(seed ? { seed: Number(seed) } : {}),
+		...(path ? { path } : {}),
+	};
+}
+
 /** Leases of the pool by holder. */
 async function leasesByHolder(pool: string): Promise<Map<string, string[]>> {
 	const out = new Map<string, string[]>();
@@ -98,7 +113,7 @@ describe('concurrent claims in one process', () => {
 					await removePool(pool);
 				},
 			),
-			{ numRuns: 15 },
+			replay(),
 		);
 	}, 120_000);
 });
