@@ -129,14 +129,14 @@ async function fromApi(ctx: EngineContext, pool: string): Promise<PoolRead> {
 async function readSnapshot(
 	ctx: EngineContext,
 	pool: string,
-	fresh: boolean,
+	read: SnapshotRead,
 	winners: Set<string>,
 ): Promise<ClaimSnapshot> {
 	const readTick = claimTick();
-	// A read again (a claim found nothing free in an older read, or must find its identity's
-	// member just won) asks the API: the cache may not have caught up with the writes yet.
+	// A read again after nothing was free, or after a member was given back, asks the API: the
+	// cache may lag behind others' writes. (The engine's own new Leases it shows at once.)
 	const { spec, objects, cached } =
-		(fresh ? null : fromCache(ctx, pool)) ?? (await fromApi(ctx, pool));
+		(read === 'api' ? null : fromCache(ctx, pool)) ?? (await fromApi(ctx, pool));
 	const facts: PoolFacts = poolFacts(spec.size, spec);
 	const now = ctx.now();
 	const members = groupMembers(pool, spec.size, objects);
@@ -160,25 +160,33 @@ async function readSnapshot(
 }
 
 /**
- * The pool as read for a claim: the read under way or finished less than
- * CLAIM_SNAPSHOT_REUSE_MS ago in this engine, else a new one (always a new one when fresh).
+ * Which read a claim asks for: 'shared', the engine's read under way or finished less than
+ * CLAIM_SNAPSHOT_REUSE_MS ago, else a new one; 'new', a new one (from the watch-fed cache
+ * when it is synced, which shows the engine's own new Leases at once: noteWritten); 'api', a
+ * new one from the API.
+ */
+export type SnapshotRead = 'shared' | 'new' | 'api';
+
+/**
+ * The pool as read for a claim: the engine's shared read, or a new one (see SnapshotRead); a
+ * new one becomes the shared read.
  */
 export function claimSnapshot(
 	ctx: EngineContext,
 	pool: string,
-	fresh = false,
+	read: SnapshotRead = 'shared',
 ): Promise<ClaimSnapshot> {
 	const byPool = ctx.caches.claimReads;
 	const key = readKey(ctx, pool);
 	const known = byPool.get(key);
 	if (
 		known &&
-		!fresh &&
+		read === 'shared' &&
 		(known.doneAt === undefined || Date.now() - known.doneAt < CLAIM_SNAPSHOT_REUSE_MS)
 	)
 		return known.snapshot;
 	const winners = new Set<string>();
-	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, fresh, winners), winners };
+	const entry: ClaimRead = { snapshot: readSnapshot(ctx, pool, read, winners), winners };
 	byPool.set(key, entry);
 	entry.snapshot.then(
 		() => {

@@ -118,7 +118,7 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 	});
 	try {
 		// An identity that won a member since this read began may not find it there: read again.
-		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, true);
+		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, 'new');
 		let result: ClaimResult | undefined;
 		for (let attempt = 1; !result; attempt++) {
 			try {
@@ -133,7 +133,7 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 					err.kind === 'no-free' &&
 					(snapshot.readTick < startTick || snapshot.cached);
 				if (!again && !stale) throw err instanceof ClaimAgain ? busyAgain(identity) : err;
-				snapshot = await claimSnapshot(ctx, pool, true);
+				snapshot = await claimSnapshot(ctx, pool, 'api');
 			}
 		}
 		emitEvent(ctx, {
@@ -145,14 +145,17 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 				? `${identity} already holds ${result.member}${result.renewed ? ' (expired claim renewed)' : ''}`
 				: `${result.member} claimed by ${identity}`,
 		});
+		// A long-running engine answering from its watch-fed cache answers before its audit
+		// Event is written (the write goes on in the process): the claim's fast path is the
+		// Lease create and one round. A one-shot claim waits for its Events before it answers.
+		if (!snapshot.cached) await flushKubeEvents(ctx);
 		return result;
 	} catch (err) {
 		if (err instanceof PoolError && err.kind === 'no-free')
 			recordRefusal(ctx, pool, identity, err.message);
 		emitEvent(ctx, { pool, action: 'claim', outcome: 'error', message: failureText(err) });
-		throw err;
-	} finally {
 		await flushKubeEvents(ctx);
+		throw err;
 	}
 }
 

@@ -10,6 +10,7 @@ import { apply, claim, createEngine, watchPoolForClaims } from '../../source/eng
 import { HOLDER_LABEL, holderLabelValue } from '../../source/pool/lease.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
 import { type CtpoolRequest, ctpoolRequestList, waitReady } from './fixtures.js';
 
 let c: TestCluster;
@@ -69,14 +70,26 @@ describe('the requests of a claim', () => {
 			await cache.ready;
 			await expect.poll(() => cache.synced()).toBe(true);
 			// the process has asked who it is (once per process) before the mark
+			const warm = c.mark();
 			await engine.claim('kept', 'warm@example.com');
+			// its Event is written after its answer: before the mark
+			await waitFor(async () => tally(await ctpoolRequestList(c, warm))['create events'] === 1, {
+				what: "the warm claim's Event",
+			});
 			const mark = c.mark();
 			const results = await Promise.all(
 				['a@example.com', 'b@example.com'].map((id) => engine.claim('kept', id)),
 			);
 			expect(new Set(results.map((r) => r.member)).size).toBe(2);
-			const counts = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
-			// per claim: the Lease create, the PVC's display copy, the Event; no read at all
+			// per claim: the Lease create, the PVC's display copy, then the Event (written after
+			// the answer: a long-running engine's claim does not wait for it); no read at all
+			const counts = await waitFor(
+				async () => {
+					const now = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
+					return (now['create events'] ?? 0) >= 2 && now;
+				},
+				{ what: "the claims' Events" },
+			);
 			expect(counts).toEqual({
 				'create leases': 2,
 				'patch persistentvolumeclaims': 2,
