@@ -96,30 +96,123 @@ export function claimCacheKey(ctx: EngineContext, pool: string): string {
 }
 
 /**
- * Starts the claim cache of a pool in the context's namespace (one per engine and pool: a
- * second call returns the running one); stop() ends it and takes it out of the engine.
+ * What a long-running process that already watches a pool hands the engine's claims instead
+ * of watches of their own (the console's store, say): the objects as its watches have them,
+ * raw (the claim reads them at the boundary), and word of each Lease event.
  */
-export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache {
+export interface ClaimFeed {
+	/** Resolves once every kind has been listed. */
+	readonly ready: Promise<void>;
+	/** Whether every kind has been listed and is being watched now (otherwise claims read the API). */
+	synced(): boolean;
+	/**
+	 * The pool's pods and PVCs (by its label), every Lease of the namespace (one under a
+	 * member's name without the pool's labels blocks that member), and the definition's
+	 * ConfigMap (`corral-vdi-ctpool-<pool>`) or null.
+	 */
+	objects(): { pods: unknown[]; pvcs: unknown[]; leases: unknown[]; configMap: unknown };
+	/**
+	 * Calls listener after each Lease event the feed applied, with the Leases it changed (all
+	 * of them after a relist), in the order the watch delivered them; returns the unsubscribe.
+	 */
+	onLeases(listener: (changed: readonly unknown[]) => void): () => void;
+	/** Ends the feed's own watches, if it has any (called by the cache's stop). */
+	stop?(): void;
+}
+
+/**
+ * The engine's claims of a pool answer from a feed from now on (one per engine and pool: a
+ * second call returns the running cache); stop() takes it out of the engine. The way to give
+ * the console's watch-fed store to the engine: `engine.claimFromFeed(pool, feed)`, then
+ * `engine.claim(pool, identity)` as always.
+ */
+export function claimFromFeed(ctx: EngineContext, pool: string, feed: ClaimFeed): ClaimCache {
 	const key = claimCacheKey(ctx, pool);
 	const running = ctx.caches.claimCaches.get(key);
 	if (running) return running;
+	let leaseRevision = 0n;
+	let waiters: Array<() => void> = [];
+	const unsubscribe = feed.onLeases((changed) => {
+		const r = highest(changed as readonly KubeObject[]);
+		if (r > leaseRevision) leaseRevision = r;
+		const woken = waiters;
+		waiters = [];
+		for (const wake of woken) wake();
+	});
+	// Leases this engine wrote that the feed has not delivered yet, by name.
+	const written = new Map<string, { lease: LeaseObject; rv: bigint }>();
+	const leases = (): KubeObject[] => {
+		const out = new Map<string, KubeObject>();
+		for (const l of feed.objects().leases as KubeObject[])
+			out.set(String(l?.metadata?.name ?? ''), l);
+		for (const [name, w] of written) {
+			if (leaseRevision >= w.rv) written.delete(name);
+			else out.set(name, w.lease as unknown as KubeObject);
+		}
+		return [...out.values()];
+	};
+	const cache: ClaimCache = {
+		ready: feed.ready,
+		synced: () => feed.synced(),
+		raw: () => {
+			const { pods, pvcs } = feed.objects();
+			return { pods, pvcs, leases: leases() };
+		},
+		leasesLabelled: (label, value) => leases().filter((l) => l.metadata?.labels?.[label] === value),
+		configMap() {
+			const raw = feed.objects().configMap;
+			if (raw === null || raw === undefined) return null;
+			const read = readObject('configmaps', raw);
+			return read.ok ? read.value : 'unreadable';
+		},
+		leasesReached(rv, timeoutMs = CACHE_CATCH_UP_MS) {
+			const target = revision(rv);
+			if (target === null) return Promise.resolve(false);
+			return new Promise<boolean>((resolve) => {
+				const timer = setTimeout(() => resolve(false), timeoutMs);
+				const check = () => {
+					if (leaseRevision < target) return void waiters.push(check);
+					clearTimeout(timer);
+					resolve(true);
+				};
+				check();
+			});
+		},
+		noteWritten(lease) {
+			const rv = revision(lease.metadata.resourceVersion);
+			const name = lease.metadata.name;
+			if (name && rv !== null && rv > leaseRevision) written.set(name, { lease, rv });
+		},
+		noteDeleted(name) {
+			written.delete(name);
+		},
+		stop() {
+			unsubscribe();
+			feed.stop?.();
+			if (ctx.caches.claimCaches.get(key) === cache) ctx.caches.claimCaches.delete(key);
+		},
+	};
+	ctx.caches.claimCaches.set(key, cache);
+	return cache;
+}
+
+/**
+ * A feed of a pool from watches of its own: the namespace's Leases, the pool's pods and PVCs
+ * and its ConfigMaps (what watchPoolForClaims starts; a process may build on it).
+ */
+export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
 	const byKind = new Map<CachedKind, Map<string, KubeObject>>(
 		WATCHED.map((w) => [w.kind, new Map()]),
 	);
 	const listed = new Set<CachedKind>();
 	const watches: ResilientWatch[] = [];
-	let leaseRevision = 0n;
-	let waiters: Array<() => void> = [];
+	const listeners = new Set<(changed: readonly unknown[]) => void>();
 	let markReady: () => void = () => {};
 	const ready = new Promise<void>((resolve) => {
 		markReady = resolve;
 	});
-	const leasesMoved = (objects: readonly KubeObject[]) => {
-		const r = highest(objects);
-		if (r > leaseRevision) leaseRevision = r;
-		const woken = waiters;
-		waiters = [];
-		for (const wake of woken) wake();
+	const leasesMoved = (changed: readonly KubeObject[]) => {
+		for (const l of [...listeners]) l(changed);
 	};
 	for (const w of WATCHED) {
 		const objects = byKind.get(w.kind)!;
@@ -147,62 +240,34 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
 			),
 		);
 	}
-	// Leases this engine wrote that the watch has not delivered yet, by name.
-	const written = new Map<string, { lease: LeaseObject; rv: bigint }>();
-	const leaseValues = (): KubeObject[] => {
-		const out = new Map(byKind.get('leases')!);
-		for (const [name, w] of written) {
-			if (leaseRevision >= w.rv) written.delete(name);
-			else out.set(name, w.lease as unknown as KubeObject);
-		}
-		return [...out.values()];
-	};
-	const values = (kind: CachedKind) =>
-		kind === 'leases' ? leaseValues() : [...byKind.get(kind)!.values()];
-	const cache: ClaimCache = {
+	const values = (kind: CachedKind) => [...byKind.get(kind)!.values()];
+	return {
 		ready,
 		synced: () =>
 			listed.size === WATCHED.length && watches.every((w) => w.state().phase === 'synced'),
-		raw: () => ({
+		objects: () => ({
 			pods: values('pods'),
 			pvcs: values('persistentvolumeclaims'),
 			leases: values('leases'),
+			configMap: byKind.get('configmaps')!.get(configMapName(pool)) ?? null,
 		}),
-		leasesLabelled: (label, value) =>
-			values('leases').filter((l) => l.metadata?.labels?.[label] === value),
-		configMap() {
-			const raw = byKind.get('configmaps')!.get(configMapName(pool));
-			if (!raw) return null;
-			const read = readObject('configmaps', raw);
-			return read.ok ? read.value : 'unreadable';
-		},
-		leasesReached(rv, timeoutMs = CACHE_CATCH_UP_MS) {
-			const target = revision(rv);
-			if (target === null) return Promise.resolve(false);
-			return new Promise<boolean>((resolve) => {
-				const timer = setTimeout(() => resolve(false), timeoutMs);
-				const check = () => {
-					if (leaseRevision < target) return void waiters.push(check);
-					clearTimeout(timer);
-					resolve(true);
-				};
-				check();
-			});
-		},
-		noteWritten(lease) {
-			const rv = revision(lease.metadata.resourceVersion);
-			const name = lease.metadata.name;
-			if (name && rv !== null && rv > leaseRevision) written.set(name, { lease, rv });
-		},
-		noteDeleted(name) {
-			written.delete(name);
+		onLeases(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
 		},
 		stop() {
 			for (const w of watches) w.stop();
 			markReady();
-			if (ctx.caches.claimCaches.get(key) === cache) ctx.caches.claimCaches.delete(key);
 		},
 	};
-	ctx.caches.claimCaches.set(key, cache);
-	return cache;
+}
+
+/**
+ * Starts the claim cache of a pool in the context's namespace, from watches of its own (one
+ * per engine and pool: a second call returns the running one); stop() ends it and takes it
+ * out of the engine.
+ */
+export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache {
+	const running = ctx.caches.claimCaches.get(claimCacheKey(ctx, pool));
+	return running ?? claimFromFeed(ctx, pool, watchPoolFeed(ctx, pool));
 }

@@ -9,7 +9,7 @@ import type { Kube } from '../kube/config.js';
 import { apply, writeDefinition } from './apply.js';
 import { readAudit } from './audit.js';
 import { claim } from './claim.js';
-import { watchPoolForClaims } from './claim-cache.js';
+import { claimFromFeed, watchPoolForClaims } from './claim-cache.js';
 import {
 	createEngineContext,
 	type DerivedContextOptions,
@@ -51,6 +51,11 @@ export interface Engine {
 	 * long-running process: a broker, the console, the controller); stop() ends it.
 	 */
 	watchPoolForClaims: Bound<typeof watchPoolForClaims>;
+	/**
+	 * Makes this engine's claims of a pool answer from a feed the process already has (the
+	 * console's watch-fed store) instead of watches of their own; stop() ends that.
+	 */
+	claimFromFeed: Bound<typeof claimFromFeed>;
 	release: Bound<typeof release>;
 	findExpiredClaims: Bound<typeof findExpiredClaims>;
 	releaseExpired: Bound<typeof releaseExpired>;
@@ -85,6 +90,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		writeDefinition: bind(ctx, writeDefinition),
 		claim: bind(ctx, claim),
 		watchPoolForClaims: bind(ctx, watchPoolForClaims),
+		claimFromFeed: bind(ctx, claimFromFeed),
 		release: bind(ctx, release),
 		findExpiredClaims: bind(ctx, findExpiredClaims),
 		releaseExpired: bind(ctx, releaseExpired),

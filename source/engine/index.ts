@@ -2,7 +2,13 @@
 export { apply, writeDefinition } from './apply.js';
 export { type AuditQuery, type AuditTrail, auditSelector, readAudit } from './audit.js';
 export { type ClaimResult, checkIdentity, claim } from './claim.js';
-export { type ClaimCache, watchPoolForClaims } from './claim-cache.js';
+export {
+	type ClaimCache,
+	type ClaimFeed,
+	claimFromFeed,
+	watchPoolFeed,
+	watchPoolForClaims,
+} from './claim-cache.js';
 export {
 	actingIdentity,
 	createEngineContext,

@@ -6,7 +6,14 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, claim, createEngine, watchPoolForClaims } from '../../source/engine/index.js';
+import {
+	apply,
+	type ClaimFeed,
+	claim,
+	createEngine,
+	watchPoolFeed,
+	watchPoolForClaims,
+} from '../../source/engine/index.js';
 import { HOLDER_LABEL, holderLabelValue } from '../../source/pool/lease.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
@@ -130,5 +137,43 @@ describe('the requests of a claim', () => {
 		} finally {
 			for (const k of caches) k.stop();
 		}
+	});
+
+	it("an engine's claims answer from a feed the process hands it (the console's store): no read before the Lease create", async () => {
+		const setup = c.context();
+		await apply(setup, 'fed', poolSpec({ size: 3 }));
+		await waitReady(setup, 'fed', 3);
+		// the process's own watches (here: the engine's watch feed), read through a wrapper
+		const watches = watchPoolFeed(setup, 'fed');
+		let reads = 0;
+		const feed: ClaimFeed = {
+			ready: watches.ready,
+			synced: () => watches.synced(),
+			objects: () => {
+				reads++;
+				return watches.objects();
+			},
+			onLeases: (listener) => watches.onLeases(listener),
+			stop: () => watches.stop?.(),
+		};
+		const engine = createEngine(c.kube, { namespace: setup.namespace, actor: 'console' });
+		const cache = engine.claimFromFeed('fed', feed);
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			await engine.claim('fed', 'warm@example.com');
+			const mark = c.mark();
+			const result = await engine.claim('fed', 'fed@example.com');
+			expect(reads).toBeGreaterThan(0);
+			const requests = (await ctpoolRequestList(c, mark)).filter(
+				(r) => r.verb !== 'watch' && r.resource !== 'events',
+			);
+			expect(tally(requests)).toEqual({ 'create leases': 1, 'patch persistentvolumeclaims': 1 });
+			const lease = await c.api.get('leases', `corral-vdi-ct-${result.member}`);
+			expect(lease?.spec).toMatchObject({ holderIdentity: 'fed@example.com' });
+		} finally {
+			cache.stop();
+		}
+		expect(engine.ctx.caches.claimCaches.size).toBe(0);
 	});
 });
