@@ -14,6 +14,7 @@
  */
 
 import type { KubeObject } from '../kube/objects.js';
+import { type PoolWatchSink, WATCH_KINDS, type WatchKind } from '../kube/pool-watch.js';
 import { type ResilientWatch, startResilientWatch } from '../kube/resilient-watch.js';
 import { configMapName } from '../pool/names.js';
 import { readObject } from '../pool/object-shape.js';
@@ -270,4 +271,63 @@ export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
 export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache {
 	const running = ctx.caches.claimCaches.get(claimCacheKey(ctx, pool));
 	return running ?? claimFromFeed(ctx, pool, watchPoolFeed(ctx, pool));
+}
+
+/**
+ * A feed filled by a pool watch's batches (kube/pool-watch.ts: the console's watch): tee the
+ * watch's sink into `sink` and hand `feed` to claimFromFeed. Its Leases are those the watch
+ * selects (the pool's): a stranger's Lease under a member's name is then met at the Lease
+ * create (a lost race), never overwritten.
+ */
+export function poolWatchFeed(pool: string): { sink: PoolWatchSink; feed: ClaimFeed } {
+	const byKind = new Map<WatchKind, Map<string, KubeObject>>(
+		WATCH_KINDS.map((k) => [k, new Map()]),
+	);
+	const listed = new Set<WatchKind>();
+	let connected = false;
+	const listeners = new Set<(changed: readonly unknown[]) => void>();
+	let markReady: () => void = () => {};
+	const ready = new Promise<void>((resolve) => {
+		markReady = resolve;
+	});
+	const sink: PoolWatchSink = {
+		onBatch(changes) {
+			const leases: KubeObject[] = [];
+			for (const change of changes) {
+				const objects = byKind.get(change.kind)!;
+				if (change.op === 'reset') {
+					objects.clear();
+					for (const o of change.objects) objects.set(String(o.metadata?.name ?? ''), o);
+					listed.add(change.kind);
+					if (change.kind === 'leases') leases.push(...change.objects);
+				} else {
+					const name = String(change.object.metadata?.name ?? '');
+					if (change.op === 'delete') objects.delete(name);
+					else objects.set(name, change.object);
+					if (change.kind === 'leases') leases.push(change.object);
+				}
+			}
+			if (listed.size === WATCH_KINDS.length) markReady();
+			if (leases.length > 0) for (const l of [...listeners]) l(leases);
+		},
+		onConnection(overall) {
+			connected = overall.phase === 'synced';
+		},
+	};
+	const values = (kind: WatchKind) => [...byKind.get(kind)!.values()];
+	const feed: ClaimFeed = {
+		ready,
+		synced: () => connected && listed.size === WATCH_KINDS.length,
+		objects: () => ({
+			pods: values('pods'),
+			pvcs: values('persistentvolumeclaims'),
+			leases: values('leases'),
+			configMap: byKind.get('configmaps')!.get(configMapName(pool)) ?? null,
+		}),
+		onLeases(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
+	};
+	return { sink, feed };
 }

@@ -6,6 +6,7 @@ export {
 	type ClaimCache,
 	type ClaimFeed,
 	claimFromFeed,
+	poolWatchFeed,
 	watchPoolFeed,
 	watchPoolForClaims,
 } from './claim-cache.js';

@@ -11,9 +11,11 @@ import {
 	type ClaimFeed,
 	claim,
 	createEngine,
+	poolWatchFeed,
 	watchPoolFeed,
 	watchPoolForClaims,
 } from '../../source/engine/index.js';
+import { startPoolWatch } from '../../source/kube/pool-watch.js';
 import { HOLDER_LABEL, holderLabelValue } from '../../source/pool/lease.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { poolSpec } from '../support/pool-spec.js';
@@ -175,5 +177,34 @@ describe('the requests of a claim', () => {
 			cache.stop();
 		}
 		expect(engine.ctx.caches.claimCaches.size).toBe(0);
+	});
+
+	it("a pool watch's batches (the console's) feed an engine's claims through poolWatchFeed", async () => {
+		const setup = c.context();
+		await apply(setup, 'teed', poolSpec({ size: 2 }));
+		await waitReady(setup, 'teed', 2);
+		const { sink, feed } = poolWatchFeed('teed');
+		const watch = startPoolWatch(c.kube, { namespace: setup.namespace, pool: 'teed' }, sink);
+		const engine = createEngine(c.kube, { namespace: setup.namespace, actor: 'console' });
+		const cache = engine.claimFromFeed('teed', feed);
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			await engine.claim('teed', 'warm@example.com');
+			const mark = c.mark();
+			const result = await engine.claim('teed', 'teed@example.com');
+			const requests = (await ctpoolRequestList(c, mark)).filter(
+				(r) => r.verb !== 'watch' && r.resource !== 'events',
+			);
+			expect(tally(requests)).toEqual({ 'create leases': 1, 'patch persistentvolumeclaims': 1 });
+			// the pool is full now: the no-free from the feed is confirmed by a read of the API
+			await expect(engine.claim('teed', 'late@example.com')).rejects.toMatchObject({
+				kind: 'no-free',
+			});
+			expect(result.member).toMatch(/^teed-[12]$/);
+		} finally {
+			cache.stop();
+			watch.stop();
+		}
 	});
 });
