@@ -3,11 +3,24 @@
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
  *
  * The path: snapshot (claim-snapshot.ts: the engine's watch-fed cache in a long-running
- * process, else the definition and one list of each kind, shared by concurrent claims) →
- * choose (nextCandidate) → Lease create (the arbiter: a stale snapshot only loses a race) →
- * settle (one round at once: the PVC's display copy written at the snapshot's
- * resourceVersion, and the identity's earlier claim looked for in the cache or by its holder
- * label), then the audit Event.
+ * process (claim-cache.ts: its own watches, or a feed the process hands it), else the
+ * definition and one list of each kind, shared by concurrent claims) → choose
+ * (nextCandidate) → Lease create → settle (one round at once: the PVC's display copy written
+ * at the snapshot's resourceVersion, and the identity's earlier claim looked for in the cache
+ * or by its holder label), then the audit Event (a cache-fed claim answers before it is
+ * written).
+ *
+ * Why a stale snapshot is safe (client-go's informer pattern): the Lease create is the
+ * arbiter. A member the snapshot wrongly shows free only loses the create (409); one it
+ * wrongly shows taken is found by the read of the API that every "no free members" answer
+ * made from an older read or from the cache goes through first. Within one engine:
+ * - claims of one identity queue up (claim); a win marks the engine's shared read as not
+ *   showing it (markWon), so the identity's next claim reads again and finds its member
+ *   instead of winning a second one (the race that reverted this path once, 7b289dc:
+ *   claim-race.test.ts replays it);
+ * - a claim that loses a create to a claim of the same engine still settling waits for that
+ *   settle and tries the member again if it was given back (givenBackBySibling), so that a
+ *   member about to be free is never answered as "no free members".
  */
 
 import { authenticatedUser } from '../kube/whoami.js';
