@@ -246,8 +246,9 @@ function settlingKey(ctx: EngineContext, member: string): string {
 
 /**
  * Runs the settle of a member just won, known to the engine's other claims meanwhile (see
- * givenBackBySibling): it resolves whether the claim kept the member (an error leaves the
- * Lease in place: kept).
+ * givenBackBySibling): it resolves whether the member stays unavailable. Only a member given
+ * back because its identity won another one (ClaimAgain) is free again; one given back for a
+ * stranger's object, a PVC gone or a Corral pod is not free, and an error leaves the Lease.
  */
 async function settling<T>(
 	ctx: EngineContext,
@@ -263,9 +264,7 @@ async function settling<T>(
 	byMember.set(key, outcome);
 	let kept = true;
 	try {
-		const result = await run();
-		kept = result !== null;
-		return result;
+		return await run();
 	} catch (err) {
 		if (err instanceof ClaimAgain) kept = false;
 		throw err;

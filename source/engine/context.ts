@@ -77,7 +77,8 @@ export interface EngineCaches {
 	claimsInFlight: Map<string, Promise<unknown>>;
 	/**
 	 * The claims settling a member they just won, by namespace and member: each resolves
-	 * whether the member was kept (false: given back, kept so until a claim that lost it saw it).
+	 * whether the member stays unavailable (false: given back free, remembered so until a
+	 * claim that lost its create has seen it).
 	 */
 	claimsSettling: Map<string, Promise<boolean>>;
 	/** The Kubernetes Event writes not yet done, by the context (operation) that started them. */
