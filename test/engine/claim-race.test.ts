@@ -9,6 +9,11 @@
  * member back. Meanwhile another identity lost the Lease create of that member to it and
  * answered "no free members"; its next claim got the member given back.
  *
+ * The second test replays the other half of that race, the one an engine cannot prevent
+ * (the identity's duplicate Lease comes from a claim through another engine): a claim of
+ * another identity that lost a Lease create to it tries the member again once it is given
+ * back, instead of answering "no free members".
+ *
  * The requests are held at gates in a wrapper of the engine's Kube, so that the steps come in
  * exactly this order on both clusters.
  */
@@ -40,6 +45,13 @@ function gatedKube(kube: Kube) {
 	const gates: Array<{ match: (what: string) => boolean; reach(): void; opened: Promise<void> }> =
 		[];
 	const creates: string[] = [];
+	const watchers: Array<{ match: (what: string) => boolean; done(): void }> = [];
+	const answered = (what: string) => {
+		for (const w of watchers.filter((x) => x.match(what))) {
+			watchers.splice(watchers.indexOf(w), 1);
+			w.done();
+		}
+	};
 	const pass = async (what: string) => {
 		const i = gates.findIndex((g) => g.match(what));
 		if (i < 0) return;
@@ -57,7 +69,11 @@ function gatedKube(kube: Kube) {
 				const what = `create ${args.body.metadata.name} for ${args.body.spec.holderIdentity}`;
 				creates.push(what);
 				await pass(what);
-				return value.call(target, args);
+				try {
+					return await value.call(target, args);
+				} finally {
+					answered(what);
+				}
 			};
 		},
 	});
@@ -75,6 +91,12 @@ function gatedKube(kube: Kube) {
 	return {
 		kube: wrapped,
 		creates,
+		/** Resolves once the next Lease create a description matches has been answered (a macrotask later). */
+		answered(match: (what: string) => boolean): Promise<void> {
+			return new Promise<void>((resolve) => {
+				watchers.push({ match, done: () => setImmediate(resolve) });
+			});
+		},
 		/** Holds the next request whose description (`create <lease> for <holder>`, `list <kind> <selector>`) matches. */
 		hold(match: (what: string) => boolean): Gate {
 			let reach = () => {};
@@ -188,5 +210,48 @@ describe('concurrent claims in one process: the race of 7b289dc', () => {
 				[`race-${free}`, id(owner)],
 			]),
 		);
+	});
+
+	it('a claim that loses a Lease create to a claim of its engine still settling tries the member again when that claim gives it back', async () => {
+		// x claims through two engines at once (two terminals): engine B's claim wins a second
+		// member, race-2, and gives it back; y, through B, loses race-2's create to it meanwhile.
+		const pool = 'sib';
+		const setup = c.context();
+		await apply(setup, pool, poolSpec({ size: 2 }));
+		await waitReady(setup, pool, 2);
+		const gated = gatedKube(c.kube);
+		const b = testContext(gated.kube);
+		const [x, y] = ['x@example.com', 'y@example.com'];
+		const create = (member: number, who: string) => (s: string) =>
+			s === `create corral-vdi-ct-sib-${member} for ${who}`;
+		// 1. x through B: B reads the pool (all free), x tries sib-1 (held).
+		const xFirst = gated.hold(create(1, x));
+		const xB = answer(claim(b, pool, x));
+		await xFirst.reached;
+		// 2. x through another engine: sib-1.
+		expect(await answer(claim(c.context(), pool, x))).toBe('sib-1');
+		// 3. B's x loses sib-1 and tries sib-2 (held).
+		const xSecond = gated.hold(create(2, x));
+		xFirst.open();
+		await xSecond.reached;
+		// 4. y through B: nothing free in B's read, read again (sib-2 free), tries sib-2 (held).
+		const yCreate = gated.hold(create(2, y));
+		const yB = answer(claim(b, pool, y));
+		await yCreate.reached;
+		// 5. B's x wins sib-2; its check for an earlier claim of x is held.
+		const xCheck = gated.hold(
+			(s) => s.startsWith('list leases') && s.includes(holderLabelValue(x)),
+		);
+		xSecond.open();
+		await xCheck.reached;
+		// 6. y's create of sib-2 is lost to x's; only then does x's check go on and give sib-2 back.
+		const yLost = gated.answered(create(2, y));
+		yCreate.open();
+		await yLost;
+		xCheck.open();
+		expect(await xB).toBe('sib-1');
+		// y tried sib-2 again once it was given back (before: "no free members")
+		expect(await yB).toBe('sib-2');
+		expect(gated.creates.filter((s) => create(2, y)(s))).toHaveLength(2);
 	});
 });
