@@ -19,8 +19,11 @@
  *   instead of winning a second one (the race that reverted this path once, 7b289dc:
  *   claim-race.test.ts replays it);
  * - a claim that loses a create to a claim of the same engine still settling waits for that
- *   settle and tries the member again if it was given back (givenBackBySibling), so that a
- *   member about to be free is never answered as "no free members".
+ *   settle and tries the member again if it was given back (givenBackBySibling), and one
+ *   that finds nothing free waits for the engine's settles in the pool and reads again if one
+ *   gave a member back (freedBySiblings), so that a member about to be free is never
+ *   answered as "no free members" (an identity's duplicate from another engine is given
+ *   back so).
  */
 
 import { authenticatedUser } from '../kube/whoami.js';
@@ -39,7 +42,7 @@ import {
 	memberView,
 	notFreeReason,
 } from '../pool/member-state.js';
-import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
+import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, memberIndex, pvcName } from '../pool/names.js';
 import { readObjects } from '../pool/object-shape.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
@@ -142,9 +145,10 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 				// Nothing free in a read begun before this claim, or in the watch-fed cache (which
 				// may lag): read the API again, then decide.
 				const stale =
-					err instanceof PoolError &&
-					err.kind === 'no-free' &&
-					(snapshot.readTick < startTick || snapshot.cached);
+					(err instanceof PoolError &&
+						err.kind === 'no-free' &&
+						(snapshot.readTick < startTick || snapshot.cached)) ||
+					err instanceof ReadAgain;
 				if (!again && !stale) throw err instanceof ClaimAgain ? busyAgain(identity) : err;
 				snapshot = await claimSnapshot(ctx, pool, 'api');
 			}
@@ -219,6 +223,9 @@ async function claimIn(
 		);
 		if (won) return won;
 	}
+	// A member a claim of this engine is about to give back is not taken: wait for those
+	// settles, and read again if one was freed.
+	if (await freedBySiblings(ctx, pool)) throw new ReadAgain();
 	// None free: the counts as they are now (listed again after tries: Leases won by others,
 	// pods Corral started and a try adopted), with the strangers' objects the tries ran into
 	// (the list does not show them).
@@ -288,6 +295,31 @@ async function givenBackBySibling(ctx: EngineContext, member: string): Promise<b
 	if (byMember.get(key) === sibling) byMember.delete(key);
 	return true;
 }
+
+/**
+ * Whether a claim of this engine settling a member of the pool gave one back free: waits for
+ * every such settle under way, so that "no free members" never counts a member about to be
+ * free (a read may show the Lease of a claim that is about to give it back).
+ */
+async function freedBySiblings(ctx: EngineContext, pool: string): Promise<boolean> {
+	const byMember = ctx.caches.claimsSettling;
+	const prefix = settlingKey(ctx, '');
+	const pending = [...byMember].filter(
+		([key]) => key.startsWith(prefix) && memberIndex(pool, key.slice(prefix.length)) !== null,
+	);
+	if (pending.length === 0) return false;
+	const outcomes = await Promise.all(pending.map(([, outcome]) => outcome));
+	let freed = false;
+	for (const [i, [key, outcome]] of pending.entries()) {
+		if (outcomes[i]) continue;
+		freed = true;
+		if (byMember.get(key) === outcome) byMember.delete(key);
+	}
+	return freed;
+}
+
+/** A claim found nothing free while a claim of its engine gave a member back: it reads again. */
+class ReadAgain extends Error {}
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
 const CLAIM_ATTEMPTS = 3;

@@ -254,4 +254,37 @@ describe('concurrent claims in one process: the race of 7b289dc', () => {
 		expect(await yB).toBe('sib-2');
 		expect(gated.creates.filter((s) => create(2, y)(s))).toHaveLength(2);
 	});
+
+	it('a claim that finds nothing free while a claim of its engine is about to give a member back waits for it and reads again', async () => {
+		// As above, but y reads the pool while x's second Lease (through B) is there: its read
+		// shows no member free, and one is about to be given back.
+		const pool = 'sob';
+		const setup = c.context();
+		await apply(setup, pool, poolSpec({ size: 2 }));
+		await waitReady(setup, pool, 2);
+		const gated = gatedKube(c.kube);
+		const b = testContext(gated.kube);
+		const [x, y] = ['x@example.com', 'y@example.com'];
+		const xFirst = gated.hold((s) => s === `create corral-vdi-ct-sob-1 for ${x}`);
+		const xB = answer(claim(b, pool, x));
+		await xFirst.reached;
+		expect(await answer(claim(c.context(), pool, x))).toBe('sob-1');
+		const xCheck = gated.hold(
+			(s) => s.startsWith('list leases') && s.includes(holderLabelValue(x)),
+		);
+		xFirst.open();
+		// B's x lost sob-1, won sob-2; its check for an earlier claim of x is held
+		await xCheck.reached;
+		// y reads the pool anew (B's shared read is dropped): sob-1 and sob-2 both held by x
+		b.caches.claimReads.clear();
+		const yB = answer(claim(b, pool, y));
+		await waitFor(() =>
+			b.events.some((e) => e.action === 'claim' && e.outcome === 'start' && e.message.includes(y)),
+		);
+		await new Promise<void>((resolve) => setImmediate(resolve));
+		xCheck.open();
+		expect(await xB).toBe('sob-1');
+		// (before: "no free members", decided before x gave sob-2 back)
+		expect(await yB).toBe('sob-2');
+	});
 });
