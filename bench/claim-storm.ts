@@ -1,9 +1,9 @@
 /**
  * The claim and release storms, run through ctpool's engine in one process (as a broker in
- * front of a pool would): N concurrent claims by distinct identities, then R concurrent
- * releases of claimed members by their holders. The raw baseline is the storm's floor: N
- * concurrent creates of distinct Leases straight through the API (the first-writer-wins
- * step alone), over the same kubeconfig and TLS.
+ * front of a pool would, the pool in the engine's watch-fed cache): N concurrent claims by
+ * distinct identities, then R concurrent releases of claimed members by their holders. The
+ * raw baseline is the storm's floor: N concurrent creates of distinct Leases straight through
+ * the API (the first-writer-wins step alone), over the same kubeconfig and TLS.
  */
 
 import { createEngine } from '../source/engine/engine.js';
@@ -72,6 +72,9 @@ export async function runClaimStorm(opts: ClaimStormOptions): Promise<ClaimStorm
 		name: `corral-vdi-ctpool-${opts.pool}`,
 		namespace: opts.namespace,
 	});
+	// a broker keeps the pool in a watch-fed cache: its claims read nothing before the Lease create
+	const cache = engine.watchPoolForClaims(opts.pool);
+	await cache.ready;
 	const warmMs = wallMs() - w0;
 
 	const token = kube.config.getCurrentUser()?.token ?? '';
@@ -97,6 +100,7 @@ export async function runClaimStorm(opts: ClaimStormOptions): Promise<ClaimStorm
 	const releases = await storm(held.length, (i) =>
 		engine.release(opts.pool, held[i]!.member, held[i]!.identity),
 	);
+	cache.stop();
 	return {
 		warmMs,
 		raw: { latencies: raw.latencies, totalMs: raw.totalMs, errors: raw.errors },

@@ -1,11 +1,40 @@
 /**
  * claim: give a member to an identity. The identity's own member when it holds one (an
  * expired claim is renewed); otherwise the first free member, won by creating its Lease.
+ *
+ * The path: snapshot (claim-snapshot.ts: the engine's watch-fed cache in a long-running
+ * process (claim-cache.ts: its own watches, or a feed the process hands it), else the
+ * definition and one list of each kind, shared by concurrent claims) → choose
+ * (nextCandidate) → Lease create → settle (one round at once: the PVC's display copy written
+ * at the snapshot's resourceVersion, and the identity's earlier claim looked for in the cache
+ * or by its holder label), then the audit Event (a cache-fed claim answers before it is
+ * written).
+ *
+ * Why a stale snapshot is safe (client-go's informer pattern): the Lease create is the
+ * arbiter. A member the snapshot wrongly shows free only loses the create (409); one it
+ * wrongly shows taken is found by the read of the API that every "no free members" answer
+ * made from an older read or from the cache goes through first. Within one engine:
+ * - claims of one identity queue up (claim); a win marks the engine's shared read as not
+ *   showing it (markWon), so the identity's next claim reads again and finds its member
+ *   instead of winning a second one (the race that reverted this path once, 7b289dc:
+ *   claim-race.test.ts replays it);
+ * - a claim that loses a create to a claim of the same engine still settling waits for that
+ *   settle and tries the member again if it was given back (givenBackBySibling), and one
+ *   that finds nothing free waits for the engine's settles in the pool and reads again if one
+ *   gave a member back (freedBySiblings), so that a member about to be free is never
+ *   answered as "no free members" (an identity's duplicate from another engine is given
+ *   back so).
  */
 
 import { authenticatedUser } from '../kube/whoami.js';
 import { identityProblem, noFreeMessage, PoolError, RECONCILER_IDENTITY } from '../pool/errors.js';
-import { CLAIM_SECONDS, CLAIM_USER_ANNOTATION, leaseHolder } from '../pool/lease.js';
+import {
+	CLAIM_SECONDS,
+	CLAIM_USER_ANNOTATION,
+	HOLDER_LABEL,
+	holderLabelValue,
+	leaseHolder,
+} from '../pool/lease.js';
 import {
 	groupMembers,
 	type MemberObjects,
@@ -13,12 +42,21 @@ import {
 	memberView,
 	notFreeReason,
 } from '../pool/member-state.js';
-import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, pvcName } from '../pool/names.js';
+import { ASSIGNED_TO_ANNOTATION, MEMBER_LABEL, memberIndex, pvcName } from '../pool/names.js';
+import { readObjects } from '../pool/object-shape.js';
 import type { LeaseObject, PodObject, PvcObject } from '../pool/objects.js';
 import { type PoolSpec, sourceFields } from '../pool/spec.js';
 import { shortfall } from '../pool/status.js';
 import { sanitize } from '../text/sanitize.js';
-import { type ClaimSnapshot, changingPool, claimSnapshot, stateRank } from './claim-snapshot.js';
+import { claimCacheKey } from './claim-cache.js';
+import {
+	type ClaimSnapshot,
+	changingPool,
+	claimSnapshot,
+	claimTick,
+	markWon,
+	stateRank,
+} from './claim-snapshot.js';
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
@@ -26,7 +64,12 @@ import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
-import { type ListedObjects, listPoolObjects, poolSelector } from './pool-objects.js';
+import {
+	type ListedObjects,
+	listPoolObjects,
+	poolSelector,
+	readListedObjects,
+} from './pool-objects.js';
 
 /** What a claim gave. */
 export interface ClaimResult {
@@ -79,7 +122,9 @@ export async function claim(
 async function claimNow(ctx: EngineContext, pool: string, identity: string): Promise<ClaimResult> {
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
-	const startedAt = Date.now();
+	const startTick = claimTick();
+	// Who the cluster says claims is asked (once per process) while the pool is read.
+	void authenticatedUser(ctx.kube);
 	let snapshot = await claimSnapshot(ctx, pool);
 	emitEvent(ctx, {
 		pool,
@@ -88,8 +133,8 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 		message: `claim in ${pool} for ${identity}`,
 	});
 	try {
-		// An identity that won a member through this read would not find it there: read again.
-		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, true);
+		// An identity that won a member since this read began may not find it there: read again.
+		if (snapshot.winners.has(identity)) snapshot = await claimSnapshot(ctx, pool, 'new');
 		let result: ClaimResult | undefined;
 		for (let attempt = 1; !result; attempt++) {
 			try {
@@ -97,11 +142,15 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 			} catch (err) {
 				// A double claim gave its member back: read again (a few times at most).
 				const again = err instanceof ClaimAgain && attempt < CLAIM_ATTEMPTS;
-				// Nothing free in a read made before this claim began: read again, then decide.
+				// Nothing free in a read begun before this claim, or in the watch-fed cache (which
+				// may lag): read the API again, then decide.
 				const stale =
-					err instanceof PoolError && err.kind === 'no-free' && snapshot.readAt < startedAt;
+					(err instanceof PoolError &&
+						err.kind === 'no-free' &&
+						(snapshot.readTick < startTick || snapshot.cached)) ||
+					err instanceof ReadAgain;
 				if (!again && !stale) throw err instanceof ClaimAgain ? busyAgain(identity) : err;
-				snapshot = await claimSnapshot(ctx, pool, true);
+				snapshot = await claimSnapshot(ctx, pool, 'api');
 			}
 		}
 		emitEvent(ctx, {
@@ -113,14 +162,17 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 				? `${identity} already holds ${result.member}${result.renewed ? ' (expired claim renewed)' : ''}`
 				: `${result.member} claimed by ${identity}`,
 		});
+		// A long-running engine answering from its watch-fed cache answers before its audit
+		// Event is written (the write goes on in the process): the claim's fast path is the
+		// Lease create and one round. A one-shot claim waits for its Events before it answers.
+		if (!snapshot.cached) await flushKubeEvents(ctx);
 		return result;
 	} catch (err) {
 		if (err instanceof PoolError && err.kind === 'no-free')
 			recordRefusal(ctx, pool, identity, err.message);
 		emitEvent(ctx, { pool, action: 'claim', outcome: 'error', message: failureText(err) });
-		throw err;
-	} finally {
 		await flushKubeEvents(ctx);
+		throw err;
 	}
 }
 
@@ -155,31 +207,25 @@ async function claimIn(
 			throw err;
 		}
 		if (!lease) {
+			// Lost to a claim of this engine still settling: it may give the member back (its
+			// identity won another one at the same time); then the member is tried again, so
+			// that a member about to be free is not counted as taken ("no free members").
+			if (await givenBackBySibling(ctx, view.name)) {
+				taken.delete(view.name);
+				continue;
+			}
 			if (++losses % LOSSES_BEFORE_REFRESH === 0) await refreshLeases(ctx, pool, snapshot);
 			continue;
 		}
-		// Two claims by one identity at once (a double click) may each win a member: the one
-		// whose Lease came later gives its member back and starts again from a fresh read,
-		// where it finds the identity's own member (or, if that one went meanwhile, a free one).
-		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
-		if (earlier) {
-			await deleteLease(ctx, lease).catch(() => false);
-			taken.delete(view.name);
-			emitEvent(ctx, {
-				pool,
-				member: view.name,
-				action: 'claim',
-				outcome: 'info',
-				message: `${sanitize(identity)} won ${earlier} in a claim at the same time; ${view.name} given back`,
-			});
-			throw new ClaimAgain();
-		}
-		const won = await settle(ctx, pool, spec, identity, view, lease, snapshot);
-		if (won) {
-			snapshot.winners.add(identity);
-			return won;
-		}
+		markWon(ctx, pool, snapshot, identity, lease);
+		const won = await settling(ctx, view.name, () =>
+			settle(ctx, pool, spec, identity, view, lease, snapshot),
+		);
+		if (won) return won;
 	}
+	// A member a claim of this engine is about to give back is not taken: wait for those
+	// settles, and read again if one was freed.
+	if (await freedBySiblings(ctx, pool)) throw new ReadAgain();
 	// None free: the counts as they are now (listed again after tries: Leases won by others,
 	// pods Corral started and a try adopted), with the strangers' objects the tries ran into
 	// (the list does not show them).
@@ -199,6 +245,81 @@ async function claimIn(
 		),
 	);
 }
+
+/** The key of a member's Lease among the engine's claims settling. */
+function settlingKey(ctx: EngineContext, member: string): string {
+	return `${ctx.namespace}/${member}`;
+}
+
+/**
+ * Runs the settle of a member just won, known to the engine's other claims meanwhile (see
+ * givenBackBySibling): it resolves whether the member stays unavailable. Only a member given
+ * back because its identity won another one (ClaimAgain) is free again; one given back for a
+ * stranger's object, a PVC gone or a Corral pod is not free, and an error leaves the Lease.
+ */
+async function settling<T>(
+	ctx: EngineContext,
+	member: string,
+	run: () => Promise<T | null>,
+): Promise<T | null> {
+	const byMember = ctx.caches.claimsSettling;
+	const key = settlingKey(ctx, member);
+	let done: (kept: boolean) => void = () => {};
+	const outcome = new Promise<boolean>((resolve) => {
+		done = resolve;
+	});
+	byMember.set(key, outcome);
+	let kept = true;
+	try {
+		return await run();
+	} catch (err) {
+		if (err instanceof ClaimAgain) kept = false;
+		throw err;
+	} finally {
+		// A member given back stays known as such until a claim that lost it has seen that.
+		if (kept && byMember.get(key) === outcome) byMember.delete(key);
+		done(kept);
+	}
+}
+
+/**
+ * Whether the member whose Lease create was just lost was won by a claim of this engine that
+ * then gave it back: waits for that claim's settle when one is under way; false otherwise.
+ */
+async function givenBackBySibling(ctx: EngineContext, member: string): Promise<boolean> {
+	const byMember = ctx.caches.claimsSettling;
+	const key = settlingKey(ctx, member);
+	const sibling = byMember.get(key);
+	if (!sibling || (await sibling)) return false;
+	// seen once: a later lost create of this member is a loss like any other
+	if (byMember.get(key) === sibling) byMember.delete(key);
+	return true;
+}
+
+/**
+ * Whether a claim of this engine settling a member of the pool gave one back free: waits for
+ * every such settle under way, so that "no free members" never counts a member about to be
+ * free (a read may show the Lease of a claim that is about to give it back).
+ */
+async function freedBySiblings(ctx: EngineContext, pool: string): Promise<boolean> {
+	const byMember = ctx.caches.claimsSettling;
+	const prefix = settlingKey(ctx, '');
+	const pending = [...byMember].filter(
+		([key]) => key.startsWith(prefix) && memberIndex(pool, key.slice(prefix.length)) !== null,
+	);
+	if (pending.length === 0) return false;
+	const outcomes = await Promise.all(pending.map(([, outcome]) => outcome));
+	let freed = false;
+	for (const [i, [key, outcome]] of pending.entries()) {
+		if (outcomes[i]) continue;
+		freed = true;
+		if (byMember.get(key) === outcome) byMember.delete(key);
+	}
+	return freed;
+}
+
+/** A claim found nothing free while a claim of its engine gave a member back: it reads again. */
+class ReadAgain extends Error {}
 
 /** How often a claim starts again after giving back a member won twice by its identity. */
 const CLAIM_ATTEMPTS = 3;
@@ -228,11 +349,16 @@ function earlierThan(a: LeaseObject, b: LeaseObject): boolean {
 	return ta !== tb ? ta < tb : ra < rb;
 }
 
+/** At most this many identities in one label selector of the check for an earlier claim. */
+const HOLDERS_PER_LIST = 50;
+
 /**
  * The member of another Lease the identity holds in the pool that was made before `mine`, or
- * null. The Leases are listed after mine was made (claims that win in the same turn of the
- * event loop share one list), so of two claims at once by one identity the later always sees the earlier: it
- * gives its member back, and both answer with the same member.
+ * null. Two claims at once by one identity (a double click, two terminals) may each win a
+ * member: the identity's Leases (found by their holder label, never a list of every Lease)
+ * are listed after mine was made, so the later of the two always sees the earlier; it gives
+ * its member back, and both answer with the same member. Claims that win in the same turn of
+ * the event loop share one list (`holder-hash in (...)`).
  */
 async function earlierClaimOf(
 	ctx: EngineContext,
@@ -241,25 +367,62 @@ async function earlierClaimOf(
 	identity: string,
 	mine: LeaseObject,
 ): Promise<string | null> {
+	const cached = await cachedLeasesAfter(ctx, pool, snapshot, identity, mine);
+	if (cached) return earlierIn(cached, identity, mine);
 	// A list not yet sent is made after mine, so it serves; one already sent may not.
 	let shared = snapshot.afterWin;
-	if (!shared || shared.sent) {
+	if (!shared || shared.sent || shared.identities.size >= HOLDERS_PER_LIST) {
 		const next: NonNullable<ClaimSnapshot['afterWin']> = {
 			sent: false,
+			identities: new Set(),
 			leases: new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
 				next.sent = true;
-				return listLeases(ctx, pool);
+				return listLeases(ctx, holdersSelector(pool, next.identities));
 			}),
 		};
 		snapshot.afterWin = next;
 		shared = next;
 	}
-	const leases = await shared.leases;
+	shared.identities.add(identity);
+	return earlierIn(await shared.leases, identity, mine);
+}
+
+/** The member of a Lease among leases the identity holds that was made before mine, or null. */
+function earlierIn(
+	leases: readonly LeaseObject[],
+	identity: string,
+	mine: LeaseObject,
+): string | null {
 	for (const l of leases) {
 		if (l.metadata.name === mine.metadata.name || leaseHolder(l) !== identity) continue;
 		if (earlierThan(l, mine)) return l.metadata.labels?.[MEMBER_LABEL] ?? null;
 	}
 	return null;
+}
+
+/**
+ * The pool's Leases from the engine's watch-fed cache once its Lease watch has delivered
+ * mine (a watch delivers in resourceVersion order: every Lease made before mine is there),
+ * or null when the snapshot was not made from the cache or the watch lags (then: a list).
+ */
+async function cachedLeasesAfter(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	identity: string,
+	mine: LeaseObject,
+): Promise<LeaseObject[] | null> {
+	const cache = snapshot.cached ? ctx.caches.claimCaches.get(claimCacheKey(ctx, pool)) : undefined;
+	if (!cache?.synced() || !(await cache.leasesReached(mine.metadata.resourceVersion))) return null;
+	// only the identity's (by their holder label): a claim's check reads a few, not every Lease
+	const leases = cache.leasesLabelled(HOLDER_LABEL, holderLabelValue(identity));
+	return readListedObjects({ pods: [], pvcs: [], leases }, pool).leases;
+}
+
+/** The label selector of the Leases in a pool held by some identities. */
+function holdersSelector(pool: string, identities: ReadonlySet<string>): string {
+	const values = [...identities].map(holderLabelValue).sort();
+	return `${poolSelector(pool)},${HOLDER_LABEL} in (${values.join(',')})`;
 }
 
 /** Lists the Leases again (one list shared by the claims that lost races) and marks them taken. */
@@ -268,7 +431,7 @@ async function refreshLeases(
 	pool: string,
 	snapshot: ClaimSnapshot,
 ): Promise<void> {
-	snapshot.leaseRefresh ??= listLeases(ctx, pool)
+	snapshot.leaseRefresh ??= listLeases(ctx, poolSelector(pool))
 		.then((leases) => {
 			for (const l of leases) {
 				const member = l.metadata.labels?.[MEMBER_LABEL];
@@ -307,13 +470,14 @@ function nextCandidate(
 	return pool[Math.floor(Math.random() * pool.length)] ?? first;
 }
 
-async function listLeases(ctx: EngineContext, pool: string): Promise<LeaseObject[]> {
+/** The Leases a label selector picks, each read at the boundary (one that does not read is left out). */
+async function listLeases(ctx: EngineContext, labelSelector: string): Promise<LeaseObject[]> {
 	try {
-		const list = await ctx.kube.readJson<{ items?: LeaseObject[] }>(
+		const list = await ctx.kube.readJson<{ items?: unknown }>(
 			`/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ctx.namespace)}/leases`,
-			{ labelSelector: poolSelector(pool) },
+			{ labelSelector },
 		);
-		return list.items ?? [];
+		return readObjects('leases', Array.isArray(list.items) ? list.items : []).objects;
 	} catch (err) {
 		throw clusterError(err, {
 			verb: 'list',
@@ -332,9 +496,10 @@ async function annotateHolder(
 	pool: string,
 	member: string,
 	holder: string | null,
+	known?: PvcObject,
 ): Promise<PvcObject | null> {
 	try {
-		return await annotateOwnedPvc(ctx, pool, member, { [ASSIGNED_TO_ANNOTATION]: holder });
+		return await annotateOwnedPvc(ctx, pool, member, { [ASSIGNED_TO_ANNOTATION]: holder }, known);
 	} catch (err) {
 		if (err instanceof PoolError) throw err;
 		throw clusterError(err, {
@@ -378,9 +543,52 @@ async function startStopped(
 	}
 }
 
+/** What marking a member just won as the identity's found. */
+type Marked =
+	| { foreign: ForeignObjectError }
+	| { pvc: PvcObject | null | undefined; corralPod: PodObject | null };
+
 /**
- * After winning a member's Lease: mark the PVC, start the pod when it has none. A member
- * whose PVC vanished or is being deleted meanwhile is given back (its Lease deleted): null.
+ * Writes the holder on the member's PVC (at the resourceVersion of the snapshot: no read when
+ * it is unchanged) and, for a Stopped member, reads a pod Corral's `ct start` may have made.
+ * Never throws: a stranger's object is reported as foreign; any other failure is a partial
+ * error (the Lease is the authority, the annotation only a display copy): pvc undefined.
+ */
+async function markHolder(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+	view: MemberView,
+	snapshot: ClaimSnapshot,
+): Promise<Marked> {
+	const member = view.name;
+	const known = snapshot.members.find((m) => m.name === member)?.pvc ?? undefined;
+	try {
+		const pvc = await annotateHolder(ctx, pool, member, identity, known);
+		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
+		// one Corral's `ct start` made is adopted, and judged as the member is now.
+		const corralPod = view.state === 'Stopped' ? (await readMember(ctx, pool, member)).pod : null;
+		return { pvc, corralPod };
+	} catch (err) {
+		if (err instanceof ForeignObjectError) return { foreign: err };
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'error',
+			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
+			partial: true,
+		});
+		return { pvc: undefined, corralPod: null };
+	}
+}
+
+/**
+ * After winning a member's Lease, one round of requests at once: the identity's earlier
+ * claim looked for (earlierClaimOf) while the PVC is marked (markHolder). Then the member is
+ * given back (a claim of the same identity came first: ClaimAgain; a stranger's object, a
+ * PVC gone or being deleted, a Corral pod that is not free: null, the next one is tried) or
+ * kept, its pod started when it has none.
  */
 async function settle(
 	ctx: EngineContext,
@@ -392,31 +600,41 @@ async function settle(
 	snapshot: ClaimSnapshot,
 ): Promise<ClaimResult | null> {
 	const member = view.name;
-	let pvc: PvcObject | null | undefined;
-	let corralPod: PodObject | null = null;
-	try {
-		pvc = await annotateHolder(ctx, pool, member, identity);
-		// A pod under its name that is not the pool's (a Stopped member's) is never handed out;
-		// one Corral's `ct start` made is adopted, and judged as the member is now.
-		if (view.state === 'Stopped') corralPod = (await readMember(ctx, pool, member)).pod;
-	} catch (err) {
-		if (err instanceof ForeignObjectError) {
-			snapshot.strangers.set(member, err.kinds);
-			await deleteLease(ctx, lease).catch(() => false);
-			emitEvent(ctx, { pool, member, action: 'claim', outcome: 'error', message: err.message });
-			return null;
-		}
-		// The Lease is the authority; the annotation is only a display copy.
+	const [earlier, marked] = await Promise.all([
+		earlierClaimOf(ctx, pool, snapshot, identity, lease).then(
+			(m) => ({ member: m }),
+			(err: unknown) => ({ failed: err }),
+		),
+		markHolder(ctx, pool, identity, view, snapshot),
+	]);
+	if ('failed' in earlier) throw earlier.failed;
+	if (earlier.member !== null) {
+		if ('pvc' in marked && marked.pvc)
+			await annotateHolder(ctx, pool, member, null).catch(() => null);
+		await dropLease(ctx, pool, lease);
+		snapshot.taken.delete(member);
+		emitEvent(ctx, {
+			pool,
+			member,
+			action: 'claim',
+			outcome: 'info',
+			message: `${sanitize(identity)} won ${earlier.member} in a claim at the same time; ${member} given back`,
+		});
+		throw new ClaimAgain();
+	}
+	if ('foreign' in marked) {
+		snapshot.strangers.set(member, marked.foreign.kinds);
+		await dropLease(ctx, pool, lease);
 		emitEvent(ctx, {
 			pool,
 			member,
 			action: 'claim',
 			outcome: 'error',
-			message: `${member} is claimed, but its assigned-to annotation could not be written: ${failureText(err)}`,
-			partial: true,
+			message: marked.foreign.message,
 		});
-		pvc = undefined;
+		return null;
 	}
+	const { pvc, corralPod } = marked;
 	const fresh = corralPod
 		? memberView(
 				{
@@ -448,6 +666,13 @@ async function settle(
 	return { member, renewed: false, existing: false, started };
 }
 
+/** Deletes a Lease a claim just made (failures ignored: the next reconcile sees the Lease), also from the engine's watch-fed cache of the pool. */
+async function dropLease(ctx: EngineContext, pool: string, lease: LeaseObject): Promise<void> {
+	const name = lease.metadata.name;
+	if (name) ctx.caches.claimCaches.get(claimCacheKey(ctx, pool))?.noteDeleted(name);
+	await deleteLease(ctx, lease).catch(() => false);
+}
+
 /** Gives a member just won back (its Lease deleted), saying why: the claim tries the next one. */
 async function giveBack(
 	ctx: EngineContext,
@@ -455,7 +680,7 @@ async function giveBack(
 	lease: LeaseObject,
 	why: string,
 ): Promise<null> {
-	await deleteLease(ctx, lease).catch(() => false);
+	await dropLease(ctx, pool, lease);
 	const member = lease.metadata.labels?.[MEMBER_LABEL];
 	emitEvent(ctx, {
 		pool,

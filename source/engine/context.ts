@@ -7,6 +7,7 @@ import { hostname, userInfo } from 'node:os';
 import type { Kube } from '../kube/config.js';
 import { type CommandScope, ctpoolCommand, kubectlCommand } from '../pool/command-hint.js';
 import { identityProblem, RECONCILER_IDENTITY } from '../pool/errors.js';
+import type { ClaimCaches } from './claim-cache.js';
 import type { ClaimReads } from './claim-snapshot.js';
 import type { FailureTally } from './failure-events.js';
 import type { KnownStrangers } from './known-strangers.js';
@@ -76,8 +77,16 @@ export interface EngineContext {
 export interface EngineCaches {
 	/** The shared read of each pool for claims, by namespace and pool. */
 	claimReads: ClaimReads;
+	/** The watch-fed caches of pools a long-running process claims from (claim-cache.ts). */
+	claimCaches: ClaimCaches;
 	/** The claims in flight, by namespace, pool and identity (one identity's claims queue up). */
 	claimsInFlight: Map<string, Promise<unknown>>;
+	/**
+	 * The claims settling a member they just won, by namespace and member: each resolves
+	 * whether the member stays unavailable (false: given back free, remembered so until a
+	 * claim that lost its create has seen it).
+	 */
+	claimsSettling: Map<string, Promise<boolean>>;
 	/** The Kubernetes Event writes not yet done, by the context (operation) that started them. */
 	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
 	/** Whether a denied Event write was reported already (it is said once per engine). */
@@ -94,7 +103,9 @@ export interface EngineCaches {
 export function createEngineCaches(): EngineCaches {
 	return {
 		claimReads: new Map(),
+		claimCaches: new Map(),
 		claimsInFlight: new Map(),
+		claimsSettling: new Map(),
 		pendingEvents: new WeakMap(),
 		eventsDeniedReported: false,
 		refusals: new Map(),

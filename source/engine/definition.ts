@@ -53,7 +53,16 @@ export async function readDefinition(
 	pool: string,
 	opts: ValidateOptions = {},
 ): Promise<Definition> {
-	const configMap = await readDefinitionMap(ctx, pool);
+	return definitionOf(ctx, pool, await readDefinitionMap(ctx, pool), opts);
+}
+
+/** The definition a ConfigMap read (from the API or a watch-fed cache) holds; throws PoolError. */
+export function definitionOf(
+	ctx: EngineContext,
+	pool: string,
+	configMap: ConfigMapObject | null,
+	opts: ValidateOptions = {},
+): Definition {
 	if (!configMap) throw new PoolError('not-found', notFoundMessage(ctx, pool));
 	return {
 		configMap,

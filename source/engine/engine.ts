@@ -9,6 +9,7 @@ import type { Kube } from '../kube/config.js';
 import { apply, writeDefinition } from './apply.js';
 import { readAudit } from './audit.js';
 import { claim } from './claim.js';
+import { claimFromFeed, watchPoolForClaims } from './claim-cache.js';
 import {
 	createEngineContext,
 	type DerivedContextOptions,
@@ -45,6 +46,16 @@ export interface Engine {
 	apply: Bound<typeof apply>;
 	writeDefinition: Bound<typeof writeDefinition>;
 	claim: Bound<typeof claim>;
+	/**
+	 * Keeps a pool's objects in a watch-fed cache that this engine's claims answer from (a
+	 * long-running process: a broker, the console, the controller); stop() ends it.
+	 */
+	watchPoolForClaims: Bound<typeof watchPoolForClaims>;
+	/**
+	 * Makes this engine's claims of a pool answer from a feed the process already has (the
+	 * console's watch-fed store) instead of watches of their own; stop() ends that.
+	 */
+	claimFromFeed: Bound<typeof claimFromFeed>;
 	release: Bound<typeof release>;
 	findExpiredClaims: Bound<typeof findExpiredClaims>;
 	releaseExpired: Bound<typeof releaseExpired>;
@@ -78,6 +89,8 @@ export function engineOf(ctx: EngineContext): Engine {
 		apply: bind(ctx, apply),
 		writeDefinition: bind(ctx, writeDefinition),
 		claim: bind(ctx, claim),
+		watchPoolForClaims: bind(ctx, watchPoolForClaims),
+		claimFromFeed: bind(ctx, claimFromFeed),
 		release: bind(ctx, release),
 		findExpiredClaims: bind(ctx, findExpiredClaims),
 		releaseExpired: bind(ctx, releaseExpired),

@@ -3,6 +3,14 @@ export { apply, writeDefinition } from './apply.js';
 export { type AuditQuery, type AuditTrail, auditSelector, readAudit } from './audit.js';
 export { type ClaimResult, checkIdentity, claim } from './claim.js';
 export {
+	type ClaimCache,
+	type ClaimFeed,
+	claimFromFeed,
+	poolWatchFeed,
+	watchPoolFeed,
+	watchPoolForClaims,
+} from './claim-cache.js';
+export {
 	actingIdentity,
 	createEngineContext,
 	DEFAULT_ACTOR,

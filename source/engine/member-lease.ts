@@ -11,7 +11,9 @@ import { plainObject } from '../kube/objects.js';
 import { RECONCILER_IDENTITY } from '../pool/errors.js';
 import {
 	formatMicroTime,
+	HOLDER_LABEL,
 	heldByReconciler,
+	holderLabelValue,
 	LEASE_HOST_ANNOTATION,
 	LEASE_STEP_ANNOTATION,
 	type LeaseStep,
@@ -48,7 +50,11 @@ function leaseBody(
 		metadata: {
 			name: leaseName(member),
 			namespace: ctx.namespace,
-			labels: { [POOL_LABEL]: pool, [MEMBER_LABEL]: member },
+			labels: {
+				[POOL_LABEL]: pool,
+				[MEMBER_LABEL]: member,
+				[HOLDER_LABEL]: holderLabelValue(holder),
+			},
 			...(annotations ? { annotations } : {}),
 		},
 		spec: {
@@ -136,7 +142,11 @@ export async function replaceLease(
 			name,
 			namespace: ctx.namespace,
 			resourceVersion: current.metadata.resourceVersion ?? '',
-			labels: { ...(current.metadata.labels ?? {}) },
+			// the holder's digest follows the holder (set on a Lease an older ctpool wrote too)
+			labels: {
+				...(current.metadata.labels ?? {}),
+				[HOLDER_LABEL]: holderLabelValue(change.holder),
+			},
 		},
 		spec: {
 			holderIdentity: change.holder,

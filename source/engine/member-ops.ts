@@ -481,11 +481,17 @@ export async function annotateOwnedPvc(
 	pool: string,
 	member: string,
 	annotations: Record<string, string | null>,
+	known?: PvcObject,
 ): Promise<PvcObject | null> {
 	const name = pvcName(member);
 	const namespace = ctx.namespace;
 	for (let attempt = 1; ; attempt++) {
-		const pvc = await readObject(ctx, 'persistentvolumeclaims', member, name);
+		// A PVC already read (a claim's snapshot) is patched at the resourceVersion it was read
+		// at, without a read: if it changed since (409), it is read again and judged anew.
+		const pvc =
+			attempt === 1 && known?.metadata.resourceVersion
+				? known
+				: await readObject(ctx, 'persistentvolumeclaims', member, name);
 		if (pvc === null || pvc === 'unreadable') return null;
 		if (!isPoolObject(pool, member, 'PVC', pvc)) throw new ForeignObjectError(member, ['PVC']);
 		const metadata: Record<string, unknown> = { annotations };

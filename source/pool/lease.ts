@@ -1,5 +1,6 @@
 /** Claims and the reconciler's hold on a member, as Leases. */
 
+import { createHash } from 'node:crypto';
 import { RECONCILER_IDENTITY } from './errors.js';
 import { type LeaseObject, toMillis } from './objects.js';
 
@@ -192,4 +193,16 @@ export function claimUser(lease: LeaseObject): string {
 	const a = lease.metadata?.annotations;
 	const v = a && typeof a === 'object' ? a[CLAIM_USER_ANNOTATION] : undefined;
 	return typeof v === 'string' ? v.slice(0, 253) : '';
+}
+
+/**
+ * Label on a Lease written by ctpool: a digest of its holder (an identity is not a label
+ * value), so that the Leases one identity holds in a pool are found by a label selector.
+ * Only a way to find them: the holder itself (spec.holderIdentity) is what counts.
+ */
+export const HOLDER_LABEL = 'ctpool.corral.dev/holder-hash';
+
+/** The HOLDER_LABEL value of a holder: 40 hex digits of its SHA-256. */
+export function holderLabelValue(holder: string): string {
+	return createHash('sha256').update(holder, 'utf8').digest('hex').slice(0, 40);
 }

@@ -1,0 +1,210 @@
+/**
+ * The requests of a claim (issue 27): a one-shot claim lists each kind once and finds an
+ * earlier claim of its identity by a label selector, not by a list of every Lease; a claim of a
+ * long-running engine answers from its watch-fed cache, with nothing read before the Lease
+ * create and one write (the PVC's display copy) beside the Event after it.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+	apply,
+	type ClaimFeed,
+	claim,
+	createEngine,
+	poolWatchFeed,
+	watchPoolFeed,
+	watchPoolForClaims,
+} from '../../source/engine/index.js';
+import { startPoolWatch } from '../../source/kube/pool-watch.js';
+import { HOLDER_LABEL, holderLabelValue } from '../../source/pool/lease.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { poolSpec } from '../support/pool-spec.js';
+import { waitFor } from '../support/wait.js';
+import { type CtpoolRequest, ctpoolRequestList, waitReady } from './fixtures.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+	c = await startTestCluster();
+});
+afterAll(() => c?.close());
+
+/** The requests of each verb and resource, as `verb resource` -> count. */
+function tally(requests: readonly CtpoolRequest[]): Record<string, number> {
+	const out: Record<string, number> = {};
+	for (const r of requests) {
+		const key = `${r.verb} ${r.resource}`;
+		out[key] = (out[key] ?? 0) + 1;
+	}
+	return out;
+}
+
+describe('the requests of a claim', () => {
+	it('a one-shot claim lists each kind once, writes the PVC without reading it, and labels its Lease with the holder', async () => {
+		const setup = c.context();
+		await apply(setup, 'once', poolSpec({ size: 3 }));
+		await waitReady(setup, 'once', 3);
+		const ctx = c.context();
+		const mark = c.mark();
+		const result = await claim(ctx, 'once', 'ann@example.com');
+		expect(result).toMatchObject({ existing: false, renewed: false });
+		const counts = tally(await ctpoolRequestList(c, mark));
+		expect(counts['get configmaps']).toBe(1);
+		expect(counts['list pods']).toBe(1);
+		expect(counts['list persistentvolumeclaims']).toBe(1);
+		// the snapshot's list, and the identity's own Leases by their holder label
+		expect(counts['list leases']).toBe(2);
+		expect(counts['create leases']).toBe(1);
+		// the PVC is patched at the resourceVersion of the list: no read of it
+		expect(counts['get persistentvolumeclaims'] ?? 0).toBe(0);
+		expect(counts['patch persistentvolumeclaims']).toBe(1);
+		const total = Object.values(counts).reduce((a, b) => a + b, 0);
+		// the above, the Event, and at most the SelfSubjectReview (asked once per process)
+		expect(total).toBeLessThanOrEqual(9);
+		const lease = await c.api.get('leases', `corral-vdi-ct-${result.member}`);
+		expect(lease?.metadata.labels?.[HOLDER_LABEL]).toBe(holderLabelValue('ann@example.com'));
+		expect(
+			(await c.api.get('persistentvolumeclaims', `${result.member}-data`))?.metadata.annotations?.[
+				'corral.dev/vdi-assigned-to'
+			],
+		).toBe('ann@example.com');
+	});
+
+	it("a long-running engine's claims answer from its watch-fed cache: nothing read before the Lease create", async () => {
+		const setup = c.context();
+		await apply(setup, 'kept', poolSpec({ size: 4 }));
+		await waitReady(setup, 'kept', 4);
+		const engine = createEngine(c.kube, { namespace: setup.namespace, actor: 'broker' });
+		const cache = watchPoolForClaims(engine.ctx, 'kept');
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			// the process has asked who it is (once per process) before the mark
+			const warm = c.mark();
+			await engine.claim('kept', 'warm@example.com');
+			// its Event is written after its answer: before the mark
+			await waitFor(async () => tally(await ctpoolRequestList(c, warm))['create events'] === 1, {
+				what: "the warm claim's Event",
+			});
+			const mark = c.mark();
+			const results = await Promise.all(
+				['a@example.com', 'b@example.com'].map((id) => engine.claim('kept', id)),
+			);
+			expect(new Set(results.map((r) => r.member)).size).toBe(2);
+			// per claim: the Lease create, the PVC's display copy, then the Event (written after
+			// the answer: a long-running engine's claim does not wait for it); no read at all
+			const counts = await waitFor(
+				async () => {
+					const now = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
+					return (now['create events'] ?? 0) >= 2 && now;
+				},
+				{ what: "the claims' Events" },
+			);
+			expect(counts).toEqual({
+				'create leases': 2,
+				'patch persistentvolumeclaims': 2,
+				'create events': 2,
+			});
+			// the same identity again: its own member, found in the cache
+			const again = await engine.claim('kept', 'a@example.com');
+			expect(again).toMatchObject({ member: results[0]?.member, existing: true });
+		} finally {
+			cache.stop();
+		}
+		expect(engine.ctx.caches.claimCaches.size).toBe(0);
+	});
+
+	it('two engines claiming for one identity at once from their caches end on one member', async () => {
+		const setup = c.context();
+		await apply(setup, 'pair', poolSpec({ size: 6 }));
+		await waitReady(setup, 'pair', 6);
+		const engines = [0, 1].map(() => createEngine(c.kube, { namespace: setup.namespace }));
+		const caches = engines.map((e) => watchPoolForClaims(e.ctx, 'pair'));
+		try {
+			await Promise.all(caches.map((k) => k.ready));
+			await expect.poll(() => caches.every((k) => k.synced())).toBe(true);
+			for (const who of ['ann', 'ben', 'cat']) {
+				const identity = `${who}@example.com`;
+				const [a, b] = await Promise.all(engines.map((e) => e.claim('pair', identity)));
+				// both answer with the member of the earlier Lease; the later one was given back
+				expect(a?.member).toBe(b?.member);
+				const held = (
+					await c.api.list('leases', { labelSelector: 'corral.dev/vdi-ct-pool=pair' })
+				).filter(
+					(l) => (l.spec as { holderIdentity?: string } | undefined)?.holderIdentity === identity,
+				);
+				expect(held.map((l) => l.metadata.labels?.['corral.dev/vdi-ct-member'])).toEqual([
+					a?.member,
+				]);
+			}
+		} finally {
+			for (const k of caches) k.stop();
+		}
+	});
+
+	it("an engine's claims answer from a feed the process hands it (the console's store): no read before the Lease create", async () => {
+		const setup = c.context();
+		await apply(setup, 'fed', poolSpec({ size: 3 }));
+		await waitReady(setup, 'fed', 3);
+		// the process's own watches (here: the engine's watch feed), read through a wrapper
+		const watches = watchPoolFeed(setup, 'fed');
+		let reads = 0;
+		const feed: ClaimFeed = {
+			ready: watches.ready,
+			synced: () => watches.synced(),
+			objects: () => {
+				reads++;
+				return watches.objects();
+			},
+			onLeases: (listener) => watches.onLeases(listener),
+			stop: () => watches.stop?.(),
+		};
+		const engine = createEngine(c.kube, { namespace: setup.namespace, actor: 'console' });
+		const cache = engine.claimFromFeed('fed', feed);
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			await engine.claim('fed', 'warm@example.com');
+			const mark = c.mark();
+			const result = await engine.claim('fed', 'fed@example.com');
+			expect(reads).toBeGreaterThan(0);
+			const requests = (await ctpoolRequestList(c, mark)).filter(
+				(r) => r.verb !== 'watch' && r.resource !== 'events',
+			);
+			expect(tally(requests)).toEqual({ 'create leases': 1, 'patch persistentvolumeclaims': 1 });
+			const lease = await c.api.get('leases', `corral-vdi-ct-${result.member}`);
+			expect(lease?.spec).toMatchObject({ holderIdentity: 'fed@example.com' });
+		} finally {
+			cache.stop();
+		}
+		expect(engine.ctx.caches.claimCaches.size).toBe(0);
+	});
+
+	it("a pool watch's batches (the console's) feed an engine's claims through poolWatchFeed", async () => {
+		const setup = c.context();
+		await apply(setup, 'teed', poolSpec({ size: 2 }));
+		await waitReady(setup, 'teed', 2);
+		const { sink, feed } = poolWatchFeed('teed');
+		const watch = startPoolWatch(c.kube, { namespace: setup.namespace, pool: 'teed' }, sink);
+		const engine = createEngine(c.kube, { namespace: setup.namespace, actor: 'console' });
+		const cache = engine.claimFromFeed('teed', feed);
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			await engine.claim('teed', 'warm@example.com');
+			const mark = c.mark();
+			const result = await engine.claim('teed', 'teed@example.com');
+			const requests = (await ctpoolRequestList(c, mark)).filter(
+				(r) => r.verb !== 'watch' && r.resource !== 'events',
+			);
+			expect(tally(requests)).toEqual({ 'create leases': 1, 'patch persistentvolumeclaims': 1 });
+			// the pool is full now: the no-free from the feed is confirmed by a read of the API
+			await expect(engine.claim('teed', 'late@example.com')).rejects.toMatchObject({
+				kind: 'no-free',
+			});
+			expect(result.member).toMatch(/^teed-[12]$/);
+		} finally {
+			cache.stop();
+			watch.stop();
+		}
+	});
+});
