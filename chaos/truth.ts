@@ -18,7 +18,7 @@ import {
 	type PoolSpec,
 	type PvcObject,
 	parseSpec,
-	poolFacts,
+	poolRuleInputs,
 	pvcName,
 	RECONCILER_IDENTITY,
 	SPEC_KEY,
@@ -131,7 +131,7 @@ export class Truth {
 	views(now: number): MemberView[] {
 		const spec = this.spec();
 		const size = spec?.size ?? 0;
-		const facts = poolFacts(size, spec);
+		const facts = poolRuleInputs(size, spec);
 		return this.members(size).map((m) => memberView(m, facts, now));
 	}
 

@@ -140,7 +140,7 @@ export class PoolCache {
 		} catch {
 			return { counts: null, views: [], rollout: null };
 		}
-		const facts = {
+		const poolInputs = {
 			size: spec.size,
 			sourceHash: sourceHash(sourceFields(spec)),
 			waves: spec.maxUnavailable !== undefined,
@@ -150,11 +150,11 @@ export class PoolCache {
 			pvcs: p.pvcs.values(),
 			leases: p.leases.values(),
 		});
-		const views = members.map((m) => memberView(m, facts, now));
+		const views = members.map((m) => memberView(m, poolInputs, now));
 		return {
 			counts: countMembers(spec.size, views),
 			views,
-			rollout: rolloutProgress(views, facts.sourceHash, spec.image),
+			rollout: rolloutProgress(views, poolInputs.sourceHash, spec.image),
 		};
 	}
 

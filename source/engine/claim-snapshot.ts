@@ -11,8 +11,8 @@ import {
 	type MemberObjects,
 	type MemberView,
 	memberView,
-	type PoolFacts,
-	poolFacts,
+	type PoolRuleInputs,
+	poolRuleInputs,
 } from '../pool/member-state.js';
 import type { LeaseObject } from '../pool/objects.js';
 import type { MemberObjectKind } from '../pool/ownership.js';
@@ -53,7 +53,7 @@ export interface ClaimSnapshot {
 	/** Made from the engine's watch-fed cache (claim-cache.ts), not read from the API. */
 	cached: boolean;
 	spec: PoolSpec;
-	facts: PoolFacts;
+	poolInputs: PoolRuleInputs;
 	objects: ListedObjects;
 	members: MemberObjects[];
 	views: MemberView[];
@@ -137,10 +137,10 @@ async function readSnapshot(
 	// cache may lag behind others' writes. (The engine's own new Leases it shows at once.)
 	const { spec, objects, cached } =
 		(read === 'api' ? null : fromCache(ctx, pool)) ?? (await fromApi(ctx, pool));
-	const facts: PoolFacts = poolFacts(spec.size, spec);
+	const poolInputs: PoolRuleInputs = poolRuleInputs(spec.size, spec);
 	const now = ctx.now();
 	const members = groupMembers(pool, spec.size, objects);
-	const views = members.map((m) => memberView(m, facts, now));
+	const views = members.map((m) => memberView(m, poolInputs, now));
 	const candidates = views
 		.filter((v) => v.free)
 		.sort((a, b) => stateRank(a) - stateRank(b) || a.index - b.index);
@@ -148,7 +148,7 @@ async function readSnapshot(
 		readTick,
 		cached,
 		spec,
-		facts,
+		poolInputs,
 		objects,
 		members,
 		views,

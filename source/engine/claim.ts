@@ -182,7 +182,7 @@ async function claimIn(
 	snapshot: ClaimSnapshot,
 	identity: string,
 ): Promise<ClaimResult> {
-	const { spec, facts, objects, members, candidates, taken } = snapshot;
+	const { spec, poolInputs, objects, members, candidates, taken } = snapshot;
 	const own = snapshot.views.find((v) => v.holder === identity);
 	// Its Lease or pod may change: the next claim reads again.
 	if (own) return changingPool(ctx, pool, () => keepOwn(ctx, pool, spec, identity, own, members));
@@ -234,7 +234,7 @@ async function claimIn(
 		kinds.map((kind) => ({ kind, member })),
 	);
 	const views = groupMembers(pool, spec.size, { ...finalObjects, foreign }).map((m) =>
-		memberView(m, facts, ctx.now()),
+		memberView(m, poolInputs, ctx.now()),
 	);
 	const blocked = views.filter((v) => v.index <= spec.size && v.foreign.length > 0 && !v.holder);
 	throw new PoolError(
@@ -643,7 +643,7 @@ async function settle(
 					pod: corralPod,
 					pvc: pvc ?? snapshot.members.find((m) => m.name === member)?.pvc ?? null,
 				},
-				snapshot.facts,
+				snapshot.poolInputs,
 				ctx.now(),
 			)
 		: null;

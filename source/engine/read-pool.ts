@@ -6,9 +6,9 @@ import {
 	groupMembers,
 	type MemberView,
 	memberView,
-	type PoolFacts,
 	type PoolObjects,
-	poolFacts,
+	type PoolRuleInputs,
+	poolRuleInputs,
 } from '../pool/member-state.js';
 import { memberIndex, POOL_LABEL, poolOfConfigMap, SPEC_KEY, STATUS_KEY } from '../pool/names.js';
 import type { ConfigMapObject } from '../pool/objects.js';
@@ -60,10 +60,10 @@ export function snapshotOf(
 	}
 	const { status: recorded, problem: statusProblem } = readStatus(configMap.data?.[STATUS_KEY]);
 	const size = spec?.size ?? recorded?.desired ?? 0;
-	const facts: PoolFacts = poolFacts(size, spec);
+	const poolInputs: PoolRuleInputs = poolRuleInputs(size, spec);
 	// of every pool's listed objects (listPools), this pool's
 	const unreadable = (objects.unreadable ?? []).filter((u) => memberIndex(pool, u.member) !== null);
-	const members = groupMembers(pool, size, objects).map((m) => memberView(m, facts, now));
+	const members = groupMembers(pool, size, objects).map((m) => memberView(m, poolInputs, now));
 	return {
 		pool,
 		spec,

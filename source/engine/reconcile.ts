@@ -14,8 +14,8 @@ import {
 	type MemberView,
 	memberProblems,
 	memberView,
-	type PoolFacts,
-	poolFacts,
+	type PoolRuleInputs,
+	poolRuleInputs,
 } from '../pool/member-state.js';
 import {
 	configMapName,
@@ -207,7 +207,7 @@ async function reconcileSteps(
 	// the pass's own context: its audit Events (and its plan) carry its pass id
 	const ctx = passContext(outer);
 	const { spec } = definition;
-	const facts: PoolFacts = poolFacts(spec.size, spec);
+	const poolInputs: PoolRuleInputs = poolRuleInputs(spec.size, spec);
 	emitEvent(ctx, {
 		pool,
 		action: 'reconcile',
@@ -221,7 +221,7 @@ async function reconcileSteps(
 	const started = ctx.now();
 	const bulk: BulkEvents = { create: [], start: [] };
 	const outcomes = await mapLimit(plans, ctx.concurrency, (plan) =>
-		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, facts, plan, bulk),
+		ctx.signal?.aborted ? Promise.resolve(null) : runPlan(ctx, pool, spec, poolInputs, plan, bulk),
 	);
 	recordBulkEvents(ctx, pool, spec, bulk);
 	const actions = outcomes.filter((a): a is ReconcileAction => a !== null);
@@ -243,7 +243,7 @@ async function reconcileSteps(
 		groupMembers(pool, spec.size, {
 			...objects,
 			foreign: [...(objects.foreign ?? []), ...known, ...foreign],
-		}).map((m) => memberView(m, facts, endNow)),
+		}).map((m) => memberView(m, poolInputs, endNow)),
 	);
 	// What no step resolves (strangers under a member's name, a Lease whose times make no
 	// sense) is an error too, with its way out: the command exits non-zero, and says why.
@@ -261,7 +261,7 @@ async function reconcileSteps(
 	errors.push(...held);
 	await settleReplaceRecords(ctx, pool, views, endNow);
 	const status = buildStatus(spec.size, views, errors, endNow);
-	const rollout = rolloutProgress(views, facts.sourceHash, spec.image);
+	const rollout = rolloutProgress(views, poolInputs.sourceHash, spec.image);
 	if (rollout) status.rollout = rollout;
 	let statusWritten = false;
 	if (!recorded || !sameStatus(recorded, status))
@@ -321,7 +321,7 @@ function planPass(
 	known: Awaited<ReturnType<typeof recheckStrangers>>,
 	dryRun: boolean,
 ): PassPlan {
-	const facts: PoolFacts = poolFacts(spec.size, spec);
+	const poolInputs: PoolRuleInputs = poolRuleInputs(spec.size, spec);
 	const startNow = ctx.now();
 	const planned: Plan[] = [];
 	const startViews: MemberView[] = [];
@@ -329,7 +329,7 @@ function planPass(
 		...objects,
 		foreign: [...(objects.foreign ?? []), ...known],
 	})) {
-		const view = memberView(m, facts, startNow);
+		const view = memberView(m, poolInputs, startNow);
 		startViews.push(view);
 		const step = planStep(view, startNow);
 		if (step) planned.push({ objects: m, view, step });
@@ -645,7 +645,7 @@ async function runPlan(
 	ctx: EngineContext,
 	pool: string,
 	spec: PoolSpec,
-	facts: PoolFacts,
+	poolInputs: PoolRuleInputs,
 	plan: Plan,
 	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
@@ -655,7 +655,7 @@ async function runPlan(
 	const action =
 		plan.step === 'start' && claimedByUser(plan.view)
 			? await startClaimed(ctx, pool, plan, bulk)
-			: await underLease(ctx, pool, spec, facts, plan, bulk);
+			: await underLease(ctx, pool, spec, poolInputs, plan, bulk);
 	const end = ctx.now();
 	emitTrace(ctx, {
 		type: 'step-end',
@@ -790,7 +790,7 @@ async function underLease(
 	ctx: EngineContext,
 	pool: string,
 	spec: PoolSpec,
-	facts: PoolFacts,
+	poolInputs: PoolRuleInputs,
 	plan: Plan,
 	bulk: BulkEvents,
 ): Promise<ReconcileAction | null> {
@@ -855,7 +855,7 @@ async function underLease(
 		action = failed(ctx, pool, member, step, err);
 	}
 	if (!done) {
-		const decided = await decideAndAct(ctx, pool, spec, facts, plan, bulk);
+		const decided = await decideAndAct(ctx, pool, spec, poolInputs, plan, bulk);
 		step = decided.step;
 		action = decided.action;
 	}
@@ -887,7 +887,7 @@ async function decideAndAct(
 	ctx: EngineContext,
 	pool: string,
 	spec: PoolSpec,
-	facts: PoolFacts,
+	poolInputs: PoolRuleInputs,
 	plan: Plan,
 	bulk: BulkEvents,
 ): Promise<{ step: ReconcileStep; action: ReconcileAction | null }> {
@@ -898,7 +898,7 @@ async function decideAndAct(
 		const now = await readMember(ctx, pool, member);
 		const fresh = memberView(
 			{ name: member, index: plan.view.index, pod: now.pod, pvc: now.pvc, lease: null },
-			facts,
+			poolInputs,
 			ctx.now(),
 		);
 		// A Lease taken over from a reconciler that stopped mid-step: the member is made again

@@ -74,7 +74,7 @@ export interface MemberObjects {
 }
 
 /** What the member rules need to know of the pool. */
-export interface PoolFacts {
+export interface PoolRuleInputs {
 	size: number;
 	/** The pool's current source hash; null when the definition is unreadable (no drift then). */
 	sourceHash: string | null;
@@ -91,11 +91,11 @@ export interface PoolFacts {
 	waves?: boolean;
 }
 
-/** The pool facts of a definition (null: unreadable, so no drift and nothing above size but by size). */
-export function poolFacts(
+/** What the member rules need of a definition (null: unreadable, so no drift and nothing above size but by size). */
+export function poolRuleInputs(
 	size: number,
 	spec: (SourceFields & Pick<PoolSpec, 'maxUnavailable'>) | null,
-): PoolFacts {
+): PoolRuleInputs {
 	if (!spec) return { size, sourceHash: null, source: null };
 	const source = sourceFields(spec);
 	return { size, sourceHash: sourceHash(source), source, waves: spec.maxUnavailable !== undefined };
@@ -264,7 +264,7 @@ function joinMessage(reason: string, message: string | undefined): string {
 }
 
 /** The member view: state, flags, claim, drift and whether it is free. */
-export function memberView(m: MemberObjects, pool: PoolFacts, now: number): MemberView {
+export function memberView(m: MemberObjects, pool: PoolRuleInputs, now: number): MemberView {
 	const { state, message } = memberState(m.pod, m.pvc, now);
 	const lease = m.lease ?? null;
 	const leased = readLease(lease, now);
@@ -353,7 +353,7 @@ export function olderClaimText(
 }
 
 /** What drifted, for a member whose source label is not the pool's: from its PVC's CT spec. */
-function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+function sourceDrift(m: MemberObjects, memberHash: string, pool: PoolRuleInputs): string[] {
 	// kept per PVC object, member hash and pool source: every list derives every member again
 	const kept = m.pvc ? driftByPvc.get(m.pvc) : undefined;
 	if (
@@ -377,7 +377,7 @@ const driftByPvc = new WeakMap<
 	{ source: SourceFields | null; hash: string | null; memberHash: string; drift: string[] }
 >();
 
-function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolFacts): string[] {
+function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolRuleInputs): string[] {
 	const changes =
 		pool.source && m.pvc ? describeDrift(pvcSource(m.pvc), pool.source, memberHash) : [];
 	if (changes.length > 0) return changes;
@@ -391,7 +391,7 @@ function describeSourceDrift(m: MemberObjects, memberHash: string, pool: PoolFac
  * How a member's live pod differs from what the pool's source makes (none for a pod being
  * deleted, or without the pool's source).
  */
-function podDrift(pod: PodObject | null | undefined, pool: PoolFacts): string[] {
+function podDrift(pod: PodObject | null | undefined, pool: PoolRuleInputs): string[] {
 	if (!pod || !pool.source || pod.metadata.deletionTimestamp) return [];
 	// kept per pod object and source (its hash names it): every list derives every member again
 	const kept = driftByPod.get(pod);

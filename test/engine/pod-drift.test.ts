@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, buildPod, claim, reconcile } from '../../source/engine/index.js';
 import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
-import { memberView, poolFacts } from '../../source/pool/member-state.js';
+import { memberView, poolRuleInputs } from '../../source/pool/member-state.js';
 import type { PodObject } from '../../source/pool/objects.js';
 import type { MemberRow } from '../../source/tui/model/member-row.js';
 import {
@@ -30,7 +30,7 @@ describe('pod drift in the pool model', () => {
 	const view = (change: (pod: PodObject) => void) => {
 		const pod = JSON.parse(JSON.stringify(buildPod('desk', 'desk-1', 'corral', spec))) as PodObject;
 		change(pod);
-		return memberView({ name: 'desk-1', index: 1, pod, pvc: null }, poolFacts(1, spec), NOW);
+		return memberView({ name: 'desk-1', index: 1, pod, pvc: null }, poolRuleInputs(1, spec), NOW);
 	};
 	const ct = (pod: PodObject) =>
 		pod.spec!.containers![0]! as Required<NonNullable<PodObject['spec']>>['containers'][number] & {

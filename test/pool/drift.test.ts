@@ -18,7 +18,7 @@ import {
 	POOL_LABEL,
 	type PodObject,
 	type PvcObject,
-	poolFacts,
+	poolRuleInputs,
 	pvcSource,
 	SOURCE_LABEL,
 	type SourceFields,
@@ -68,7 +68,7 @@ describe('drift names only what changed', () => {
 		const pvc = admittedPvc(OLD);
 		const spec = { ...OLD, memory: '6Gi' };
 		const [m] = groupMembers('desk', 3, { pods: [], pvcs: [pvc], leases: [] });
-		const v = memberView(m!, poolFacts(3, spec), NOW);
+		const v = memberView(m!, poolRuleInputs(3, spec), NOW);
 		expect(v).toMatchObject({ drifted: true, drift: ['memory 12Gi -> 6Gi'] });
 	});
 
@@ -134,7 +134,7 @@ describe('drift names only what changed', () => {
 			status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
 		};
 		const [m] = groupMembers('desk', 3, { pods: [pod], pvcs: [pvc], leases: [] });
-		const v = memberView(m!, poolFacts(3, spec), NOW);
+		const v = memberView(m!, poolRuleInputs(3, spec), NOW);
 		expect(v.drifted).toBe(true);
 		expect(v.drift).toEqual([
 			`the same values written anew (source ${sourceHash(sourceFields(OLD))} -> ${sourceHash(sourceFields(spec))})`,

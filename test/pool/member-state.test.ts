@@ -6,14 +6,14 @@ import {
 	memberState,
 	memberView,
 	notFreeReason,
-	type PoolFacts,
+	type PoolRuleInputs,
 	VOLUME_BIND_GRACE_MS,
 	waitsForVolume,
 } from '../../source/pool/index.js';
 import { HASH, lease, NOW, pod, pvc, reconcilerLease } from './fixtures.js';
 
 const pool = { size: 3, sourceHash: HASH };
-const view = (m: Partial<MemberObjects>, facts: PoolFacts = pool) =>
+const view = (m: Partial<MemberObjects>, facts: PoolRuleInputs = pool) =>
 	memberView({ name: 'desk-1', index: 1, pod: null, pvc: null, lease: null, ...m }, facts, NOW);
 
 describe('memberState: first rule that matches wins', () => {

@@ -17,7 +17,7 @@ import { snapshotOf } from '../../source/engine/read-pool.js';
 import type { KubeObject } from '../../source/kube/objects.js';
 import type { WatchChange } from '../../source/kube/pool-watch.js';
 import { AUDIT_ANNOTATION, AUDIT_POOL_LABEL, auditEntry } from '../../source/pool/audit.js';
-import { groupMembers, memberView, poolFacts } from '../../source/pool/member-state.js';
+import { groupMembers, memberView, poolRuleInputs } from '../../source/pool/member-state.js';
 import {
 	CT_SPEC_ANNOTATION,
 	MAINTENANCE_ANNOTATION,
@@ -241,7 +241,7 @@ describe("the reconcile's planning", () => {
 						},
 						pool,
 					);
-					const facts = poolFacts(SIZE, spec);
+					const facts = poolRuleInputs(SIZE, spec);
 					const views = groupMembers(pool, SIZE, listed).map((m) => memberView(m, facts, NOW));
 					const steps = views.map((v) => planStep(v, NOW));
 					for (const f of listed.foreign ?? []) {
