@@ -20,6 +20,8 @@ import { loop } from './loop.js';
 import { maintenance } from './maintenance.js';
 import { mark } from './mark.js';
 import { markExpired } from './mark-expired.js';
+import { narrateNext } from './narrate-next.js';
+import { narratePause } from './narrate-pause.js';
 import { nextMember } from './next-member.js';
 import { open } from './open.js';
 import { pageDown } from './page-down.js';
@@ -65,6 +67,8 @@ export const COMMANDS = [
 	previous,
 	audit,
 	trace,
+	narratePause,
+	narrateNext,
 	kubectl,
 	help,
 	quit,

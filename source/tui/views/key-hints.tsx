@@ -2,6 +2,7 @@
 
 import { Text } from 'ink';
 import { staticBlockOf } from '../commands/command.js';
+import { keysLive } from '../commands/keys.js';
 import { COMMANDS } from '../commands/registry.js';
 import { inBar } from '../commands/screen-keys.js';
 import { displayWidth } from '../render/text-fit.js';
@@ -16,6 +17,8 @@ export function keyHints(
 	const out: Array<{ keys: string; hint: string; disabled: boolean }> = [];
 	for (const c of COMMANDS) {
 		if (!inBar(state.screen, c.id)) continue;
+		// the narrated demo's keys only while narrating; mark's Space then is the narration's
+		if (!keysLive(state, c)) continue;
 		if (c.mutating && state.session.readOnly) continue;
 		out.push({
 			keys: c.barKeys ?? c.keys,

@@ -1,0 +1,25 @@
+/** n, while narrating (ctpool --demo --narrate): tell the next sentence now. */
+
+import { defineCommand } from './command.js';
+import { NARRATING, narrationBlock } from './narrating.js';
+
+export const narrateNext = defineCommand({
+	name: 'NarrateNext',
+	id: 'narrate-next',
+	match: [{ char: 'n' }],
+	keys: 'n',
+	hint: 'next line',
+	description: 'narrated demo (--demo --narrate): tell the next sentence now, even while paused',
+	group: 'Views',
+	screens: ['pools', 'members'],
+	mutating: false,
+	mode: NARRATING,
+	available: (state) => narrationBlock(state),
+	run(ctx) {
+		const s = ctx.store.getState();
+		if (s.narration && !s.narration.control.next())
+			s.setStatus(
+				'nothing waits to be told: the demo is acting; the next sentence comes when it does',
+			);
+	},
+});
