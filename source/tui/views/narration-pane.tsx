@@ -8,7 +8,7 @@
 
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { truncate } from '../render/text-fit.js';
+import { displayWidth, truncate } from '../render/text-fit.js';
 import { wrapText } from '../render/text-wrap.js';
 import { useTheme } from '../render/theme.js';
 import type { NarrationView } from '../store/store.js';
@@ -27,12 +27,13 @@ export interface NarrationPaneLine {
 	tone: 'title' | 'current' | 'told' | 'blank';
 }
 
-/** The pane's title: playing or paused, how many wait, the keys. */
-export function narrationTitle(n: NarrationView): string {
+/** The pane's title: playing or paused, how many wait, and the keys when width allows. */
+export function narrationTitle(n: NarrationView, width = Number.POSITIVE_INFINITY): string {
 	const state = n.paused ? '⏸ paused' : '▶ telling';
 	const waiting = n.waiting > 0 ? ` · ${n.waiting} waiting` : '';
 	const keys = n.paused ? 'Space resumes, n next' : 'Space pauses, n next';
-	return `── narration · ${state}${waiting} · ${keys} ──`;
+	const full = `── narration · ${state}${waiting} · ${keys} ──`;
+	return displayWidth(full) <= width ? full : `── narration · ${state}${waiting} ──`;
 }
 
 /** The lines of the sentence being told, wrapped to width (never cut). */
@@ -51,12 +52,13 @@ export function narrationPaneLines(
 	height: number,
 ): NarrationPaneLine[] {
 	const w = Math.max(10, width);
-	const out: NarrationPaneLine[] = [{ text: truncate(narrationTitle(n), w), tone: 'title' }];
+	const out: NarrationPaneLine[] = [{ text: truncate(narrationTitle(n, w), w), tone: 'title' }];
 	for (const text of currentLines(n, w)) out.push({ text, tone: 'current' });
 	for (const line of [...n.told].reverse()) {
 		const wrapped = wrapText(line.text, w, { whole: true });
 		if (out.length + 1 + wrapped.length > height) break;
-		out.push({ text: '', tone: 'blank' });
+		// a space: Ink gives an empty line no height
+		out.push({ text: ' ', tone: 'blank' });
 		for (const text of wrapped) out.push({ text, tone: 'told' });
 	}
 	return out.slice(0, Math.max(0, height));
