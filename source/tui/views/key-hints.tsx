@@ -86,12 +86,15 @@ export function KeyHints() {
 	const hints = fitHints(keyHints(store.getState()), columns);
 	return (
 		<Text wrap="truncate">
-			{hints.map((h) => (
+			{hints.map((h, i) => (
 				<Text key={h.keys} dimColor={h.disabled}>
 					<Text bold color={h.disabled ? theme.muted : theme.accent}>
 						{h.keys === 'Enter' ? '⏎' : h.keys}
 					</Text>
-					<Text color={h.disabled ? theme.muted : undefined}> {h.hint} </Text>
+					{/* the last hint's trailing space would make a full line one too wide (cut with …) */}
+					<Text color={h.disabled ? theme.muted : undefined}>
+						{` ${h.hint}${i < hints.length - 1 ? ' ' : ''}`}
+					</Text>
 				</Text>
 			))}
 		</Text>
