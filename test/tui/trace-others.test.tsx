@@ -150,6 +150,10 @@ describe.each([
 		expect(flat.split(EVENTS_CANNOT_TELL.slice(0, 30)).length - 1).toBe(2);
 		expect(flat).not.toMatch(/desk-3.*done in \d/);
 		for (const l of lines(r.lastFrame())) expect(stringWidth(l)).toBeLessThanOrEqual(columns);
+		// wrapped, never cut (only the title line may end in an ellipsis)
+		expect(
+			lines(r.lastFrame()).filter((l) => l.trimEnd().endsWith('…')).length,
+		).toBeLessThanOrEqual(1);
 		// the screen at its real size shows the own plan first (the others scroll into view)
 		await r.resize(columns, rows);
 		expect(r.lastFrame()).toMatch(/Trace · pool desk/);

@@ -33,7 +33,7 @@ export interface TraceInput {
 
 /** What the screen sees directly and what only through Events, said plainly. */
 export const SEEN_DIRECTLY =
-	"Seen directly: this console's own reconciles (r, the a loop), each step live. Other reconcilers (the CLI's ctpool reconcile, the in-cluster controller) are seen through their Events, below: what they did, not what they left alone or how long it took.";
+	"Seen directly: this console's own reconciles (r, the a loop). The CLI's and the in-cluster controller's are seen through their Events, below.";
 
 /** What Events cannot tell of another reconciler's pass, said under each one. */
 export const EVENTS_CANNOT_TELL =

@@ -39,6 +39,14 @@ function colour(theme: Theme, tone: TraceLine['tone']) {
 	}
 }
 
+/** A line wrapped to width, its continuations indented and wrapped within what is left: never cut. */
+function indentedWrap(text: string, width: number): string[] {
+	const w = Math.max(10, width);
+	const [first = '', ...rest] = wrapText(text, w, { whole: true });
+	if (rest.length === 0) return [first];
+	return [first, ...wrapText(rest.join(' '), w - 4, { whole: true }).map((t) => `    ${t}`)];
+}
+
 /** The trace screen. */
 export function TraceView({ width, height, scrollInfo }: TraceViewProps) {
 	const theme = useTheme();
@@ -57,10 +65,7 @@ export function TraceView({ width, height, scrollInfo }: TraceViewProps) {
 	);
 	const input = { pool: nameOfPool(pool), trace, loop, now, others, audit };
 	const lines = traceLines(input).flatMap((l) =>
-		wrapText(l.text, Math.max(10, width), { whole: true }).map((text, i) => ({
-			text: i > 0 ? `    ${text}` : text,
-			tone: l.tone,
-		})),
+		indentedWrap(l.text, width).map((text) => ({ text, tone: l.tone })),
 	);
 	const body = Math.max(0, height - 1);
 	const start = textWindow(lines.length, body, scroll, scrollInfo);
