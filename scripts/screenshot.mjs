@@ -581,7 +581,7 @@ const SCENES = [
 		name: 'trace',
 		title: 'ctpool desk -n team-a, a new image, then r and t',
 		shows:
-			"the reconcile's plan: the drifted member replaced step by step, the claimed ones left alone and why",
+			"the reconcile's plan: the drifted member replaced step by step, the claimed ones left alone and why, then other reconcilers' passes seen through Events",
 		args: ['desk', '-n', 'team-a'],
 		sim: true,
 		needs: {
