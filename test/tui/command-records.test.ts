@@ -48,6 +48,9 @@ describe('the command records', () => {
 		expect(commandOf('n', NO_KEY, s)).toBe(Command.NarrateNext);
 		expect(keysTakenBy(s, recordOf(Command.Mark))?.id).toBe(Command.NarratePause);
 		expect(blockedReason(s, Command.Mark, 'members')).toBe('while narrating, Space is pause');
+		// the narration is told beside the tables: elsewhere its keys say so and do nothing
+		expect(blockedReason(s, Command.NarratePause, 'members')).toBeNull();
+		expect(blockedReason(s, Command.NarrateNext, 'details')).toMatch(/pools and members screens/);
 		// no two commands of one mode share a key
 		const moded = all.filter((c) => c.mode);
 		expect(moded.length).toBeGreaterThan(0);

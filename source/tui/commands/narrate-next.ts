@@ -14,7 +14,7 @@ export const narrateNext = defineCommand({
 	screens: ['pools', 'members'],
 	mutating: false,
 	mode: NARRATING,
-	available: (state) => narrationBlock(state),
+	available: (state, screen) => narrationBlock(state, screen),
 	run(ctx) {
 		const s = ctx.store.getState();
 		if (s.narration && !s.narration.control.next())

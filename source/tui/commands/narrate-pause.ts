@@ -15,7 +15,7 @@ export const narratePause = defineCommand({
 	screens: ['pools', 'members'],
 	mutating: false,
 	mode: NARRATING,
-	available: (state) => narrationBlock(state),
+	available: (state, screen) => narrationBlock(state, screen),
 	run(ctx) {
 		const s = ctx.store.getState();
 		const paused = s.narration?.control.toggle();
