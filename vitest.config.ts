@@ -33,6 +33,8 @@ export const UNIT = [
 	'test/controller/metrics-server.test.ts',
 	'test/engine/kube-event.test.ts',
 	'test/engine/member-step.test.ts',
+	'test/engine/narration.test.ts',
+	'test/engine/pacer.test.ts',
 	'test/engine/reconcile-plan-reasons.test.ts',
 	'test/kube/change-batcher.test.ts',
 	'test/kube/config.test.ts',

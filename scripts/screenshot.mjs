@@ -581,7 +581,7 @@ const SCENES = [
 		name: 'trace',
 		title: 'ctpool desk -n team-a, a new image, then r and t',
 		shows:
-			"the reconcile's plan: the drifted member replaced step by step, the claimed ones left alone and why",
+			"the reconcile's plan: the drifted member replaced step by step, the claimed ones left alone and why, then other reconcilers' passes seen through Events",
 		args: ['desk', '-n', 'team-a'],
 		sim: true,
 		needs: {
@@ -603,7 +603,54 @@ const SCENES = [
 			);
 		},
 	},
+	{
+		name: 'narrate',
+		title: 'ctpool --demo --narrate, n up to the drift, then Space',
+		shows:
+			'the narrated demo: the sentence of a drifted member being rebuilt, in the pane beside (or below) the table, paused',
+		args: ['--demo', '--narrate'],
+		needs: {
+			what: 'the narration pane (ctpool --demo --narrate)',
+			test: ({ bundle }) => bundle.includes('Space pauses, n next'),
+		},
+		async run(s) {
+			await s.wait((t) => /desk-6\s+\S/.test(t) && t.includes('── narration'), 'the narrated demo');
+			// n tells the next sentence at once: on to the first drifted member's
+			let pressed = 0;
+			await s.wait((t) => {
+				if (DRIFT_TOLD.test(narrationText(t))) return true;
+				if (Date.now() - pressed > 800) {
+					pressed = Date.now();
+					void s.keys('n');
+				}
+				return false;
+			}, 'the sentence of a drifted member');
+			await s.keys(' ');
+			await s.wait(
+				(t) => /── narration · ⏸ paused/.test(t) && DRIFT_TOLD.test(narrationText(t)),
+				'the narration paused on the drift',
+			);
+		},
+	},
 ];
+
+/** The pane's current sentence about a drifted member (first after the title). */
+const DRIFT_TOLD = /^── narration[^\n]*?──\s+desk-\d drifted \(image :1 → :2\) and is unclaimed/;
+
+/**
+ * The narration pane's text: from its title on, each line from the title's column (the pane
+ * stands beside the table on a wide terminal), joined with spaces.
+ */
+function narrationText(screen) {
+	const rows = screen.split('\n');
+	const at = rows.findIndex((l) => l.includes('── narration'));
+	if (at < 0) return '';
+	const col = rows[at].indexOf('── narration');
+	return rows
+		.slice(at)
+		.map((l) => l.slice(col).trimEnd())
+		.join(' ');
+}
 
 /**
  * Changes the image of a pool's definition straight in its ConfigMap, as an edit by another

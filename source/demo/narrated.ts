@@ -267,8 +267,11 @@ export interface NarrationOptions extends Omit<DemoScriptOptions, 'sink' | 'sign
 	/** Between two lines (ms; default NARRATE_INTERVAL_MS). */
 	intervalMs?: number;
 	clock?: PacerClock;
-	/** Receives each line as the pacer releases it, as an engine event of action `narrate`. */
-	tell(e: EngineEvent): void;
+	/**
+	 * Receives each line as the pacer releases it, as an engine event of action `narrate`
+	 * (the console shows the lines in its narration pane from onChange instead).
+	 */
+	tell?(e: EngineEvent): void;
 	/**
 	 * Called after each change of the pacer (a line told, one queued, pause, resume): the
 	 * console redraws the current line and the paused mark from it.
@@ -278,7 +281,7 @@ export interface NarrationOptions extends Omit<DemoScriptOptions, 'sink' | 'sign
 	onError?(err: unknown): void;
 }
 
-/** The engine event of a told line (the activity log shows it until the console shows lines beside the table). */
+/** The engine event of a told line (for a sink that takes engine events; the console's pane reads the pacer). */
 export function narrationEvent(line: NarrationLine): EngineEvent {
 	return {
 		time: line.time,
@@ -298,7 +301,7 @@ export function startNarration(opts: NarrationOptions): DemoNarration {
 		intervalMs: opts.intervalMs ?? NARRATE_INTERVAL_MS,
 		...(opts.clock ? { clock: opts.clock } : {}),
 		// stamped when told: the activity log's time is when the presenter saw it
-		release: (line) => opts.tell(narrationEvent({ ...line, time: Date.now() })),
+		release: (line) => opts.tell?.(narrationEvent({ ...line, time: Date.now() })),
 		...(opts.onChange ? { onChange: opts.onChange } : {}),
 	});
 	const { intervalMs: _i, clock: _c, tell: _t, onChange: _o, onError, ...script } = opts;

@@ -101,30 +101,28 @@ export async function runDemo(opts: DemoOptions = {}): Promise<number> {
 			// narrated: the script runs the reconciles, one told pass at a time
 			loop: !narrate,
 			loopIntervalMs: 10_000,
-			note: `${narrate ? `narrated demo (a sentence every ${Math.round(intervalMs / 1000)} s, in the activity log: l)` : 'demo cluster'} · kubeconfig ${kubeconfigPath} · watch it: kubectl --kubeconfig ${kubeconfigPath} get pods -w -n ${kube.namespace}`,
+			note: `${narrate ? `narrated demo (a sentence every ${Math.round(intervalMs / 1000)} s: Space pauses, n tells the next)` : 'demo cluster'} · kubeconfig ${kubeconfigPath} · watch it: kubectl --kubeconfig ${kubeconfigPath} get pods -w -n ${kube.namespace}`,
+			// narrated: the console shows the sentences in a pane beside the table and drives
+			// the pacer (Space: pause or resume, n: the next sentence)
+			...(narrate
+				? {
+						narration: {
+							start: ({ changed, failed }) => {
+								const narration = startNarration({
+									engine: admin,
+									pool,
+									spec,
+									intervalMs,
+									onChange: changed,
+									onError: (err) => failed(`the narrated demo stopped: ${describeError(err)}`),
+								});
+								return { control: narration.pacer, stop: () => narration.stop() };
+							},
+						},
+					}
+				: {}),
 			onStart(store) {
-				if (narrate) {
-					// The sentences reach the activity log for now; the console is to show the
-					// pacer's current line beside the table and drive it (Space: toggle, n: next).
-					const narration = startNarration({
-						engine: admin,
-						pool,
-						spec,
-						intervalMs,
-						tell: (e) => store.getState().logEvent(e),
-						onError: (err) =>
-							store.getState().logEvent({
-								time: Date.now(),
-								actor: 'narrator',
-								pool,
-								action: 'narrate',
-								outcome: 'error',
-								message: `the narrated demo stopped: ${describeError(err)}`,
-							}),
-					});
-					return () => narration.stop();
-				}
-				if (opts.quiet) return undefined;
+				if (narrate || opts.quiet) return undefined;
 				const actors = startDemoActors({
 					engine: admin,
 					pool,

@@ -54,7 +54,7 @@ describe('ctpool --demo', { timeout: 120_000 }, () => {
 		expect(t.altScreen()).toBe(false);
 	});
 
-	it('--narrate tells the story: the first scene at once, in the activity log', async () => {
+	it('--narrate tells the story in a pane beside the table: Space pauses, n tells the next', async () => {
 		t?.dispose();
 		t = startCtpool({
 			args: ['--demo', '--narrate', '--kubeconfig-out', join(dir, 'narrated-kubeconfig')],
@@ -62,15 +62,30 @@ describe('ctpool --demo', { timeout: 120_000 }, () => {
 			rows: 30,
 			env: { CORRAL_NAMESPACE: '' },
 		});
-		await t.waitFor(/narrated demo \(a sentence every 4 s/, 60_000);
-		// no random users and no loop: the script acts
-		expect(t.screen()).not.toContain('⟳ loop');
-		t.write('l');
-		await t.waitFor(/narrator narrate desk-1 · alice@example\.com claims desk-1: a Lease/, 60_000);
 		await t.waitFor(
-			/narrator narrate desk-1 · alice@example\.com is done and releases desk-1/,
+			/narrated demo \(a sentence every 4 s: Space pauses, n tells the next\)/,
 			60_000,
 		);
+		// no random users and no loop: the script acts
+		expect(t.screen()).not.toContain('⟳ loop');
+		// the first scene at once, in the pane (the second waits its turn)
+		await t.waitFor(/── narration · ▶ telling/, 60_000);
+		await t.waitFor(/alice@example\.com claims desk-1: a Lease/, 60_000);
+		// Space pauses: the pane says so, and the clock tells nothing more
+		t.write(' ');
+		await t.waitFor(/── narration · ⏸ paused/, 10_000);
+		expect(t.screen()).not.toMatch(/alice@example\.com is done and releases desk-1/);
+		// n tells the next sentence now, though paused
+		t.write('n');
+		await t.waitFor(/alice@example\.com is done and releases desk-1/, 10_000);
+		expect(t.screen()).toMatch(/── narration · ⏸ paused/);
+		// the sentences are the pane's: the activity log no longer gets them
+		t.write('l');
+		await t.waitFor(/── activity/, 10_000);
+		expect(t.screen()).not.toMatch(/narrator narrate/);
+		// Space again: telling goes on
+		t.write(' ');
+		await t.waitFor(/── narration · ▶ telling/, 10_000);
 		expect(await quit(t)).toBe(0);
 		expect(t.altScreen()).toBe(false);
 	});

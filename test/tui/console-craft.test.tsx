@@ -377,9 +377,13 @@ describe('the README key table', () => {
 		await r.press('?');
 		const frame = r.lastFrame();
 		for (const { keys, description } of readmeKeys()) {
-			const line = lines(frame).find((l) => l.startsWith(keys.padEnd(10)));
-			expect(line, keys).toBeDefined();
-			expect(line).toContain(description.slice(0, 40));
+			// a key may be on two lines (Space marks, or pauses the narrated demo)
+			const line = lines(frame).filter((l) => l.startsWith(keys.padEnd(10)));
+			expect(line.length, keys).toBeGreaterThan(0);
+			expect(
+				line.some((l) => l.includes(description.slice(0, 40))),
+				keys,
+			).toBe(true);
 		}
 		expect(currentPool(store.getState())?.pool).toBe('desk');
 	});

@@ -71,7 +71,7 @@ describe.each([
 		expect(store.getState().screen).toBe('trace');
 		expect(frame).toMatch(/Trace · pool desk/);
 		expect(frame).toContain('No plan yet');
-		expect(frame).toContain('not visible here');
+		expect(frame.replace(/\s+/g, ' ')).toContain('seen through their Events');
 
 		const feed = async (e: TraceEvent) => {
 			store.getState().traceEvent('desk', e);

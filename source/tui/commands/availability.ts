@@ -5,6 +5,7 @@
 
 import type { ConsoleState } from '../store/store.js';
 import { type CommandRecord, staticBlockOf, targetPool } from './command.js';
+import { keysTakenBy } from './keys.js';
 import { type Command, recordOf } from './registry.js';
 
 export { targetPool };
@@ -34,6 +35,8 @@ export function blockedReasonOf(
 ): string | null {
 	const fixed = staticBlockOf(state, record);
 	if (fixed) return fixed;
+	const taken = keysTakenBy(state, record);
+	if (taken?.mode) return `while ${taken.mode.name}, ${record.keys} is ${taken.hint}`;
 	if ((screen === 'audit' || screen === 'trace') && record.mutating)
 		return `not on the ${screen} screen; go back with Esc first`;
 	return record.available?.(state, screen) ?? null;

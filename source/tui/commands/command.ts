@@ -57,6 +57,16 @@ export interface KeyContext {
 /** The store's state and actions, as a command reads and calls them. */
 export type ConsoleApi = ConsoleState & ConsoleActions;
 
+/**
+ * A mode some commands belong to (the narrated demo's): while it holds, its commands take
+ * their keys before any other command bound to them; otherwise their keys do nothing.
+ */
+export interface CommandMode {
+	/** What the key bar and help call it (`while narrating, Space is pause`). */
+	name: string;
+	active(state: ConsoleState): boolean;
+}
+
 /** One command. */
 export interface CommandRecord<Name extends string = string, Id extends string = string> {
 	/** The name of its `Command.<Name>` constant. */
@@ -89,6 +99,8 @@ export interface CommandRecord<Name extends string = string, Id extends string =
 	available?(state: ConsoleState, screen: Screen): string | null;
 	/** Running it leaves the status-line message in place. */
 	keepsStatus?: boolean;
+	/** The mode whose keys it is (absent: its keys are its own always, unless a mode takes them). */
+	mode?: CommandMode;
 	run(ctx: KeyContext): void;
 }
 

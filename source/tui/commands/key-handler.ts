@@ -76,7 +76,7 @@ export function handleKey(input: string, key: Key, ctx: KeyContext): void {
 	else if (s.prompt) promptKey(s.prompt, input, key, ctx);
 	else if (s.screen === 'help' && helpGroupKey(s, input, key)) return;
 	else {
-		const command = commandOf(input, key);
+		const command = commandOf(input, key, s);
 		if (!command) return;
 		const record = recordOf(command);
 		if (OWN_KEYS[s.screen]) ownKey(s, record, ctx);

@@ -4,7 +4,8 @@
  */
 
 import type { Key } from 'ink';
-import { matches } from './command.js';
+import type { ConsoleState } from '../store/store.js';
+import { type CommandRecord, matches } from './command.js';
 import { COMMANDS, Command, HELP_GROUPS, recordOf } from './registry.js';
 
 export { Command, HELP_GROUPS };
@@ -52,15 +53,47 @@ export const MUTATING_COMMANDS: readonly Command[] = COMMANDS.filter((c) => c.mu
 	(c) => c.id,
 );
 
+/** The commands whose keys count now: those of an active mode first, then those of no mode. */
+function liveCommands(state: ConsoleState | undefined): CommandRecord[] {
+	const all: readonly CommandRecord[] = COMMANDS;
+	const moded = all.filter((c) => state !== undefined && c.mode?.active(state) === true);
+	return [...moded, ...all.filter((c) => !c.mode)];
+}
+
 /**
  * The command a key press means, or null: a Ctrl chord first, then a named key (Ink marks a
- * lone Esc as meta too), then a plain character.
+ * lone Esc as meta too), then a plain character. With the state, the commands of an active
+ * mode (the narrated demo's Space) come before the others; without, no mode is active.
  */
-export function commandOf(input: string, key: Key): Command | null {
+export function commandOf(input: string, key: Key, state?: ConsoleState): Command | null {
+	const live = liveCommands(state);
 	for (const kind of ['ctrl', 'key', 'char'] as const)
-		for (const c of COMMANDS)
-			if (c.match.some((m) => kind in m && matches(m, input, key))) return c.id;
+		for (const c of live)
+			if (c.match.some((m) => kind in m && matches(m, input, key))) return c.id as Command;
 	return null;
+}
+
+/**
+ * The command of an active mode that takes a command's plain keys now (Space while
+ * narrating: mark's key is the narration's), or null; a moded command is never taken.
+ */
+export function keysTakenBy(state: ConsoleState, record: CommandRecord): CommandRecord | null {
+	if (record.mode) return null;
+	const chars = record.match.flatMap((m) => ('char' in m ? [m.char] : []));
+	if (chars.length === 0) return null;
+	for (const c of COMMANDS as readonly CommandRecord[])
+		if (
+			c.mode?.active(state) === true &&
+			c.match.some((m) => 'char' in m && chars.includes(m.char))
+		)
+			return c;
+	return null;
+}
+
+/** Whether a command's keys reach it now: its mode is active (or it has none) and no mode takes them. */
+export function keysLive(state: ConsoleState, record: CommandRecord): boolean {
+	if (record.mode) return record.mode.active(state);
+	return keysTakenBy(state, record) === null;
 }
 
 /** A key press with no key flag set (a plain character). */

@@ -1,4 +1,4 @@
-/** t: the pool's last plan of this console's reconcile loop, each step live (Esc returns). */
+/** t: the pool's last plan of this console's reconcile loop, each step live, then other reconcilers' passes as their Events tell (Esc returns). */
 
 import { defineCommand, targetPool } from './command.js';
 
@@ -15,7 +15,7 @@ export const trace = defineCommand({
 	keys: 't',
 	hint: 'trace',
 	description:
-		"trace: the pool's last plan of this console's reconcile loop, each step live (Esc returns)",
+		"trace: the pool's last plan of this console's reconcile loop, each step live, then other reconcilers' passes as their Events tell (Esc returns)",
 	group: 'Views',
 	order: 270,
 	screens: ['pools', 'members'],

@@ -6,6 +6,8 @@
 
 import { render } from 'ink';
 import type { EngineContext } from '../../engine/context.js';
+import type { NarrationLine } from '../../engine/narration.js';
+import type { PacerState } from '../../engine/pacer.js';
 import type { Kube } from '../../kube/config.js';
 import { describeError } from '../../kube/errors.js';
 import { setHandlerErrorSink } from '../../kube/handler-errors.js';
@@ -16,7 +18,7 @@ import { totalExhaustions } from '../model/pool-history.js';
 import { poolKey, poolNamespace } from '../model/pool-index.js';
 import { FrameWriter } from '../render/frame-writer.js';
 import { colourDisabled, createTheme } from '../render/theme.js';
-import { type ConsoleStore, createConsoleStore } from '../store/store.js';
+import { type ConsoleStore, createConsoleStore, type NarrationControl } from '../store/store.js';
 import { App } from '../views/App.js';
 import { type AccessRecheck, startAccessRecheck } from './access-recheck.js';
 import { startAuditFeed } from './audit-feed.js';
@@ -51,6 +53,19 @@ export interface TuiOptions {
 	commandScope?: CommandScope;
 }
 
+/** A narration the console shows beside the table and drives (the narrated demo). */
+export interface ConsoleNarration {
+	/**
+	 * Starts telling once the console's store is live: each change of the narration (a
+	 * sentence told, one queued, pause, resume) goes to changed; a failure of the narration
+	 * to failed. Returns the control the narration keys drive and the way to stop it.
+	 */
+	start(hooks: {
+		changed(state: PacerState<NarrationLine>): void;
+		failed(message: string): void;
+	}): { control: NarrationControl; stop(): Promise<void> };
+}
+
 /** Options of a console session: runTui's, plus what the demo and the tests add. */
 export interface ConsoleSessionOptions extends TuiOptions {
 	/** A line for the header (the demo shows where its kubeconfig is). */
@@ -62,6 +77,8 @@ export interface ConsoleSessionOptions extends TuiOptions {
 	engine?: Partial<Omit<EngineContext, 'kube'>>;
 	stdin?: NodeJS.ReadStream;
 	stdout?: NodeJS.WriteStream;
+	/** A narration shown in a pane beside the table (Space pauses it, n tells the next). */
+	narration?: ConsoleNarration;
 	/** Called once the store is live; the returned function is called when the session ends. */
 	onStart?(store: ConsoleStore, ops: EngineOperations): (() => void | Promise<void>) | undefined;
 }
@@ -124,6 +141,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	const startPool = store.getState().pool;
 	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
 	const unsubscribeBell = opts.bell ? ringOnExhaustion(store, stdout) : () => {};
+	const stopNarration = opts.narration ? narrate(store, opts.narration) : null;
 	const stopExtra = opts.onStart?.(store, ops);
 
 	const writer = new FrameWriter(stdout, FRAME_INTERVAL_MS);
@@ -159,11 +177,40 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		background.stopSecondary();
 		try {
 			await stopExtra?.();
+			await stopNarration?.();
 		} catch {
 			// the session ends either way
 		}
 	}
 	return code;
+}
+
+/** Starts a narration into the store (its pane and keys); returns the way to stop it. */
+function narrate(store: ConsoleStore, narration: ConsoleNarration): () => Promise<void> {
+	// the store narrates before the first change arrives
+	let ready = false;
+	const early: PacerState<NarrationLine>[] = [];
+	const { control, stop } = narration.start({
+		changed(state) {
+			if (ready) store.getState().narrationChanged(state);
+			else early.push(state);
+		},
+		failed(message) {
+			store.getState().logEvent({
+				time: Date.now(),
+				actor: 'narrator',
+				pool: store.getState().pool ?? '',
+				action: 'narrate',
+				outcome: 'error',
+				message,
+			});
+			store.getState().setStatus(message, 'error');
+		},
+	});
+	store.getState().startNarration(control);
+	ready = true;
+	for (const state of early) store.getState().narrationChanged(state);
+	return stop;
 }
 
 /**

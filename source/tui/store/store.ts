@@ -6,7 +6,7 @@
  * The state is split by concern, each slice in its own file with its actions apart: the
  * cluster index (cluster-*.ts), the pools derived from it (pools-state.ts), navigation
  * (navigation-*.ts), prompts and marks (prompts-*.ts), the feeds (feeds-*.ts), the loop
- * (loop-*.ts) and the session (session-*.ts). createConsoleStore composes them; the
+ * (loop-*.ts), the narrated demo's narration (narration-*.ts) and the session (session-*.ts). createConsoleStore composes them; the
  * derived values are in selectors.ts. Everything is re-exported here.
  */
 
@@ -22,6 +22,8 @@ import { type FeedsActions, feedsActions } from './feeds-actions.js';
 import { type FeedsState, initialFeedsState } from './feeds-state.js';
 import { type LoopActions, loopActions } from './loop-actions.js';
 import { initialLoopState, type LoopSlice } from './loop-state.js';
+import { type NarrationActions, narrationActions } from './narration-actions.js';
+import { initialNarrationState, type NarrationSlice } from './narration-state.js';
 import { type NavigationActions, navigationActions } from './navigation-actions.js';
 import { initialNavigationState, type NavigationState } from './navigation-state.js';
 import { initialPoolsState, type PoolsState } from './pools-state.js';
@@ -46,6 +48,13 @@ export {
 } from './feeds-state.js';
 export type { LoopActions } from './loop-actions.js';
 export type { LoopSlice, LoopState } from './loop-state.js';
+export type { NarrationActions } from './narration-actions.js';
+export {
+	NARRATION_TOLD_MAX,
+	type NarrationControl,
+	type NarrationSlice,
+	type NarrationView,
+} from './narration-state.js';
 export type { NavigationActions } from './navigation-actions.js';
 export type { AuditScope, AuditView, NavigationState, Screen } from './navigation-state.js';
 export type { PoolsState } from './pools-state.js';
@@ -86,7 +95,8 @@ export interface ConsoleState
 		NavigationState,
 		PromptsState,
 		FeedsState,
-		LoopSlice {}
+		LoopSlice,
+		NarrationSlice {}
 
 /** The store's actions: every slice's. */
 export interface ConsoleActions
@@ -95,7 +105,8 @@ export interface ConsoleActions
 		NavigationActions,
 		PromptsActions,
 		FeedsActions,
-		LoopActions {}
+		LoopActions,
+		NarrationActions {}
 
 /** The store: state and actions. */
 export type ConsoleStore = StoreApi<ConsoleState & ConsoleActions>;
@@ -144,12 +155,14 @@ export function createConsoleStore(opts: ConsoleStoreOptions): ConsoleStore {
 			...initialPromptsState(),
 			...initialFeedsState(),
 			...initialLoopState(opts.loopIntervalMs ?? 15_000),
+			...initialNarrationState(),
 			...sessionActions(ctx),
 			...clusterActions(ctx),
 			...navigationActions(ctx),
 			...promptsActions(ctx),
 			...feedsActions(ctx),
 			...loopActions(ctx),
+			...narrationActions(ctx),
 		};
 	});
 }

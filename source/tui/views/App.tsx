@@ -22,6 +22,7 @@ import { KeyHints } from './key-hints.js';
 import { LogView } from './log-view.js';
 import { MemberDetails } from './member-details.js';
 import { MembersView } from './members-view.js';
+import { WithNarration } from './narration-pane.js';
 import { PoolsView } from './pools-view.js';
 import { PromptLine, promptLines, promptRoom } from './prompt-line.js';
 import { StaleBanner } from './stale-banner.js';
@@ -149,9 +150,13 @@ function Layout({ ops }: { ops: ConsoleOperations }) {
 			<Header />
 			<StaleBanner />
 			{screen === 'pools' ? (
-				<PoolsView width={columns} height={layout.body} />
+				<WithNarration width={columns} height={layout.body}>
+					{(w, h) => <PoolsView width={w} height={h} />}
+				</WithNarration>
 			) : screen === 'members' ? (
-				<MembersView width={columns} height={layout.body} />
+				<WithNarration width={columns} height={layout.body}>
+					{(w, h) => <MembersView width={w} height={h} />}
+				</WithNarration>
 			) : screen === 'details' ? (
 				<MemberDetails width={columns} height={layout.body} scrollInfo={scrollInfo.current} />
 			) : screen === 'logs' ? (

@@ -2,6 +2,7 @@
 
 import { Text } from 'ink';
 import { staticBlockOf } from '../commands/command.js';
+import { keysLive } from '../commands/keys.js';
 import { COMMANDS } from '../commands/registry.js';
 import { inBar } from '../commands/screen-keys.js';
 import { displayWidth } from '../render/text-fit.js';
@@ -16,6 +17,8 @@ export function keyHints(
 	const out: Array<{ keys: string; hint: string; disabled: boolean }> = [];
 	for (const c of COMMANDS) {
 		if (!inBar(state.screen, c.id)) continue;
+		// the narrated demo's keys only while narrating; mark's Space then is the narration's
+		if (!keysLive(state, c)) continue;
 		if (c.mutating && state.session.readOnly) continue;
 		out.push({
 			keys: c.barKeys ?? c.keys,
@@ -83,12 +86,15 @@ export function KeyHints() {
 	const hints = fitHints(keyHints(store.getState()), columns);
 	return (
 		<Text wrap="truncate">
-			{hints.map((h) => (
+			{hints.map((h, i) => (
 				<Text key={h.keys} dimColor={h.disabled}>
 					<Text bold color={h.disabled ? theme.muted : theme.accent}>
 						{h.keys === 'Enter' ? '⏎' : h.keys}
 					</Text>
-					<Text color={h.disabled ? theme.muted : undefined}> {h.hint} </Text>
+					{/* the last hint's trailing space would make a full line one too wide (cut with …) */}
+					<Text color={h.disabled ? theme.muted : undefined}>
+						{` ${h.hint}${i < hints.length - 1 ? ' ' : ''}`}
+					</Text>
 				</Text>
 			))}
 		</Text>

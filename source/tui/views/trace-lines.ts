@@ -1,13 +1,17 @@
 /**
- * The trace screen's text (issue 26): which reconciler it sees, the pool's last plan of this
- * console's own reconciles with each step's state, the members left alone and why, the next
- * retry, then the events as `ctpool reconcile -v` prints them. Pure, for the view and tests.
+ * The trace screen's text (issue 26): what it sees directly and what through Events, the
+ * pool's last plan of this console's own reconciles with each step's state, the members left
+ * alone and why, the next retry, the events as `ctpool reconcile -v` prints them; then the
+ * passes of other reconcilers (the CLI, the in-cluster controller, another console) as far
+ * as their Events tell, newest first, each saying what Events cannot tell. Pure, for the
+ * view and tests.
  */
 
+import type { SeenPass } from '../../engine/audit-passes.js';
 import { clockTime, formatAge } from '../../text/age.js';
 import { sanitize } from '../../text/sanitize.js';
 import type { PoolTrace, TracedStep } from '../model/trace-model.js';
-import type { LoopState } from '../store/store.js';
+import type { AuditFeed, LoopState } from '../store/store.js';
 
 /** One line of the trace screen and its tone. */
 export interface TraceLine {
@@ -21,11 +25,19 @@ export interface TraceInput {
 	trace: PoolTrace | undefined;
 	loop: LoopState;
 	now: number;
+	/** Other reconcilers' passes rebuilt from the audit Events, newest first. */
+	others?: readonly SeenPass[];
+	/** The audit feed's state (whether Events can be read at all). */
+	audit?: AuditFeed['status'];
 }
 
-/** Which reconciler the screen sees, said plainly. */
+/** What the screen sees directly and what only through Events, said plainly. */
 export const SEEN_DIRECTLY =
-	"Seen directly: this console's own reconciles (r, the a loop). Plans of the CLI (ctpool reconcile -v) and of the in-cluster controller are not visible here.";
+	"Seen directly: this console's own reconciles (r, the a loop). The CLI's and the in-cluster controller's are seen through their Events, below.";
+
+/** What Events cannot tell of another reconciler's pass, said under each one. */
+export const EVENTS_CANNOT_TELL =
+	'Events do not tell: the members it left alone and why, how long each step took, whether it wrote the status.';
 
 /** `in 30s` or `12s ago`. */
 export function relative(at: number, now: number): string {
@@ -89,8 +101,67 @@ function retryLines(input: TraceInput): TraceLine[] {
 	return out;
 }
 
+/** The lines of one pass of another reconciler, as its Events tell it. */
+function seenPassLines(p: SeenPass, now: number): TraceLine[] {
+	const who = `${sanitize(p.reconciler.actor) || 'someone'}${p.reconciler.instance ? ` on ${sanitize(p.reconciler.instance)}` : ''}`;
+	const id = p.pass ? `pass ${sanitize(p.pass)}` : 'no pass id (older Events, grouped by time)';
+	const out: TraceLine[] = [
+		{
+			text: `${who} · ${id} · ${clockTime(p.start)}–${clockTime(p.end)} (${relative(p.end, now)}) · seen through Events`,
+			tone: 'plain',
+		},
+	];
+	if (p.suspect) out.push({ text: `  ⚠ ${sanitize(p.suspect)}`, tone: 'warn' });
+	const reasons = new Map<string, string>();
+	for (const e of p.events)
+		if (e.type === 'plan')
+			for (const st of e.steps)
+				for (const m of st.members) reasons.set(`${st.kind} ${m.member}`, m.reason);
+	for (const e of p.events) {
+		if (e.type === 'step-end') {
+			const why = reasons.get(`${e.step} ${e.member}`) ?? '';
+			out.push({
+				text: `  ${e.result.padEnd(8)}${e.step.padEnd(9)}${sanitize(e.member)}${why ? `: ${sanitize(why)}` : ''}`,
+				tone: e.result === 'failed' ? 'error' : 'ok',
+			});
+		} else if (e.type === 'done')
+			out.push({
+				text: `  ${e.done} done, ${e.failed} failed${e.errors.length > 0 && e.failed === 0 ? `: ${sanitize(e.errors[0])}` : ''}`,
+				tone: e.ok ? 'muted' : 'error',
+			});
+	}
+	out.push({ text: `  ${EVENTS_CANNOT_TELL}`, tone: 'muted' });
+	return out;
+}
+
+/** The other reconcilers' passes, newest first, or why none are shown. */
+function othersLines(input: TraceInput): TraceLine[] {
+	const out: TraceLine[] = [
+		{ text: 'Other reconcilers, seen through Events (newest first)', tone: 'heading' },
+	];
+	const others = input.others ?? [];
+	if (others.length === 0) {
+		const why =
+			input.audit === 'denied'
+				? "none shown: Events cannot be read with these rights (ctpool's Role may not grant it)"
+				: input.audit === 'off' || input.audit === 'loading'
+					? 'reading the Events…'
+					: input.audit === 'error'
+						? 'none shown: the Events cannot be read now (the feed retries)'
+						: `none: no other reconciler's act on pool ${sanitize(input.pool)} in the Events kept`;
+		out.push({ text: `  ${why}`, tone: 'muted' });
+	}
+	for (const p of others) out.push(...seenPassLines(p, input.now));
+	return out;
+}
+
 /** Every line of the trace screen, unwrapped. */
 export function traceLines(input: TraceInput): TraceLine[] {
+	return [...ownLines(input), ...othersLines(input)];
+}
+
+/** The lines of this console's own last plan (seen directly). */
+function ownLines(input: TraceInput): TraceLine[] {
 	const { trace, now } = input;
 	const out: TraceLine[] = [{ text: SEEN_DIRECTLY, tone: 'muted' }];
 	if (!trace) {

@@ -1,7 +1,12 @@
-/** The trace screen (t): the selected pool's last plan of this console's reconciles, live. */
+/**
+ * The trace screen (t): the selected pool's last plan of this console's reconciles, live,
+ * then other reconcilers' passes as far as their audit Events tell.
+ */
 
 import { Box, Text } from 'ink';
+import { useMemo } from 'react';
 import { poolName as nameOfPool } from '../model/pool-index.js';
+import { otherReconcilerPasses } from '../model/trace-model.js';
 import { linePosition, type ScrollInfo, textWindow } from '../render/table-window.js';
 import { truncate } from '../render/text-fit.js';
 import { wrapText } from '../render/text-wrap.js';
@@ -34,6 +39,14 @@ function colour(theme: Theme, tone: TraceLine['tone']) {
 	}
 }
 
+/** A line wrapped to width, its continuations indented and wrapped within what is left: never cut. */
+function indentedWrap(text: string, width: number): string[] {
+	const w = Math.max(10, width);
+	const [first = '', ...rest] = wrapText(text, w, { whole: true });
+	if (rest.length === 0) return [first];
+	return [first, ...wrapText(rest.join(' '), w - 4, { whole: true }).map((t) => `    ${t}`)];
+}
+
 /** The trace screen. */
 export function TraceView({ width, height, scrollInfo }: TraceViewProps) {
 	const theme = useTheme();
@@ -42,11 +55,17 @@ export function TraceView({ width, height, scrollInfo }: TraceViewProps) {
 	const loop = useConsole((s) => s.loop);
 	const now = useConsole((s) => s.now);
 	const scroll = useConsole((s) => s.scroll);
-	const lines = traceLines({ pool: nameOfPool(pool), trace, loop, now }).flatMap((l) =>
-		wrapText(l.text, Math.max(10, width), { whole: true }).map((text, i) => ({
-			text: i > 0 ? `    ${text}` : text,
-			tone: l.tone,
-		})),
+	const entries = useConsole((s) => s.audit.entries);
+	const audit = useConsole((s) => s.audit.status);
+	const ownPasses = trace?.ownPasses;
+	// rebuilt when the Events or this console's own passes change, not on every tick
+	const others = useMemo(
+		() => otherReconcilerPasses(entries, pool, ownPasses),
+		[entries, pool, ownPasses],
+	);
+	const input = { pool: nameOfPool(pool), trace, loop, now, others, audit };
+	const lines = traceLines(input).flatMap((l) =>
+		indentedWrap(l.text, width).map((text) => ({ text, tone: l.tone })),
 	);
 	const body = Math.max(0, height - 1);
 	const start = textWindow(lines.length, body, scroll, scrollInfo);
