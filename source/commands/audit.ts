@@ -90,6 +90,8 @@ export interface AuditItem {
 	timeClamped: boolean;
 	count: number;
 	detail: string;
+	/** The reconcile pass that did the act (16 hex digits; the acts of one pass share it), or ''. */
+	pass: string;
 	message: string;
 	event: string;
 }
@@ -113,6 +115,7 @@ export function auditItem(e: AuditEntry): AuditItem {
 		timeClamped: e.clamped,
 		count: e.count,
 		detail: e.detail,
+		pass: e.pass ?? '',
 		message: e.message,
 		event: e.name,
 	};

@@ -74,7 +74,8 @@ Flags
   --demo                 open the console on an embedded simulated cluster with a demo pool
   --kubeconfig-out FILE  with --demo: where the demo's kubeconfig is written
   --narrate              with --demo: play a release, a drift, a scale-down and a takeover,
-                         telling each step in one plain sentence every few seconds
+                         telling each step in one plain sentence every few seconds, in a
+                         pane beside the table (Space pauses, n tells the next)
   --size N               with --demo: the size of the demo pool (default 6)
   --version              print the version and the build
 

@@ -36,6 +36,7 @@ function ours(items: Item[]): Item[] {
 interface Item {
 	time: string;
 	user: string;
+	pass: string;
 	namespace: string;
 	pool: string;
 	member: string;
@@ -107,6 +108,11 @@ describe('ctpool audit', () => {
 		const mine = `${userInfo().username}@${hostname()}`.replace(/[^A-Za-z0-9._@-]/g, '');
 		const apply = list.items.find((i) => i.action === 'create' && i.member === '')!;
 		expect(apply.actor).toBe(mine);
+		// the acts of a reconcile pass name it (apply's reconcile made the members); a release is no pass
+		const passes = list.items.filter((i) => i.action === 'create' && i.pass !== '');
+		expect(passes.length).toBeGreaterThan(0);
+		for (const i of passes) expect(i.pass).toMatch(/^[0-9a-f]{16}$/);
+		expect(release.pass).toBe('');
 
 		expect((await auditJson(['--by', 'root@admin'])).items.map((i) => i.action)).toEqual([
 			'create',
