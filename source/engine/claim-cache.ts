@@ -14,7 +14,7 @@
  */
 
 import type { KubeObject } from '../kube/objects.js';
-import { type PoolWatchSink, WATCH_KINDS, type WatchKind } from '../kube/pool-watch.js';
+import { type PoolWatchSink, WATCH_KINDS } from '../kube/pool-watch.js';
 import { type ResilientWatch, startResilientWatch } from '../kube/resilient-watch.js';
 import { configMapName } from '../pool/names.js';
 import { readObject } from '../pool/object-shape.js';
@@ -198,23 +198,55 @@ export function claimFromFeed(ctx: EngineContext, pool: string, feed: ClaimFeed)
 }
 
 /**
- * A feed of a pool from watches of its own: the namespace's Leases, the pool's pods and PVCs
- * and its ConfigMaps (what watchPoolForClaims starts; a process may build on it).
+ * What both feeds keep: the objects by kind and name, which kinds have been listed, and who
+ * listens for Lease changes; `part` is the side of ClaimFeed they share.
  */
-export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
+function feedObjects(pool: string) {
 	const byKind = new Map<CachedKind, Map<string, KubeObject>>(
 		WATCHED.map((w) => [w.kind, new Map()]),
 	);
 	const listed = new Set<CachedKind>();
-	const watches: ResilientWatch[] = [];
 	const listeners = new Set<(changed: readonly unknown[]) => void>();
 	let markReady: () => void = () => {};
 	const ready = new Promise<void>((resolve) => {
 		markReady = resolve;
 	});
-	const leasesMoved = (changed: readonly KubeObject[]) => {
-		for (const l of [...listeners]) l(changed);
+	const values = (kind: CachedKind) => [...byKind.get(kind)!.values()];
+	const part: Pick<ClaimFeed, 'ready' | 'objects' | 'onLeases'> = {
+		ready,
+		objects: () => ({
+			pods: values('pods'),
+			pvcs: values('persistentvolumeclaims'),
+			leases: values('leases'),
+			configMap: byKind.get('configmaps')!.get(configMapName(pool)) ?? null,
+		}),
+		onLeases(listener) {
+			listeners.add(listener);
+			return () => listeners.delete(listener);
+		},
 	};
+	return {
+		byKind,
+		listed,
+		part,
+		/** Every kind has been listed: ready resolves (once). */
+		listedAll: () => {
+			if (listed.size === WATCHED.length) markReady();
+		},
+		markReady: () => markReady(),
+		leasesMoved: (changed: readonly KubeObject[]) => {
+			for (const l of [...listeners]) l(changed);
+		},
+	};
+}
+
+/**
+ * A feed of a pool from watches of its own: the namespace's Leases, the pool's pods and PVCs
+ * and its ConfigMaps (what watchPoolForClaims starts; a process may build on it).
+ */
+export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
+	const { byKind, listed, part, listedAll, markReady, leasesMoved } = feedObjects(pool);
+	const watches: ResilientWatch[] = [];
 	for (const w of WATCHED) {
 		const objects = byKind.get(w.kind)!;
 		watches.push(
@@ -227,7 +259,7 @@ export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
 						objects.clear();
 						for (const o of all) objects.set(String(o.metadata?.name ?? ''), o);
 						listed.add(w.kind);
-						if (listed.size === WATCHED.length) markReady();
+						listedAll();
 						if (w.kind === 'leases') leasesMoved(all);
 					},
 					onChange(op, o) {
@@ -241,21 +273,10 @@ export function watchPoolFeed(ctx: EngineContext, pool: string): ClaimFeed {
 			),
 		);
 	}
-	const values = (kind: CachedKind) => [...byKind.get(kind)!.values()];
 	return {
-		ready,
+		...part,
 		synced: () =>
 			listed.size === WATCHED.length && watches.every((w) => w.state().phase === 'synced'),
-		objects: () => ({
-			pods: values('pods'),
-			pvcs: values('persistentvolumeclaims'),
-			leases: values('leases'),
-			configMap: byKind.get('configmaps')!.get(configMapName(pool)) ?? null,
-		}),
-		onLeases(listener) {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
-		},
 		stop() {
 			for (const w of watches) w.stop();
 			markReady();
@@ -280,16 +301,8 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
  * create (a lost race), never overwritten.
  */
 export function poolWatchFeed(pool: string): { sink: PoolWatchSink; feed: ClaimFeed } {
-	const byKind = new Map<WatchKind, Map<string, KubeObject>>(
-		WATCH_KINDS.map((k) => [k, new Map()]),
-	);
-	const listed = new Set<WatchKind>();
+	const { byKind, listed, part, listedAll, leasesMoved } = feedObjects(pool);
 	let connected = false;
-	const listeners = new Set<(changed: readonly unknown[]) => void>();
-	let markReady: () => void = () => {};
-	const ready = new Promise<void>((resolve) => {
-		markReady = resolve;
-	});
 	const sink: PoolWatchSink = {
 		onBatch(changes) {
 			const leases: KubeObject[] = [];
@@ -307,27 +320,16 @@ export function poolWatchFeed(pool: string): { sink: PoolWatchSink; feed: ClaimF
 					if (change.kind === 'leases') leases.push(change.object);
 				}
 			}
-			if (listed.size === WATCH_KINDS.length) markReady();
-			if (leases.length > 0) for (const l of [...listeners]) l(leases);
+			listedAll();
+			if (leases.length > 0) leasesMoved(leases);
 		},
 		onConnection(overall) {
 			connected = overall.phase === 'synced';
 		},
 	};
-	const values = (kind: WatchKind) => [...byKind.get(kind)!.values()];
 	const feed: ClaimFeed = {
-		ready,
+		...part,
 		synced: () => connected && listed.size === WATCH_KINDS.length,
-		objects: () => ({
-			pods: values('pods'),
-			pvcs: values('persistentvolumeclaims'),
-			leases: values('leases'),
-			configMap: byKind.get('configmaps')!.get(configMapName(pool)) ?? null,
-		}),
-		onLeases(listener) {
-			listeners.add(listener);
-			return () => listeners.delete(listener);
-		},
 	};
 	return { sink, feed };
 }
