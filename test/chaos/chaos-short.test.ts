@@ -22,6 +22,8 @@ if (!built)
 /** The seed of the short run; a failure names it for `npm run chaos -- --seed N ...`. */
 const SEED = 7;
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!built)('a short chaos run', () => {
 	let result: ChaosResult;
 

@@ -45,6 +45,8 @@ function run(
 	});
 }
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!built)('the built ctpool binary', () => {
 	let c: TestCluster;
 	beforeAll(async () => {

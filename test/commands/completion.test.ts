@@ -221,6 +221,8 @@ describe('bash completion', () => {
 		expect(readdirSync(work)).toEqual([]);
 	});
 
+	// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+	// only when the file is run alone before `npm run build`.
 	it.skipIf(!built)('completes pool names from the cluster the command line names', async () => {
 		const kc = ['--kubeconfig', c.sim.kubeconfigPath];
 		expect(await bashComplete(['ctpool', 'status', ...kc, ''])).toEqual(['desk', 'lab']);

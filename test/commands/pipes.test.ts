@@ -38,6 +38,8 @@ function runClosingStdout(
 	});
 }
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!built)('a closed stdout', () => {
 	let c: TestCluster;
 	beforeAll(async () => {

@@ -155,6 +155,8 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 		await term.waitFor(new RegExp(`reconciled ${name}: create ${name}-3`), SLOW);
 	});
 
+	// Reason: without kubectl on the PATH there is nothing to exec through (under CI=true it
+	// runs and a missing kubectl fails it).
 	it.skipIf(!withKubectl)(
 		'opens a console with the real kubectl and comes back redrawn, selection and filter kept',
 		async () => {
@@ -212,6 +214,8 @@ describe('ctpool console end to end', { timeout: 120_000 }, () => {
 			},
 		);
 
+	// Reason: without kubectl on the PATH there is nothing to exec through (under CI=true it
+	// runs and a missing kubectl fails it).
 	it.skipIf(!withKubectl)(
 		'comes back with the reason when kubectl fails (exec forbidden)',
 		async () => {

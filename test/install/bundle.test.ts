@@ -16,6 +16,8 @@ async function chunkWith(text: string): Promise<Record<string, unknown>> {
 	return (await import(pathToFileURL(join(dir, name)).href)) as Record<string, unknown>;
 }
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 	it("string-width, its segmenter and emoji pattern made on first use, measures as the package's", async () => {
 		const chunk = await chunkWith('madeSegmenter');

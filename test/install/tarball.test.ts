@@ -56,6 +56,8 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): 
 /** npm's sign that the dependencies could not be fetched (no registry, not in the cache). */
 const UNREACHABLE = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|ENOTCACHED/;
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!built)('the npm tarball', () => {
 	let dir = '';
 	let tarball = '';

@@ -102,6 +102,8 @@ describe('the simulated cluster', () => {
 			});
 	});
 
+	// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+	// only when the file is run alone before `npm run build`.
 	it.skipIf(!BUILT)(
 		'`ctpool sim` listens on 127.0.0.1 only and never prints its token',
 		async () => {
@@ -322,6 +324,8 @@ describe('ctpool never prints kubeconfig secrets', () => {
 		}
 	});
 
+	// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+	// only when the file is run alone before `npm run build`.
 	it.skipIf(!BUILT)('through the built binary, on a 401 and an unreachable server', async () => {
 		for (const [server, user] of [
 			[c.sim.httpsUrl, `    token: ${SECRET_TOKEN}`],

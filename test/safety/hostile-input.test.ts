@@ -469,6 +469,8 @@ describe('reconcile --watch with the longest interval (24h)', () => {
 	});
 });
 
+// Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
+// only when the file is run alone before `npm run build`.
 describe.skipIf(!BUILT)('the built binary', () => {
 	it('refuses the reserved identity and a corrupt definition the same way, changing nothing', async () => {
 		const mark = c.mark();

@@ -90,13 +90,13 @@ describe('K: the kubectl commands of the selected member', () => {
 	});
 
 	it('leaves out a line whose name would read as an option, and is refused with no member selected', async () => {
-		const store = storeWith(member('desk', 1, s, { holder: '--kubeconfig=/tmp/x' }), { spec: s });
+		const store = storeWith(member('desk', 1, s, { holder: '--kubeconfig=stolen' }), { spec: s });
 		r = await renderConsole(store, { columns: 140, rows: 40 });
 		await r.press('K');
 		const lines = store.getState().textView?.lines ?? [];
 		expect(lines.filter((l) => l.includes('--kubeconfig'))).toEqual([
-			'# left out: --kubeconfig=/tmp/x would read as an option',
-			'# left out: --kubeconfig=/tmp/x would read as an option',
+			'# left out: --kubeconfig=stolen would read as an option',
+			'# left out: --kubeconfig=stolen would read as an option',
 		]);
 		await r.press(KEY.escape, KEY.escape);
 		expect(store.getState().screen).toBe('pools');

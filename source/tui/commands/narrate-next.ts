@@ -1,7 +1,7 @@
 /** n, while narrating (ctpool --demo --narrate): tell the next sentence now. */
 
 import { defineCommand } from './command.js';
-import { NARRATING, narrationBlock } from './narrating.js';
+import { NARRATION_KEY } from './narrating.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -16,12 +16,8 @@ export const narrateNext = defineCommand({
 	keys: 'n',
 	hint: 'next line',
 	description: 'narrated demo (--demo --narrate): tell the next sentence now, even while paused',
-	group: 'Views',
+	...NARRATION_KEY,
 	order: 274,
-	screens: ['pools', 'members'],
-	mutating: false,
-	mode: NARRATING,
-	available: (state, screen) => narrationBlock(state, screen),
 	run(ctx) {
 		const s = ctx.store.getState();
 		if (s.narration && !s.narration.control.next())

@@ -1,7 +1,7 @@
 /** Space, while narrating (ctpool --demo --narrate): pause or resume the narration. */
 
 import { defineCommand } from './command.js';
-import { NARRATING, narrationBlock } from './narrating.js';
+import { NARRATION_KEY } from './narrating.js';
 
 declare module './command.js' {
 	interface CommandIds {
@@ -17,12 +17,8 @@ export const narratePause = defineCommand({
 	hint: 'pause',
 	description:
 		'narrated demo (--demo --narrate): pause or resume the narration (Space marks members otherwise)',
-	group: 'Views',
+	...NARRATION_KEY,
 	order: 272,
-	screens: ['pools', 'members'],
-	mutating: false,
-	mode: NARRATING,
-	available: (state, screen) => narrationBlock(state, screen),
 	run(ctx) {
 		const s = ctx.store.getState();
 		const paused = s.narration?.control.toggle();
