@@ -152,6 +152,8 @@ function listView(body: unknown): unknown {
 /**
  * A watch's events: type and object name, in order. A pod's and a PVC's MODIFIED events
  * are left out: how many a node, the scheduler or a provisioner cause is theirs to choose.
+ * So is when a pod's or PVC's DELETED comes (a finalizer's controller removes it), so their
+ * events are compared object by object, each object's own events in order.
  */
 function watchView(body: unknown): unknown {
 	// One event is one line of JSON, which the client parsed whole.
@@ -165,13 +167,15 @@ function watchView(body: unknown): unknown {
 				? [body as { type: string; object: Rec }]
 				: undefined;
 	if (!events) return rec(body).kind === 'Status' ? body : listView(body);
-	return events
-		.filter(
-			(e) =>
-				e.type !== 'MODIFIED' ||
-				(e.object.kind !== 'Pod' && e.object.kind !== 'PersistentVolumeClaim'),
-		)
-		.map((e) => (e.type === 'ERROR' ? e : `${e.type} ${meta(e.object).name}`));
+	const controllerTimed = (e: { object: Rec }) =>
+		e.object.kind === 'Pod' || e.object.kind === 'PersistentVolumeClaim';
+	const kept = events.filter((e) => e.type !== 'MODIFIED' || !controllerTimed(e));
+	const byObject = kept.every((e) => e.type !== 'ERROR' && controllerTimed(e))
+		? [...kept].sort((a, b) =>
+				String(meta(a.object).name).localeCompare(String(meta(b.object).name)),
+			)
+		: kept;
+	return byObject.map((e) => (e.type === 'ERROR' ? e : `${e.type} ${meta(e.object).name}`));
 }
 
 /**
