@@ -7,8 +7,9 @@
  * definition and one list of each kind, shared by concurrent claims) → choose
  * (nextCandidate) → Lease create → settle (one round at once: the PVC's display copy written
  * at the snapshot's resourceVersion, and the identity's earlier claim looked for in the cache
- * or by its holder label), then the audit Event (a cache-fed claim answers before it is
- * written).
+ * or by its holder label), then the audit Event. A claim from the watch-fed cache of a member
+ * whose pod runs answers after the Lease create alone (its earlier-claim check reads the
+ * cache): its display copy and Event are written after the answer (answersFirst).
  *
  * Why a stale snapshot is safe (client-go's informer pattern): the Lease create is the
  * arbiter. A member the snapshot wrongly shows free only loses the create (409); one it
@@ -60,7 +61,7 @@ import {
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
-import { flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
+import { afterAnswer, flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
@@ -600,6 +601,18 @@ async function settle(
 	snapshot: ClaimSnapshot,
 ): Promise<ClaimResult | null> {
 	const member = view.name;
+	if (answersFirst(snapshot, view)) {
+		// The fast path of a long-running engine: the Lease is the authority and the check for
+		// an earlier claim reads the cache once its Lease watch has delivered this Lease, so the
+		// claim answers after the Lease create alone; the PVC the cache holds as the pool's own
+		// gets its display copy after the answer (flushKubeEvents waits for it, as for Events).
+		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
+		if (earlier !== null)
+			return giveBackToEarlier(ctx, pool, snapshot, identity, lease, member, earlier);
+		afterAnswer(ctx, markAfterAnswer(ctx, pool, identity, view, snapshot));
+		recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
+		return { member, renewed: false, existing: false, started: false };
+	}
 	const [earlier, marked] = await Promise.all([
 		earlierClaimOf(ctx, pool, snapshot, identity, lease).then(
 			(m) => ({ member: m }),
@@ -611,16 +624,7 @@ async function settle(
 	if (earlier.member !== null) {
 		if ('pvc' in marked && marked.pvc)
 			await annotateHolder(ctx, pool, member, null).catch(() => null);
-		await dropLease(ctx, pool, lease);
-		snapshot.taken.delete(member);
-		emitEvent(ctx, {
-			pool,
-			member,
-			action: 'claim',
-			outcome: 'info',
-			message: `${sanitize(identity)} won ${earlier.member} in a claim at the same time; ${member} given back`,
-		});
-		throw new ClaimAgain();
+		return giveBackToEarlier(ctx, pool, snapshot, identity, lease, member, earlier.member);
 	}
 	if ('foreign' in marked) {
 		snapshot.strangers.set(member, marked.foreign.kinds);
@@ -664,6 +668,69 @@ async function settle(
 		view.state === 'Stopped' ? await startStopped(ctx, pool, spec, member, pvc, identity) : false;
 	recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
 	return { member, renewed: false, existing: false, started };
+}
+
+/**
+ * Whether a claim answers before its PVC's display copy is written: from the watch-fed cache,
+ * for a member whose pod exists (no Corral pod to look for, none to start) and whose PVC the
+ * cache holds as the pool's own, not being deleted.
+ */
+function answersFirst(snapshot: ClaimSnapshot, view: MemberView): boolean {
+	if (!snapshot.cached || view.state === 'Stopped') return false;
+	const pvc = snapshot.members.find((m) => m.name === view.name)?.pvc;
+	return Boolean(pvc && !pvc.metadata.deletionTimestamp);
+}
+
+/**
+ * The display copy of a claim that already answered (answersFirst). The Lease stays the
+ * authority: a PVC found to be a stranger's or gone meanwhile is reported as a partial error
+ * (the next reconcile or release judges the member), never answered differently.
+ */
+async function markAfterAnswer(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+	view: MemberView,
+	snapshot: ClaimSnapshot,
+): Promise<void> {
+	const marked = await markHolder(ctx, pool, identity, view, snapshot);
+	const problem =
+		'foreign' in marked
+			? marked.foreign.message
+			: marked.pvc === null
+				? 'its PVC was deleted meanwhile'
+				: null;
+	if (problem)
+		emitEvent(ctx, {
+			pool,
+			member: view.name,
+			action: 'claim',
+			outcome: 'error',
+			message: `${view.name} is claimed, but its assigned-to annotation was not written: ${problem}`,
+			partial: true,
+		});
+}
+
+/** A claim of the same identity won earlier: this member's Lease is deleted and the claim reads again (ClaimAgain). */
+async function giveBackToEarlier(
+	ctx: EngineContext,
+	pool: string,
+	snapshot: ClaimSnapshot,
+	identity: string,
+	lease: LeaseObject,
+	member: string,
+	earlier: string,
+): Promise<never> {
+	await dropLease(ctx, pool, lease);
+	snapshot.taken.delete(member);
+	emitEvent(ctx, {
+		pool,
+		member,
+		action: 'claim',
+		outcome: 'info',
+		message: `${sanitize(identity)} won ${earlier} in a claim at the same time; ${member} given back`,
+	});
+	throw new ClaimAgain();
 }
 
 /** Deletes a Lease a claim just made (failures ignored: the next reconcile sees the Lease), also from the engine's watch-fed cache of the pool. */

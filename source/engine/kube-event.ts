@@ -89,22 +89,33 @@ function writeEvent(
 	record: AuditRecord,
 ): void {
 	const now = new Date(ctx.now());
+	// the authenticated user is asked once per process (a failed review: not recorded)
+	afterAnswer(
+		ctx,
+		authenticatedUser(ctx.kube)
+			.then((user) =>
+				ctx.kube.core.createNamespacedEvent({
+					namespace: ctx.namespace,
+					body: eventBody(ctx, kind, involved, user ? { ...record, user } : record, now),
+				}),
+			)
+			.catch((err) => reportDenied(ctx, err)),
+	);
+}
+
+/**
+ * Keeps a write that may finish after the operation answered (an Event, a cache-fed claim's
+ * display copy) among the context's pending writes: flushKubeEvents waits for it. The write
+ * must not reject (it reports its own failure).
+ */
+export function afterAnswer(ctx: EngineContext, write: Promise<unknown>): void {
 	const pending = ctx.caches.pendingEvents;
 	let set = pending.get(ctx);
 	if (!set) {
 		set = new Set();
 		pending.set(ctx, set);
 	}
-	// the authenticated user is asked once per process (a failed review: not recorded)
-	const p: Promise<unknown> = authenticatedUser(ctx.kube)
-		.then((user) =>
-			ctx.kube.core.createNamespacedEvent({
-				namespace: ctx.namespace,
-				body: eventBody(ctx, kind, involved, user ? { ...record, user } : record, now),
-			}),
-		)
-		.catch((err) => reportDenied(ctx, err))
-		.finally(() => set.delete(p));
+	const p: Promise<unknown> = write.finally(() => set.delete(p));
 	set.add(p);
 }
 
@@ -190,7 +201,7 @@ export function passContext(outer: EngineContext): EngineContext {
 	return ctx;
 }
 
-/** Waits until every Event recorded so far under this context has been written or has failed. */
+/** Waits until every Event (and other write after the answer) recorded so far under this context has been written or has failed. */
 export async function flushKubeEvents(ctx: EngineContext): Promise<void> {
 	const set = ctx.caches.pendingEvents.get(ctx);
 	if (!set || set.size === 0) return;

@@ -90,14 +90,18 @@ describe('the requests of a claim', () => {
 				['a@example.com', 'b@example.com'].map((id) => engine.claim('kept', id)),
 			);
 			expect(new Set(results.map((r) => r.member)).size).toBe(2);
-			// per claim: the Lease create, the PVC's display copy, then the Event (written after
-			// the answer: a long-running engine's claim does not wait for it); no read at all
+			// per claim: the Lease create, then the PVC's display copy and the Event (both written
+			// after the answer: a long-running engine's claim waits for neither); no read at all
 			const counts = await waitFor(
 				async () => {
 					const now = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
-					return (now['create events'] ?? 0) >= 2 && now;
+					return (
+						(now['create events'] ?? 0) >= 2 &&
+						(now['patch persistentvolumeclaims'] ?? 0) >= 2 &&
+						now
+					);
 				},
-				{ what: "the claims' Events" },
+				{ what: "the claims' display copies and Events" },
 			);
 			expect(counts).toEqual({
 				'create leases': 2,
@@ -111,6 +115,55 @@ describe('the requests of a claim', () => {
 			cache.stop();
 		}
 		expect(engine.ctx.caches.claimCaches.size).toBe(0);
+	});
+
+	it("a claim from the watch-fed cache answers before its PVC's display copy is written, which follows", async () => {
+		const setup = c.context();
+		await apply(setup, 'first', poolSpec({ size: 2 }));
+		await waitReady(setup, 'first', 2);
+		// every PVC patch of this engine waits until the gate opens
+		let open!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			open = resolve;
+		});
+		let held = 0;
+		const core = new Proxy(c.kube.core, {
+			get(target, prop, receiver) {
+				const value = Reflect.get(target, prop, receiver);
+				if (prop !== 'patchNamespacedPersistentVolumeClaim' || typeof value !== 'function')
+					return value;
+				return async (...args: unknown[]) => {
+					held++;
+					await gate;
+					return value.apply(target, args);
+				};
+			},
+		});
+		const kube = new Proxy(c.kube, {
+			get: (target, prop, receiver) =>
+				prop === 'core' ? core : Reflect.get(target, prop, receiver),
+		});
+		const engine = createEngine(kube, { namespace: setup.namespace, actor: 'broker' });
+		const cache = watchPoolForClaims(engine.ctx, 'first');
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			// answers while its display copy is held (the old path waited for it: this never resolved)
+			const result = await engine.claim('first', 'fast@example.com');
+			expect(result).toMatchObject({ member: 'first-1', existing: false });
+			await expect.poll(() => held).toBe(1);
+			const annotation = async () =>
+				(await c.api.get('persistentvolumeclaims', 'first-1-data', setup.namespace))?.metadata
+					.annotations?.['corral.dev/vdi-assigned-to'];
+			expect(await annotation()).toBeUndefined();
+			open();
+			await waitFor(async () => (await annotation()) === 'fast@example.com', {
+				what: 'the display copy written after the answer',
+			});
+		} finally {
+			open();
+			cache.stop();
+		}
 	});
 
 	it('two engines claiming for one identity at once from their caches end on one member', async () => {
