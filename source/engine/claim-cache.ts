@@ -14,9 +14,14 @@
  */
 
 import type { KubeObject } from '../kube/objects.js';
-import { type PoolWatchSink, WATCH_KINDS } from '../kube/pool-watch.js';
+import {
+	type PoolWatchSink,
+	WATCH_KINDS,
+	type WatchChange,
+	type WatchKind,
+} from '../kube/pool-watch.js';
 import { type ResilientWatch, startResilientWatch } from '../kube/resilient-watch.js';
-import { configMapName } from '../pool/names.js';
+import { configMapName, POOL_LABEL } from '../pool/names.js';
 import { readObject } from '../pool/object-shape.js';
 import type { ConfigMapObject, LeaseObject } from '../pool/objects.js';
 import type { EngineContext } from './context.js';
@@ -295,41 +300,120 @@ export function watchPoolForClaims(ctx: EngineContext, pool: string): ClaimCache
 }
 
 /**
- * A feed filled by a pool watch's batches (kube/pool-watch.ts: the console's watch): tee the
- * watch's sink into `sink` and hand `feed` to claimFromFeed. Its Leases are those the watch
- * selects (the pool's): a stranger's Lease under a member's name is then met at the Lease
- * create (a lost race), never overwritten.
+ * One pool's feed filled by the changes handed to apply (a pool watch's, for that pool);
+ * synced while connected() and every kind has been listed.
+ */
+function changeFed(pool: string, connected: () => boolean) {
+	const { byKind, listed, part, listedAll, leasesMoved } = feedObjects(pool);
+	const apply = (changes: readonly WatchChange[]) => {
+		const leases: KubeObject[] = [];
+		for (const change of changes) {
+			const objects = byKind.get(change.kind)!;
+			if (change.op === 'reset') {
+				objects.clear();
+				for (const o of change.objects) objects.set(String(o.metadata?.name ?? ''), o);
+				listed.add(change.kind);
+				if (change.kind === 'leases') leases.push(...change.objects);
+			} else {
+				const name = String(change.object.metadata?.name ?? '');
+				if (change.op === 'delete') objects.delete(name);
+				else objects.set(name, change.object);
+				if (change.kind === 'leases') leases.push(change.object);
+			}
+		}
+		listedAll();
+		if (leases.length > 0) leasesMoved(leases);
+	};
+	const feed: ClaimFeed = {
+		...part,
+		synced: () => connected() && listed.size === WATCH_KINDS.length,
+	};
+	return { pool, apply, feed };
+}
+
+/**
+ * A feed filled by a pool watch's batches (kube/pool-watch.ts): tee the watch's sink into
+ * `sink` and hand `feed` to claimFromFeed. Its Leases are those the watch selects (the
+ * pool's): a stranger's Lease under a member's name is then met at the Lease create (a lost
+ * race), never overwritten.
  */
 export function poolWatchFeed(pool: string): { sink: PoolWatchSink; feed: ClaimFeed } {
-	const { byKind, listed, part, listedAll, leasesMoved } = feedObjects(pool);
 	let connected = false;
+	const { apply, feed } = changeFed(pool, () => connected);
+	const sink: PoolWatchSink = {
+		onBatch: apply,
+		onConnection(overall) {
+			connected = overall.phase === 'synced';
+		},
+	};
+	return { sink, feed };
+}
+
+/**
+ * The feeds of every pool a watch of many pools brings (the console's: its namespace, or
+ * every namespace with -A): tee the watch's sink into `sink`; `feed(namespace, pool)` is that
+ * pool's, filled from the watch's first list on (each object goes to the pool its label and
+ * namespace name), to hand to claimFromFeed when the process first claims there.
+ */
+export function poolWatchFeeds(): {
+	sink: PoolWatchSink;
+	feed(namespace: string, pool: string): ClaimFeed;
+} {
+	let connected = false;
+	const feeds = new Map<string, ReturnType<typeof changeFed>>();
+	const listed = new Set<WatchKind>();
+	const feedOf = (key: string, pool: string) => {
+		let fed = feeds.get(key);
+		if (!fed) {
+			fed = changeFed(pool, () => connected);
+			// the kinds listed before this pool was first seen had none of its objects
+			fed.apply([...listed].map((kind) => ({ kind, op: 'reset', objects: [] })));
+			feeds.set(key, fed);
+		}
+		return fed;
+	};
+	const keyOf = (o: KubeObject): [string, string] | null => {
+		const pool = o.metadata?.labels?.[POOL_LABEL];
+		return typeof pool === 'string' && pool !== ''
+			? [JSON.stringify([o.metadata?.namespace ?? '', pool]), pool]
+			: null;
+	};
 	const sink: PoolWatchSink = {
 		onBatch(changes) {
-			const leases: KubeObject[] = [];
+			const byPool = new Map<string, { pool: string; changes: WatchChange[] }>();
+			const add = (key: string, pool: string, change: WatchChange) => {
+				const entry = byPool.get(key) ?? { pool, changes: [] };
+				byPool.set(key, entry);
+				entry.changes.push(change);
+			};
 			for (const change of changes) {
-				const objects = byKind.get(change.kind)!;
-				if (change.op === 'reset') {
-					objects.clear();
-					for (const o of change.objects) objects.set(String(o.metadata?.name ?? ''), o);
-					listed.add(change.kind);
-					if (change.kind === 'leases') leases.push(...change.objects);
-				} else {
-					const name = String(change.object.metadata?.name ?? '');
-					if (change.op === 'delete') objects.delete(name);
-					else objects.set(name, change.object);
-					if (change.kind === 'leases') leases.push(change.object);
+				if (change.op !== 'reset') {
+					const k = keyOf(change.object);
+					if (k) add(k[0], k[1], change);
+					continue;
 				}
+				// a relist replaces every pool's objects of that kind, those of pools it no longer has too
+				listed.add(change.kind);
+				const groups = new Map<string, { pool: string; objects: KubeObject[] }>();
+				for (const [key, fed] of feeds) groups.set(key, { pool: fed.pool, objects: [] });
+				for (const o of change.objects) {
+					const k = keyOf(o);
+					if (!k) continue;
+					const group = groups.get(k[0]) ?? { pool: k[1], objects: [] };
+					groups.set(k[0], group);
+					group.objects.push(o);
+				}
+				for (const [key, group] of groups)
+					add(key, group.pool, { kind: change.kind, op: 'reset', objects: group.objects });
 			}
-			listedAll();
-			if (leases.length > 0) leasesMoved(leases);
+			for (const [key, entry] of byPool) feedOf(key, entry.pool).apply(entry.changes);
 		},
 		onConnection(overall) {
 			connected = overall.phase === 'synced';
 		},
 	};
-	const feed: ClaimFeed = {
-		...part,
-		synced: () => connected && listed.size === WATCH_KINDS.length,
+	return {
+		sink,
+		feed: (namespace, pool) => feedOf(JSON.stringify([namespace, pool]), pool).feed,
 	};
-	return { sink, feed };
 }

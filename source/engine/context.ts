@@ -89,6 +89,8 @@ export interface EngineCaches {
 	claimsSettling: Map<string, Promise<boolean>>;
 	/** The Kubernetes Event writes not yet done, by the context (operation) that started them. */
 	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
+	/** Every such write of the engine, whatever context started it (engine.flush waits for them). */
+	pendingWrites: Set<Promise<unknown>>;
 	/** Whether a denied Event write was reported already (it is said once per engine). */
 	eventsDeniedReported: boolean;
 	/** Refused claims being tallied, by namespace, pool and identity (see recordRefusal). */
@@ -107,6 +109,7 @@ export function createEngineCaches(): EngineCaches {
 		claimsInFlight: new Map(),
 		claimsSettling: new Map(),
 		pendingEvents: new WeakMap(),
+		pendingWrites: new Set(),
 		eventsDeniedReported: false,
 		refusals: new Map(),
 		strangers: new Map(),

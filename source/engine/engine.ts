@@ -19,6 +19,7 @@ import {
 } from './context.js';
 import { readDefinition } from './definition.js';
 import { deletePool } from './delete-pool.js';
+import { flushEngineWrites } from './kube-event.js';
 import { setMaintenance } from './maintenance.js';
 import { memberEvents } from './member-events.js';
 import { listPools, listPoolsAcross, readPool } from './read-pool.js';
@@ -56,6 +57,8 @@ export interface Engine {
 	 * console's watch-fed store) instead of watches of their own; stop() ends that.
 	 */
 	claimFromFeed: Bound<typeof claimFromFeed>;
+	/** Resolves once the writes left after an answer (Events, a cache-fed claim's display copy) are done. */
+	flush(): Promise<void>;
 	release: Bound<typeof release>;
 	findExpiredClaims: Bound<typeof findExpiredClaims>;
 	releaseExpired: Bound<typeof releaseExpired>;
@@ -91,6 +94,7 @@ export function engineOf(ctx: EngineContext): Engine {
 		claim: bind(ctx, claim),
 		watchPoolForClaims: bind(ctx, watchPoolForClaims),
 		claimFromFeed: bind(ctx, claimFromFeed),
+		flush: () => flushEngineWrites(ctx),
 		release: bind(ctx, release),
 		findExpiredClaims: bind(ctx, findExpiredClaims),
 		releaseExpired: bind(ctx, releaseExpired),

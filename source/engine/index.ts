@@ -7,6 +7,7 @@ export {
 	type ClaimFeed,
 	claimFromFeed,
 	poolWatchFeed,
+	poolWatchFeeds,
 	watchPoolFeed,
 	watchPoolForClaims,
 } from './claim-cache.js';

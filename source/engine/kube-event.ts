@@ -115,8 +115,22 @@ export function afterAnswer(ctx: EngineContext, write: Promise<unknown>): void {
 		set = new Set();
 		pending.set(ctx, set);
 	}
-	const p: Promise<unknown> = write.finally(() => set.delete(p));
+	const all = ctx.caches.pendingWrites;
+	const p: Promise<unknown> = write.finally(() => {
+		set.delete(p);
+		all.delete(p);
+	});
 	set.add(p);
+	all.add(p);
+}
+
+/**
+ * Waits until every write the engine's operations left after their answer (Events, a cache-fed
+ * claim's display copy) so far has been done or has failed: a process that claims from a cache
+ * calls it before it exits.
+ */
+export async function flushEngineWrites(ctx: EngineContext): Promise<void> {
+	await Promise.allSettled([...ctx.caches.pendingWrites]);
 }
 
 /** The Event of one audited act, in the one format. */

@@ -10,8 +10,10 @@ import {
 	apply,
 	type ClaimFeed,
 	claim,
+	claimFromFeed,
 	createEngine,
 	poolWatchFeed,
+	poolWatchFeeds,
 	watchPoolFeed,
 	watchPoolForClaims,
 } from '../../source/engine/index.js';
@@ -22,9 +24,12 @@ import { poolSpec } from '../support/pool-spec.js';
 import { waitFor } from '../support/wait.js';
 import { type CtpoolRequest, ctpoolRequestList, waitReady } from './fixtures.js';
 
+/** A second namespace, for the console's watch of every namespace (-A). */
+const SECOND_NAMESPACE = 'claim-requests-b';
+
 let c: TestCluster;
 beforeAll(async () => {
-	c = await startTestCluster();
+	c = await startTestCluster({}, { namespaces: [SECOND_NAMESPACE] });
 });
 afterAll(() => c?.close());
 
@@ -92,17 +97,8 @@ describe('the requests of a claim', () => {
 			expect(new Set(results.map((r) => r.member)).size).toBe(2);
 			// per claim: the Lease create, then the PVC's display copy and the Event (both written
 			// after the answer: a long-running engine's claim waits for neither); no read at all
-			const counts = await waitFor(
-				async () => {
-					const now = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
-					return (
-						(now['create events'] ?? 0) >= 2 &&
-						(now['patch persistentvolumeclaims'] ?? 0) >= 2 &&
-						now
-					);
-				},
-				{ what: "the claims' display copies and Events" },
-			);
+			await engine.flush();
+			const counts = tally((await ctpoolRequestList(c, mark)).filter((r) => r.verb !== 'watch'));
 			expect(counts).toEqual({
 				'create leases': 2,
 				'patch persistentvolumeclaims': 2,
@@ -166,6 +162,59 @@ describe('the requests of a claim', () => {
 		}
 	});
 
+	it("the console's watch of many pools (-A) feeds each pool's claims in its own namespace", async () => {
+		const [one, two] = [c.context(), c.context({ namespace: SECOND_NAMESPACE })];
+		// one pool name in two namespaces: the same member names, told apart by their namespace
+		for (const setup of [one, two]) await apply(setup, 'twin', poolSpec({ size: 2 }));
+		await apply(one, 'other', poolSpec({ size: 1 }));
+		for (const setup of [one, two]) await waitReady(setup, 'twin', 2);
+		await waitReady(one, 'other', 1);
+		const feeds = poolWatchFeeds();
+		const watch = startPoolWatch(c.kube, { batchMs: 10 }, feeds.sink);
+		const engine = createEngine(c.kube, { namespace: one.namespace, actor: 'console' });
+		const contexts = [one, two].map((s) => engine.context({ namespace: s.namespace }));
+		try {
+			const caches = contexts.map((ctx) =>
+				claimFromFeed(ctx, 'twin', feeds.feed(ctx.namespace, 'twin')),
+			);
+			await Promise.all(caches.map((k) => k.ready));
+			await expect.poll(() => caches.every((k) => k.synced())).toBe(true);
+			// each cache holds its own namespace's objects, and no other pool's
+			for (const k of caches) {
+				const raw = k.raw();
+				expect([raw.pods.length, raw.pvcs.length, raw.leases.length]).toEqual([2, 2, 0]);
+				expect(k.configMap()).toMatchObject({ metadata: { name: 'corral-vdi-ctpool-twin' } });
+			}
+			await claim(contexts[0]!, 'twin', 'warm@example.com');
+			await engine.flush();
+			const mark = c.mark();
+			const results = await Promise.all(
+				contexts.map((ctx) => claim(ctx, 'twin', 'ann@example.com')),
+			);
+			await engine.flush();
+			// one member in each namespace, from the feed: nothing read before the Lease creates
+			expect(results.map((r) => r.member)).toEqual(['twin-2', 'twin-1']);
+			const requests = (await ctpoolRequestList(c, mark)).filter(
+				(r) => r.verb !== 'watch' && r.resource !== 'events',
+			);
+			expect(tally(requests)).toEqual({ 'create leases': 2, 'patch persistentvolumeclaims': 2 });
+			for (const [i, setup] of [one, two].entries()) {
+				const lease = await c.api.get(
+					'leases',
+					`corral-vdi-ct-${results[i]?.member}`,
+					setup.namespace,
+				);
+				expect(lease?.spec).toMatchObject({ holderIdentity: 'ann@example.com' });
+			}
+			// a pool's feed first asked for now holds what the watch brought before
+			const late = feeds.feed(one.namespace, 'other');
+			expect(late.objects().pods).toHaveLength(1);
+		} finally {
+			for (const ctx of contexts) ctx.caches.claimCaches.get(`${ctx.namespace}/twin`)?.stop();
+			watch.stop();
+		}
+	});
+
 	it('two engines claiming for one identity at once from their caches end on one member', async () => {
 		const setup = c.context();
 		await apply(setup, 'pair', poolSpec({ size: 6 }));
@@ -217,9 +266,12 @@ describe('the requests of a claim', () => {
 			await cache.ready;
 			await expect.poll(() => cache.synced()).toBe(true);
 			await engine.claim('fed', 'warm@example.com');
+			await engine.flush();
 			const mark = c.mark();
 			const result = await engine.claim('fed', 'fed@example.com');
 			expect(reads).toBeGreaterThan(0);
+			// the display copy and the Event are written after the answer
+			await engine.flush();
 			const requests = (await ctpoolRequestList(c, mark)).filter(
 				(r) => r.verb !== 'watch' && r.resource !== 'events',
 			);
@@ -244,8 +296,10 @@ describe('the requests of a claim', () => {
 			await cache.ready;
 			await expect.poll(() => cache.synced()).toBe(true);
 			await engine.claim('teed', 'warm@example.com');
+			await engine.flush();
 			const mark = c.mark();
 			const result = await engine.claim('teed', 'teed@example.com');
+			await engine.flush();
 			const requests = (await ctpoolRequestList(c, mark)).filter(
 				(r) => r.verb !== 'watch' && r.resource !== 'events',
 			);

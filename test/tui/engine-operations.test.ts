@@ -1,7 +1,7 @@
 /** The console's operations against a simulated cluster, through a kubeconfig and the real client. */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, createEngineContext } from '../../source/engine/index.js';
+import { apply, createEngineContext, poolWatchFeeds } from '../../source/engine/index.js';
 import { type Kube, loadKube } from '../../source/kube/config.js';
 import { type PoolWatch, startPoolWatch } from '../../source/kube/pool-watch.js';
 import { deniedCommands } from '../../source/tui/commands/access.js';
@@ -24,6 +24,7 @@ let kube: Kube;
 let store: ConsoleStore;
 let ops: EngineOperations;
 let watch: PoolWatch;
+let feeds: ReturnType<typeof poolWatchFeeds>;
 
 beforeAll(async () => {
 	sim = await startTestSim();
@@ -33,12 +34,20 @@ beforeAll(async () => {
 		session: { namespace: 'corral', actor: 'admin@example.com' },
 		pool: 'desk',
 	});
+	// the console's watch, teed into its claims' feeds (as run.tsx does)
+	feeds = poolWatchFeeds();
 	watch = startPoolWatch(
 		kube,
 		{ namespace: 'corral', batchMs: 10 },
 		{
-			onBatch: (c) => store.getState().applyBatch(c),
-			onConnection: (o) => store.getState().setConnection(o),
+			onBatch: (c) => {
+				feeds.sink.onBatch(c);
+				store.getState().applyBatch(c);
+			},
+			onConnection: (o, byKind) => {
+				feeds.sink.onConnection(o, byKind);
+				store.getState().setConnection(o);
+			},
 		},
 	);
 	ops = createEngineOperations({
@@ -48,10 +57,12 @@ beforeAll(async () => {
 		actor: 'admin@example.com',
 		engine: { deleteTimeoutMs: 20_000 },
 		loopIntervalMs: 60_000,
+		claimFeed: feeds.feed,
 	});
 	await waitFor(() => currentPool(store.getState())?.counts.ready === 3, {
 		what: '3 ready members',
 	});
+	await waitFor(() => feeds.feed('corral', 'desk').synced(), { what: "the claims' feed synced" });
 });
 
 afterAll(async () => {
@@ -64,7 +75,8 @@ const row = (name: string) => currentPool(store.getState())?.rows.find((r) => r.
 const idle = () => waitFor(() => store.getState().busy === null, { what: 'the action to end' });
 
 describe('engine operations', () => {
-	it('claims: the holder appears through the watch, the status line and log say so', async () => {
+	it('claims from its watch (nothing read before the Lease create): the holder appears through the watch, the status line and log say so', async () => {
+		const mark = sim.cluster.audit.mark();
 		ops.claim('desk', 'alice@example.com');
 		expect(store.getState().busy?.label).toBe('claiming in desk for alice@example.com');
 		await idle();
@@ -77,6 +89,15 @@ describe('engine operations', () => {
 		});
 		expect(store.getState().selected).toBe('desk-1');
 		expect(store.getState().log.some((e) => e.action === 'claim' && e.outcome === 'ok')).toBe(true);
+		const requests = sim.cluster.audit
+			.since(mark)
+			.requests.filter((r) => r.verb !== 'watch' && r.resource !== 'events')
+			.map((r) => `${r.verb} ${r.resource}`);
+		// (a first claim of the process asks who it is, once)
+		expect(requests.filter((r) => !r.includes('selfsubjectreviews'))).toEqual([
+			'create leases',
+			'patch persistentvolumeclaims',
+		]);
 	});
 
 	it('force-releases: the member is made again, Ready with no holder', async () => {

@@ -4,7 +4,12 @@
  * this composes them with the live reconcile loop.
  */
 
-import { actingIdentity, createEngine, type EngineContextOptions } from '../../engine/index.js';
+import {
+	actingIdentity,
+	type ClaimFeed,
+	createEngine,
+	type EngineContextOptions,
+} from '../../engine/index.js';
 import type { Kube } from '../../kube/config.js';
 import type { ConsoleStore } from '../store/store.js';
 import { bulkOp } from './engine-ops/bulk.js';
@@ -35,6 +40,8 @@ export interface EngineOperationsOptions {
 	/** Overrides of the engine's settings (tests shorten the delete wait). */
 	engine?: EngineContextOptions;
 	loopIntervalMs?: number;
+	/** The console's watch as each pool's claim feed (poolWatchFeeds): its claims answer from it. */
+	claimFeed?: (namespace: string, pool: string) => ClaimFeed;
 }
 
 /** The operations, plus the loop they drive and a way to stop everything. */
@@ -55,7 +62,7 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 	const abort = new AbortController();
 	// One engine for the console's connection: its operations and its loop share its caches.
 	const engine = createEngine(kube, { namespace, actor, signal: abort.signal, ...opts.engine });
-	const ops = opsContext(store, engine, namespace, actor, abort.signal);
+	const ops = opsContext(store, engine, namespace, actor, abort.signal, opts.claimFeed);
 	const details = detailsReads(ops);
 	const log = logFollower(ops);
 	const loop = createReconcileLoop({

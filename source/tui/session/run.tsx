@@ -5,12 +5,14 @@
  */
 
 import { render } from 'ink';
+import { poolWatchFeeds } from '../../engine/claim-cache.js';
 import type { EngineContext } from '../../engine/context.js';
 import type { NarrationLine } from '../../engine/narration.js';
 import type { PacerState } from '../../engine/pacer.js';
 import type { Kube } from '../../kube/config.js';
 import { describeError } from '../../kube/errors.js';
 import { setHandlerErrorSink } from '../../kube/handler-errors.js';
+import type { PoolWatchSink } from '../../kube/pool-watch.js';
 import type { CommandScope } from '../../pool/command-hint.js';
 import { sanitize } from '../../text/sanitize.js';
 import { requestQuit } from '../commands/key-handler.js';
@@ -128,6 +130,8 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	const started = opts.watch ?? startConsoleWatch(opts.kube, opts.allNamespaces === true);
 	const store = sessionStore(opts, started, actor);
 	const theme = createTheme(colourDisabled(opts.noColor));
+	// each pool's objects as the console's watch has them, for its claims (poolWatchFeeds)
+	const claimFeeds = poolWatchFeeds();
 	const ops = createEngineOperations({
 		store,
 		kube: opts.kube,
@@ -135,8 +139,9 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 		actor,
 		engine: { ...(opts.commandScope ? { commandScope: opts.commandScope } : {}), ...opts.engine },
 		...(opts.loopIntervalMs ? { loopIntervalMs: opts.loopIntervalMs } : {}),
+		claimFeed: claimFeeds.feed,
 	});
-	feedFromWatch(store, started);
+	feedFromWatch(store, started, claimFeeds.sink);
 	const background = startBackground(store, opts);
 	const startPool = store.getState().pool;
 	if (opts.loop && startPool && !opts.readOnly) ops.loop.start(startPool);
@@ -269,7 +274,7 @@ function sessionStore(
 }
 
 /** Hands the watch's batches and connection to the store; a watch error goes to the event log. */
-function feedFromWatch(store: ConsoleStore, started: ConsoleWatch): void {
+function feedFromWatch(store: ConsoleStore, started: ConsoleWatch, claims: PoolWatchSink): void {
 	/** A watch error in the console's event log (never on the terminal under the frame). */
 	const logWatchError = (message: string) =>
 		store.getState().logEvent({
@@ -285,13 +290,22 @@ function feedFromWatch(store: ConsoleStore, started: ConsoleWatch): void {
 	started.attach({
 		onBatch: (changes) => {
 			try {
+				claims.onBatch(changes);
+			} catch (err) {
+				// the claims then read the API, as without a feed
+				logWatchError(`a watch change could not be kept for claims: ${describeError(err)}`);
+			}
+			try {
 				store.getState().applyBatch(changes);
 			} catch (err) {
 				// a change the console cannot show must not stop the watch
 				logWatchError(`a watch change could not be shown: ${describeError(err)}`);
 			}
 		},
-		onConnection: (overall, byKind) => store.getState().setConnection(overall, byKind),
+		onConnection: (overall, byKind) => {
+			claims.onConnection(overall, byKind);
+			store.getState().setConnection(overall, byKind);
+		},
 	});
 }
 

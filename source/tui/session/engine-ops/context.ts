@@ -4,7 +4,7 @@
  * log) and to reach a pool's namespace.
  */
 
-import type { Engine, EngineContext, EngineEvent } from '../../../engine/index.js';
+import type { ClaimFeed, Engine, EngineContext, EngineEvent } from '../../../engine/index.js';
 import type { TraceSink } from '../../../engine/reconcile-plan.js';
 import { describeError } from '../../../kube/errors.js';
 import { poolNamespace, splitPoolKey } from '../../model/pool-index.js';
@@ -31,6 +31,8 @@ export interface OpsContext {
 	signal: AbortSignal;
 	/** The user action in flight (act sets it), for settle. */
 	running: Promise<void> | null;
+	/** A pool's claim feed from the console's watch, when the console has one. */
+	claimFeed?: ((namespace: string, pool: string) => ClaimFeed) | undefined;
 }
 
 /** A new context over an engine. */
@@ -40,8 +42,9 @@ export function opsContext(
 	namespace: string,
 	actor: string,
 	signal: AbortSignal,
+	claimFeed?: (namespace: string, pool: string) => ClaimFeed,
 ): OpsContext {
-	return { store, engine, namespace, actor, signal, running: null };
+	return { store, engine, namespace, actor, signal, running: null, claimFeed };
 }
 
 /** The trace sink of a pool's reconciles: each event goes to the pool's last plan in the store. */
