@@ -164,6 +164,12 @@ describe('the requests of a claim', () => {
 
 	it("the console's watch of many pools (-A) feeds each pool's claims in its own namespace", async () => {
 		const [one, two] = [c.context(), c.context({ namespace: SECOND_NAMESPACE })];
+		// the second namespace outlives a run on the real control plane: its claims of a run before go
+		for (const l of await c.api.list('leases', {
+			namespace: SECOND_NAMESPACE,
+			labelSelector: 'corral.dev/vdi-ct-pool=twin',
+		}))
+			await c.api.delete('leases', l.metadata.name, { namespace: SECOND_NAMESPACE });
 		// one pool name in two namespaces: the same member names, told apart by their namespace
 		for (const setup of [one, two]) await apply(setup, 'twin', poolSpec({ size: 2 }));
 		await apply(one, 'other', poolSpec({ size: 1 }));
