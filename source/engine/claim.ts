@@ -61,7 +61,13 @@ import {
 import { checkPoolName, clusterError, failureText } from './cluster-error.js';
 import { type EngineContext, emitEvent } from './context.js';
 import { ForeignObjectError } from './foreign-objects.js';
-import { afterAnswer, flushKubeEvents, recordAudit, recordRefusal } from './kube-event.js';
+import {
+	afterAnswer,
+	answering,
+	flushKubeEvents,
+	recordAudit,
+	recordRefusal,
+} from './kube-event.js';
 import { createLease, deleteLease, readLease, replaceLease } from './member-lease.js';
 import { podFromPvc } from './member-objects.js';
 import { annotateOwnedPvc, createPod, readMember } from './member-ops.js';
@@ -123,6 +129,29 @@ export async function claim(
 async function claimNow(ctx: EngineContext, pool: string, identity: string): Promise<ClaimResult> {
 	// Its own copy: the claim waits for its own Events only, not for those of concurrent claims.
 	ctx = { ...ctx };
+	// Counted among the engine's claims under way until it answers: the writes other claims
+	// left after their answers wait for it (kube-event.ts answering).
+	const outcome = await answering(ctx, () => answerClaim(ctx, pool, identity));
+	// A long-running engine answering from its watch-fed cache answers before its audit Event
+	// is written (the write goes on in the process): the claim's fast path is the Lease create.
+	// A one-shot claim, and a failed one, wait for their Events before they answer.
+	if ('failed' in outcome) {
+		await flushKubeEvents(ctx);
+		throw outcome.failed;
+	}
+	if (!outcome.cached) await flushKubeEvents(ctx);
+	return outcome.result;
+}
+
+/**
+ * The claim up to its answer: the member, and whether the read it came from was the cache's;
+ * or its failure, told in an Event (a pool that cannot be read throws).
+ */
+async function answerClaim(
+	ctx: EngineContext,
+	pool: string,
+	identity: string,
+): Promise<{ result: ClaimResult; cached: boolean } | { failed: unknown }> {
 	const startTick = claimTick();
 	// Who the cluster says claims is asked (once per process) while the pool is read.
 	void authenticatedUser(ctx.kube);
@@ -163,17 +192,12 @@ async function claimNow(ctx: EngineContext, pool: string, identity: string): Pro
 				? `${identity} already holds ${result.member}${result.renewed ? ' (expired claim renewed)' : ''}`
 				: `${result.member} claimed by ${identity}`,
 		});
-		// A long-running engine answering from its watch-fed cache answers before its audit
-		// Event is written (the write goes on in the process): the claim's fast path is the
-		// Lease create and one round. A one-shot claim waits for its Events before it answers.
-		if (!snapshot.cached) await flushKubeEvents(ctx);
-		return result;
+		return { result, cached: snapshot.cached };
 	} catch (err) {
 		if (err instanceof PoolError && err.kind === 'no-free')
 			recordRefusal(ctx, pool, identity, err.message);
 		emitEvent(ctx, { pool, action: 'claim', outcome: 'error', message: failureText(err) });
-		await flushKubeEvents(ctx);
-		throw err;
+		return { failed: err };
 	}
 }
 
@@ -609,7 +633,7 @@ async function settle(
 		const earlier = await earlierClaimOf(ctx, pool, snapshot, identity, lease);
 		if (earlier !== null)
 			return giveBackToEarlier(ctx, pool, snapshot, identity, lease, member, earlier);
-		afterAnswer(ctx, markAfterAnswer(ctx, pool, identity, view, snapshot));
+		afterAnswer(ctx, () => markAfterAnswer(ctx, pool, identity, view, snapshot));
 		recordAudit(ctx, pool, { action: 'claim', member, holder: identity });
 		return { member, renewed: false, existing: false, started: false };
 	}

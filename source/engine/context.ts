@@ -91,6 +91,8 @@ export interface EngineCaches {
 	pendingEvents: WeakMap<EngineContext, Set<Promise<unknown>>>;
 	/** Every such write of the engine, whatever context started it (engine.flush waits for them). */
 	pendingWrites: Set<Promise<unknown>>;
+	/** The engine's claims before their answer, and the writes after an answer waiting for none (kube-event.ts answering). */
+	answering: { count: number; waiters: Array<() => void> };
 	/** Whether a denied Event write was reported already (it is said once per engine). */
 	eventsDeniedReported: boolean;
 	/** Refused claims being tallied, by namespace, pool and identity (see recordRefusal). */
@@ -110,6 +112,7 @@ export function createEngineCaches(): EngineCaches {
 		claimsSettling: new Map(),
 		pendingEvents: new WeakMap(),
 		pendingWrites: new Set(),
+		answering: { count: 0, waiters: [] },
 		eventsDeniedReported: false,
 		refusals: new Map(),
 		strangers: new Map(),

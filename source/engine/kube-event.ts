@@ -90,8 +90,7 @@ function writeEvent(
 ): void {
 	const now = new Date(ctx.now());
 	// the authenticated user is asked once per process (a failed review: not recorded)
-	afterAnswer(
-		ctx,
+	afterAnswer(ctx, () =>
 		authenticatedUser(ctx.kube)
 			.then((user) =>
 				ctx.kube.core.createNamespacedEvent({
@@ -104,11 +103,52 @@ function writeEvent(
 }
 
 /**
- * Keeps a write that may finish after the operation answered (an Event, a cache-fed claim's
- * display copy) among the context's pending writes: flushKubeEvents waits for it. The write
- * must not reject (it reports its own failure).
+ * The longest a write after an answer waits for the engine's claims under way to answer
+ * (ms): in a burst of claims (a broker at the start of a shift) the answers go first, and the
+ * display copies and Events follow within this.
  */
-export function afterAnswer(ctx: EngineContext, write: Promise<unknown>): void {
+export const AFTER_ANSWER_WAIT_MS = 1_000;
+
+/**
+ * Runs answering (a claim up to its answer) counted among the engine's claims under way, which
+ * writes after an answer wait for (AFTER_ANSWER_WAIT_MS at most).
+ */
+export async function answering<T>(ctx: EngineContext, run: () => Promise<T>): Promise<T> {
+	const caches = ctx.caches;
+	caches.answering.count++;
+	try {
+		return await run();
+	} finally {
+		if (--caches.answering.count === 0) {
+			const woken = caches.answering.waiters;
+			caches.answering.waiters = [];
+			for (const wake of woken) wake();
+		}
+	}
+}
+
+/** Resolves once no claim of the engine is under way, or after AFTER_ANSWER_WAIT_MS. */
+function claimsAnswered(ctx: EngineContext): Promise<void> {
+	const { answering } = ctx.caches;
+	if (answering.count === 0) return Promise.resolve();
+	return new Promise<void>((resolve) => {
+		const timer = setTimeout(resolve, AFTER_ANSWER_WAIT_MS);
+		timer.unref?.();
+		answering.waiters.push(() => {
+			clearTimeout(timer);
+			resolve();
+		});
+	});
+}
+
+/**
+ * Starts a write that may finish after the operation answered (an Event, a cache-fed claim's
+ * display copy) once the engine's claims under way have answered (answering), and keeps it
+ * among the context's pending writes: flushKubeEvents waits for it. The write must not reject
+ * (it reports its own failure).
+ */
+export function afterAnswer(ctx: EngineContext, start: () => Promise<unknown>): void {
+	const write = claimsAnswered(ctx).then(start);
 	const pending = ctx.caches.pendingEvents;
 	let set = pending.get(ctx);
 	if (!set) {

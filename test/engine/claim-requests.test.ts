@@ -162,6 +162,69 @@ describe('the requests of a claim', () => {
 		}
 	});
 
+	it('in a burst, the display copies wait until the claims under way have answered', async () => {
+		const setup = c.context();
+		await apply(setup, 'burst', poolSpec({ size: 3 }));
+		await waitReady(setup, 'burst', 3);
+		// b's Lease create waits at a gate; the PVC patches are counted as they are sent
+		let open!: () => void;
+		const gate = new Promise<void>((resolve) => {
+			open = resolve;
+		});
+		const patched: string[] = [];
+		const wrap = <T extends object>(
+			target: T,
+			method: string,
+			before: (args: unknown[]) => unknown,
+		) =>
+			new Proxy(target, {
+				get(t, prop, receiver) {
+					const value = Reflect.get(t, prop, receiver);
+					if (prop !== method || typeof value !== 'function') return value;
+					return async (...args: unknown[]) => {
+						await before(args);
+						return value.apply(t, args);
+					};
+				},
+			});
+		const core = wrap(c.kube.core, 'patchNamespacedPersistentVolumeClaim', (args) => {
+			patched.push(String((args[0] as { name: string }).name));
+		});
+		const coordination = wrap(c.kube.coordination, 'createNamespacedLease', (args) =>
+			(args[0] as { body: { spec: { holderIdentity: string } } }).body.spec.holderIdentity ===
+			'b@example.com'
+				? gate
+				: undefined,
+		);
+		const kube = new Proxy(c.kube, {
+			get: (target, prop, receiver) =>
+				prop === 'core'
+					? core
+					: prop === 'coordination'
+						? coordination
+						: Reflect.get(target, prop, receiver),
+		});
+		const engine = createEngine(kube, { namespace: setup.namespace, actor: 'broker' });
+		const cache = watchPoolForClaims(engine.ctx, 'burst');
+		try {
+			await cache.ready;
+			await expect.poll(() => cache.synced()).toBe(true);
+			const a = engine.claim('burst', 'a@example.com');
+			const b = engine.claim('burst', 'b@example.com');
+			const first = await a;
+			// a has answered; b is still before its answer (its create is held): a's copy waits
+			expect(first.member).toBe('burst-1');
+			expect(patched).toEqual([]);
+			open();
+			expect((await b).member).toBe('burst-2');
+			await engine.flush();
+			expect(patched.sort()).toEqual(['burst-1-data', 'burst-2-data']);
+		} finally {
+			open();
+			cache.stop();
+		}
+	});
+
 	it("the console's watch of many pools (-A) feeds each pool's claims in its own namespace", async () => {
 		const [one, two] = [c.context(), c.context({ namespace: SECOND_NAMESPACE })];
 		// the second namespace outlives a run on the real control plane: its claims of a run before go
