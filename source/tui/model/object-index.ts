@@ -47,7 +47,14 @@ export function memberOf(kind: WatchKind, name: string): string | null {
 	return null;
 }
 
-/** The watched objects, applied batch by batch. */
+/** The member kinds, whose objects are also kept by their pool label. */
+type MemberKind = Exclude<WatchKind, 'configmaps'>;
+const MEMBER_KINDS: readonly MemberKind[] = ['pods', 'persistentvolumeclaims', 'leases'];
+
+/**
+ * The watched objects, applied batch by batch. Objects of the member kinds are also kept by
+ * pool label, so that one pool's objects (and the pools) cost that pool, not the namespace.
+ */
 export class ObjectIndex {
 	private readonly byKind: Record<WatchKind, Map<string, KubeObject>> = {
 		pods: new Map(),
@@ -55,6 +62,49 @@ export class ObjectIndex {
 		configmaps: new Map(),
 		leases: new Map(),
 	};
+	/** The labelled objects of each member kind by pool, then name (no empty pool is kept). */
+	private readonly byPool: Record<MemberKind, Map<string, Map<string, KubeObject>>> = {
+		pods: new Map(),
+		persistentvolumeclaims: new Map(),
+		leases: new Map(),
+	};
+
+	/** Keeps an object (replacing its name's) in the kind's maps. */
+	private put(kind: WatchKind, name: string, o: KubeObject): void {
+		const map = this.byKind[kind];
+		if (kind !== 'configmaps') {
+			const pools = this.byPool[kind];
+			const before = poolOf(map.get(name));
+			const after = poolOf(o);
+			if (before !== null && before !== after) this.unpool(kind, before, name);
+			if (after !== null) {
+				let bucket = pools.get(after);
+				if (!bucket) {
+					bucket = new Map();
+					pools.set(after, bucket);
+				}
+				bucket.set(name, o);
+			}
+		}
+		map.set(name, o);
+	}
+
+	/** Drops an object by name from the kind's maps. */
+	private drop(kind: WatchKind, name: string): void {
+		const map = this.byKind[kind];
+		if (kind !== 'configmaps') {
+			const before = poolOf(map.get(name));
+			if (before !== null) this.unpool(kind, before, name);
+		}
+		map.delete(name);
+	}
+
+	private unpool(kind: MemberKind, pool: string, name: string): void {
+		const bucket = this.byPool[kind].get(pool);
+		if (!bucket) return;
+		bucket.delete(name);
+		if (bucket.size === 0) this.byPool[kind].delete(pool);
+	}
 
 	/**
 	 * Applies a batch of watch changes (kept as consoleObject: no managedFields, every string
@@ -89,10 +139,11 @@ export class ObjectIndex {
 			if (change.op === 'reset') {
 				for (const old of map.values()) touchObject(change.kind, old);
 				map.clear();
+				if (change.kind !== 'configmaps') this.byPool[change.kind].clear();
 				for (const raw of change.objects) {
 					if (!raw.metadata.name) continue;
 					const o = consoleObject(change.kind, raw);
-					map.set(raw.metadata.name, o);
+					this.put(change.kind, raw.metadata.name, o);
 					touchObject(change.kind, o);
 				}
 				continue;
@@ -102,8 +153,8 @@ export class ObjectIndex {
 			const object = consoleObject(change.kind, change.object);
 			touchObject(change.kind, map.get(name));
 			touchObject(change.kind, object);
-			if (change.op === 'delete') map.delete(name);
-			else map.set(name, object);
+			if (change.op === 'delete') this.drop(change.kind, name);
+			else this.put(change.kind, name, object);
 		}
 		return dirty;
 	}
@@ -131,20 +182,16 @@ export class ObjectIndex {
 			const pool = poolOfConfigMap(cm.metadata.name ?? '');
 			if (pool) names.add(pool);
 		}
-		for (const kind of ['pods', 'persistentvolumeclaims', 'leases'] as const)
-			for (const o of this.byKind[kind].values()) {
-				const pool = poolOf(o);
-				if (pool) names.add(pool);
-			}
+		for (const kind of MEMBER_KINDS)
+			for (const pool of this.byPool[kind].keys()) if (pool) names.add(pool);
 		return [...names].sort();
 	}
 
 	/** Every object labelled with the pool, by kind. */
 	poolObjects(pool: string): PoolObjectSet {
-		const of = <T>(kind: WatchKind): T[] => {
-			const out: T[] = [];
-			for (const o of this.byKind[kind].values()) if (poolOf(o) === pool) out.push(o as T);
-			return out;
+		const of = <T>(kind: MemberKind): T[] => {
+			const bucket = this.byPool[kind].get(pool);
+			return bucket ? ([...bucket.values()] as T[]) : [];
 		};
 		return {
 			configMap: this.configMap(pool),

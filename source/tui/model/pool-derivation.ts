@@ -54,6 +54,12 @@ export interface PoolDerivation {
 	tally: RowTally;
 	/** Where each member is in rows (shared by derivations with the same members). */
 	positions: ReadonlyMap<string, number>;
+	/**
+	 * The members are not derived yet (rows empty, counts zero): the watch's first lists are
+	 * still coming in, so the counts are not shown, and the pool is not open. Its members are
+	 * derived once, when the last member list is in (or the pool is opened, or searched).
+	 */
+	membersPending?: true;
 }
 
 function positionsOf(rows: readonly MemberRow[]): Map<string, number> {
@@ -119,6 +125,26 @@ export function derivePool(index: ObjectIndex, pool: string, now: number): PoolD
 		columnValues: tallyValues(tally),
 		tally,
 		positions: positionsOf(rows),
+	};
+}
+
+/**
+ * A pool whose members wait for the watch's first lists (membersPending): its definition
+ * only. Deriving every member from each list as it comes (PVCs, then pods, then Leases)
+ * would derive each member three times before its counts can be shown.
+ */
+export function pendingPool(index: ObjectIndex, pool: string): PoolDerivation {
+	const def = readDefinition(index, pool);
+	const tally = tallyRows([]);
+	return {
+		pool,
+		...def,
+		rows: [],
+		counts: tallyCounts(tally, def.spec?.size ?? 0),
+		columnValues: tallyValues(tally),
+		tally,
+		positions: new Map(),
+		membersPending: true,
 	};
 }
 

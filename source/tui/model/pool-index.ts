@@ -5,7 +5,7 @@
  */
 
 import type { KubeObject } from '../../kube/objects.js';
-import type { WatchChange } from '../../kube/pool-watch.js';
+import type { WatchChange, WatchKind } from '../../kube/pool-watch.js';
 import { type DirtyPools, ObjectIndex } from './object-index.js';
 
 /** The key of a pool: `namespace/pool` across namespaces, else the pool's name. */
@@ -48,6 +48,8 @@ const EMPTY = new ObjectIndex();
 export class PoolIndex {
 	private readonly single: ObjectIndex | null;
 	private readonly byNamespace = new Map<string, ObjectIndex>();
+	/** The kinds a list (reset) of has been applied. */
+	private readonly lists = new Set<WatchKind>();
 
 	/** allNamespaces: objects of every namespace arrive, and keys carry the namespace. */
 	constructor(readonly allNamespaces: boolean) {
@@ -56,6 +58,7 @@ export class PoolIndex {
 
 	/** Applies a batch; tells which pools (by key) and members it touched. */
 	apply(changes: readonly WatchChange[]): DirtyPools {
+		for (const c of changes) if (c.op === 'reset') this.lists.add(c.kind);
 		if (this.single) return this.single.apply(changes);
 		const groups = new Map<string, WatchChange[]>();
 		const group = (ns: string) => {
@@ -94,6 +97,11 @@ export class PoolIndex {
 			for (const [pool, members] of index.apply(batch)) dirty.set(poolKey(ns, pool), members);
 		}
 		return dirty;
+	}
+
+	/** Whether a list of the kind has been applied. */
+	listed(kind: WatchKind): boolean {
+		return this.lists.has(kind);
 	}
 
 	/** The index holding a pool's objects, and the pool's name in it. */

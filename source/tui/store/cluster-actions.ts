@@ -16,10 +16,12 @@ import {
 	derivePool,
 	newlyExpired,
 	type PoolDerivation,
+	pendingPool,
 	rederiveMembers,
 } from '../model/pool-derivation.js';
 import { recordHistory } from '../model/pool-history.js';
-import type { StoreContext } from './context.js';
+import type { PoolIndex } from '../model/pool-index.js';
+import type { StoreContext, StoreState } from './context.js';
 import { listedKinds } from './selectors.js';
 import { STATUS_TTL_MS } from './session-state.js';
 
@@ -78,27 +80,28 @@ function applyBatch(
 	const state = get();
 	const pools: Record<string, PoolDerivation> = { ...state.pools };
 	let poolSetChanged = false;
+	const listing = listsComing(state, index);
 	for (const [key, members] of dirty) {
 		const prev = pools[key];
 		const { index: objects, pool } = index.resolve(key);
-		if (!prev || members === 'all') {
+		if (listing && key !== state.pool && (!prev || prev.membersPending)) {
+			// the counts wait for the last member list: so do the members (derived once, below)
+			if (!prev || members === 'all') pools[key] = pendingPool(objects, pool);
+			if (!prev) poolSetChanged = true;
+		} else if (!prev || members === 'all' || prev.membersPending) {
 			pools[key] = derivePool(objects, pool, state.now);
 			if (!prev) poolSetChanged = true;
 		} else pools[key] = rederiveMembers(objects, prev, members, state.now);
 	}
+	const keys = new Set(dirty.keys());
+	if (!listing) for (const key of settlePending(index, pools, state.now)) keys.add(key);
 	let poolNames = state.poolNames;
 	if (poolSetChanged || changes.some((c) => c.kind === 'configmaps' || c.op !== 'upsert')) {
 		const names = index.poolKeys();
 		for (const name of Object.keys(pools)) if (!names.includes(name)) delete pools[name];
 		if (names.join('\n') !== poolNames.join('\n')) poolNames = names;
 	}
-	const history = recordHistory(
-		state.history,
-		pools,
-		state.now,
-		listedKinds(state).counts,
-		dirty.keys(),
-	);
+	const history = recordHistory(state.history, pools, state.now, listedKinds(state).counts, keys);
 	// marks of members that are gone go with them
 	let marks = state.marks;
 	if (marks.size > 0 && state.pool) {
@@ -113,11 +116,76 @@ function applyBatch(
 	set({ pools, poolNames, history, marks, unreadable, revision: state.revision + 1 });
 }
 
+/**
+ * Whether the watch's first lists are coming in: a list has been applied, not yet one of
+ * every member kind (pods, PVCs, Leases), and none of those fails. Until then the pools'
+ * counts are not shown, so the members of a pool not open wait (membersPending) instead of
+ * being derived from each list as it comes.
+ */
+function listsComing(
+	state: Pick<StoreState, 'listed' | 'connectionByKind'>,
+	index: PoolIndex,
+): boolean {
+	if (listedKinds(state).counts || failing(state.connectionByKind)) return false;
+	const some = WATCH_KINDS.some((k) => index.listed(k));
+	const all = MEMBER_KINDS.every((k) => state.listed[k] || index.listed(k));
+	return some && !all;
+}
+
+const MEMBER_KINDS: readonly WatchKind[] = ['pods', 'persistentvolumeclaims', 'leases'];
+
+/** Whether a member kind's watch fails (its list may never come). */
+function failing(byKind: Partial<Record<WatchKind, ConnectionState>> | undefined): boolean {
+	return MEMBER_KINDS.some((k) => {
+		const phase = byKind?.[k]?.phase;
+		return phase === 'reconnecting' || phase === 'failed';
+	});
+}
+
+/**
+ * Derives the members of the pools that wait for them (membersPending), in place; returns
+ * their keys. The only = one pool.
+ */
+export function settlePending(
+	index: PoolIndex,
+	pools: Record<string, PoolDerivation>,
+	now: number,
+	only?: string,
+): string[] {
+	const out: string[] = [];
+	for (const [key, p] of Object.entries(pools)) {
+		if (!p.membersPending || (only !== undefined && key !== only)) continue;
+		const { index: objects, pool } = index.resolve(key);
+		pools[key] = derivePool(objects, pool, now);
+		out.push(key);
+	}
+	return out;
+}
+
+/**
+ * The pools with their waiting members derived (the pool given, or all of them), or null
+ * when none waits: for opening a pool, a find, or a member list that is refused.
+ */
+export function settledPools(
+	{ get, index }: Pick<StoreContext, 'get' | 'index'>,
+	only?: string,
+): Record<string, PoolDerivation> | null {
+	const state = get();
+	const waiting = Object.entries(state.pools).some(
+		([key, p]) => p.membersPending && (only === undefined || key === only),
+	);
+	if (!waiting) return null;
+	const pools = { ...state.pools };
+	settlePending(index, pools, state.now, only);
+	return pools;
+}
+
 function setConnection(
-	{ set, get }: StoreContext,
+	ctx: StoreContext,
 	overall: ConnectionState,
 	byKind?: Partial<Record<WatchKind, ConnectionState>>,
 ) {
+	const { set, get } = ctx;
 	const state = get();
 	const listed = state.listed;
 	const now = WATCH_KINDS.filter(
@@ -126,15 +194,20 @@ function setConnection(
 	const nextListed =
 		now.length > 0 ? { ...listed, ...Object.fromEntries(now.map((k) => [k, true])) } : listed;
 	// the first sight of every pool is when its counts become known, not its next change
+	// a member list that fails may never come: the pools waiting for it are derived now
+	const settled =
+		failing(byKind) || listedKinds({ listed: nextListed }).counts ? settledPools(ctx) : null;
+	const pools = settled ?? state.pools;
 	const history =
 		!listedKinds(state).counts && listedKinds({ listed: nextListed }).counts
-			? recordHistory(state.history, state.pools, state.now, true)
+			? recordHistory(state.history, pools, state.now, true)
 			: state.history;
 	set({
 		connection: overall,
 		...(byKind ? { connectionByKind: byKind } : {}),
 		...(now.length > 0 ? { listed: nextListed } : {}),
 		...(history !== state.history ? { history } : {}),
+		...(settled ? { pools } : {}),
 	});
 }
 

@@ -4,6 +4,7 @@ import { auditLines } from '../model/audit-filter.js';
 import { findHits } from '../model/find-hits.js';
 import type { MemberColumn } from '../model/member-columns.js';
 import type { PoolColumn } from '../model/pool-columns.js';
+import { settledPools } from './cluster-actions.js';
 import type { StoreContext } from './context.js';
 import type { AuditScope, Screen } from './navigation-state.js';
 import {
@@ -65,7 +66,10 @@ export function navigationActions(ctx: StoreContext): NavigationActions {
 		},
 		openPool(pool) {
 			const same = get().pool === pool;
+			// a pool whose members wait for the first lists is derived as it opens
+			const pools = settledPools(ctx, pool);
 			set({
+				...(pools ? { pools } : {}),
 				pool,
 				selectedPool: pool,
 				screen: 'members',
@@ -87,7 +91,9 @@ export function navigationActions(ctx: StoreContext): NavigationActions {
 			set({ selected: rows[at]?.name ?? state.selected, selectedIndex: at });
 		},
 		setFind(find) {
-			set({ find, findSelected: 0 });
+			// the find searches every pool's members: those waiting for the first lists are derived
+			const pools = find.trim() ? settledPools(ctx) : null;
+			set({ ...(pools ? { pools } : {}), find, findSelected: 0 });
 		},
 		openAudit: (scope) => openAudit(ctx, scope),
 		setAuditFilter(filter) {
