@@ -7,12 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../source/kube/objects.js';
 import type { WatchChange, WatchKind } from '../../source/kube/pool-watch.js';
+import { markExpired } from '../../source/tui/commands/mark-expired.js';
 import { ObjectIndex } from '../../source/tui/model/object-index.js';
 import { derivePool } from '../../source/tui/model/pool-derivation.js';
 import { PoolIndex } from '../../source/tui/model/pool-index.js';
 import { type ConsoleStore, createConsoleStore } from '../../source/tui/store/store.js';
 import { poolSpec } from '../support/pool-spec.js';
 import { configMap, inNamespace, member, NOW, upserts } from './fixtures.js';
+import { recordingOps } from './helpers.js';
 
 const s = poolSpec({ size: 3 });
 
@@ -126,6 +128,21 @@ describe('the first lists', () => {
 		// and the next list derives them as they come
 		store.getState().applyBatch([list('persistentvolumeclaims', all)]);
 		expect(store.getState().pools.desk?.membersPending).toBeUndefined();
+	});
+
+	it('* on the pools screen says the members are still being listed, not that none expired', () => {
+		const all = objects();
+		const store = consoleStore();
+		store.getState().applyBatch([list('configmaps', all), list('pods', all)]);
+		expect(store.getState().pools.desk?.membersPending).toBe(true);
+		const ctx = { store, ops: recordingOps().ops, exit() {}, pageSize: () => 10 };
+		markExpired.run(ctx);
+		expect(store.getState().status?.text).toBe(
+			'the members are still being listed: * again once the counts show',
+		);
+		store.getState().applyBatch([list('persistentvolumeclaims', all), list('leases', all)]);
+		markExpired.run(ctx);
+		expect(store.getState().status?.text).toBe('no member of the shown pools has an expired claim');
 	});
 
 	it('never wait without a list: changes alone derive the pools at once', () => {

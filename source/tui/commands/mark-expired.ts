@@ -11,7 +11,10 @@ import { release } from './release.js';
 /** `*` on the pools screen: one confirmation of every expired claim shown, or why there is none. */
 function confirmExpired(s: ConsoleApi): void {
 	const claims = shownExpiredClaims(s);
+	// a pool whose members wait for the first lists (membersPending) shows none yet: say so
+	const waiting = s.poolNames.some((key) => s.pools[key]?.membersPending);
 	if (claims.length > 0) s.setPrompt({ kind: 'expired', claims, scroll: 0 });
+	else if (waiting) s.setStatus('the members are still being listed: * again once the counts show');
 	else if (s.find.trim()) s.setStatus('no member the find shows has an expired claim');
 	else s.setStatus('no member of the shown pools has an expired claim');
 }
