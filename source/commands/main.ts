@@ -181,7 +181,7 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 		// for no extra round trip
 		const [{ runTui }] = await Promise.all([
 			import('../tui/session/run.js'),
-			pool !== undefined ? checkPoolExists(kube, pool) : undefined,
+			pool !== undefined ? checkPoolExists(kube, pool, watch.definedPools) : undefined,
 		]).catch((err: unknown) => {
 			watch.watch.stop();
 			throw err;
@@ -207,13 +207,23 @@ async function runTop(argv: readonly string[], io: CommandIo): Promise<number> {
 /**
  * The console opens on a pool only when the namespace has it: else the error lists the
  * namespace's pools and the commands (with "did you mean" when the word is close to one).
+ * The pools are those of the console watch's first list of ConfigMaps when it has one (the
+ * same list: the pool label, the namespace), else of a list of its own.
  */
-async function checkPoolExists(kube: Kube, pool: string): Promise<void> {
-	const { listPoolRefs } = await import('../engine/list-definitions.js');
+async function checkPoolExists(
+	kube: Kube,
+	pool: string,
+	listed?: Promise<string[] | null>,
+): Promise<void> {
 	const meant = didYouMean(pool, COMMAND_WORDS);
 	let pools: string[];
 	try {
-		pools = (await listPoolRefs(kube, kube.namespace)).map((r) => r.pool);
+		const fromWatch = listed ? await listed : null;
+		if (fromWatch) pools = fromWatch;
+		else {
+			const { listPoolRefs } = await import('../engine/list-definitions.js');
+			pools = (await listPoolRefs(kube, kube.namespace)).map((r) => r.pool);
+		}
 	} catch (err) {
 		if (!meant) throw err;
 		throw new PoolError(

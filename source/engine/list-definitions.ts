@@ -41,13 +41,23 @@ export async function listPoolRefs(kube: Kube, namespace: string | null): Promis
 	}
 	const refs: PoolRef[] = [];
 	for (const cm of items) {
-		const pool = poolOfConfigMap(cm.metadata?.name ?? '');
-		if (!pool || cm.metadata?.labels?.[POOL_LABEL] !== pool) continue;
-		refs.push({ namespace: cm.metadata?.namespace ?? namespace ?? '', pool });
+		const pool = definedPool(cm);
+		if (pool) refs.push({ namespace: cm.metadata?.namespace ?? namespace ?? '', pool });
 	}
 	return refs.sort(
 		(a, b) => a.namespace.localeCompare(b.namespace) || a.pool.localeCompare(b.pool),
 	);
+}
+
+/**
+ * The pool a ConfigMap defines: its name is the pool's definition name and it carries the
+ * pool's label; else null.
+ */
+export function definedPool(cm: {
+	metadata?: { name?: string; labels?: Record<string, string> };
+}): string | null {
+	const pool = poolOfConfigMap(cm.metadata?.name ?? '');
+	return pool && cm.metadata?.labels?.[POOL_LABEL] === pool ? pool : null;
 }
 
 /** The kinds the console and `status -A` list across namespaces. */

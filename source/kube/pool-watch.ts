@@ -52,6 +52,11 @@ export interface PoolWatchOptions {
 	urgent?: (change: WatchChange) => boolean;
 	/** The shortest time between two batches when an urgent change waits (ms, default 16). */
 	urgentBatchMs?: number;
+	/**
+	 * Told each full list of a kind as it arrives, before it waits in a batch (the objects as
+	 * listed: not read at any boundary yet, and not to be mutated).
+	 */
+	onList?: (kind: WatchKind, objects: readonly KubeObject[]) => void;
 	/** Server-side watch timeout (s, default about 240, spread a little per watch). */
 	timeoutSeconds?: number;
 	/** Restart a stream silent this long (ms, default 120 000). */
@@ -74,7 +79,8 @@ export interface PoolWatchSink {
 /**
  * A sink that keeps what it hears until it is attached to the real one, then hands that over
  * in order and forwards the rest: a watch can start (its lists on their way) before what
- * will show its changes is ready.
+ * will show its changes is ready. What it kept goes as one batch (the changes in the order
+ * heard), so the consumer derives its picture once, not once per list that came meanwhile.
  */
 export class DeferredSink implements PoolWatchSink {
 	private target: PoolWatchSink | null = null;
@@ -98,10 +104,11 @@ export class DeferredSink implements PoolWatchSink {
 		this.batches = [];
 		this.connection = null;
 		this.target = sink;
-		for (const batch of batches)
+		const kept = batches.length === 1 ? batches[0]! : batches.flat();
+		if (kept.length > 0)
 			deliver(
-				() => batchName(batch),
-				() => sink.onBatch(batch),
+				() => batchName(kept),
+				() => sink.onBatch(kept),
 			);
 		if (connection)
 			deliver(
@@ -338,7 +345,15 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 				backoffMs: opts.backoffMs,
 			},
 			{
-				onReset: (objects) => push({ kind, op: 'reset', objects }),
+				onReset: (objects) => {
+					if (stopped) return;
+					if (opts.onList)
+						deliver(
+							() => `a list of ${objects.length} ${kind}`,
+							() => opts.onList?.(kind, objects),
+						);
+					push({ kind, op: 'reset', objects });
+				},
 				onChange: (op, object) => push({ kind, op, object }),
 				onState: (state) => onState(kind, state),
 			},

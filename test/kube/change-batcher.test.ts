@@ -143,6 +143,25 @@ describe('DeferredSink', () => {
 		sink.onBatch([upsert('c')]);
 		expect(heard).toEqual(['a', 'b', 'synced', 'c']);
 	});
+
+	it('hands what it kept over as one batch, so the lists that came meanwhile are derived once', () => {
+		const sink = new DeferredSink();
+		const reset = (kind: WatchKind): WatchChange => ({ kind, op: 'reset', objects: [] });
+		sink.onBatch([reset('configmaps')]);
+		sink.onBatch([reset('leases'), upsert('a')]);
+		sink.onBatch([reset('pods')]);
+		const batches: string[][] = [];
+		sink.attach({
+			onBatch: (changes) =>
+				batches.push(
+					changes.map((c) => (c.op === 'reset' ? c.kind : (c.object.metadata.name ?? ''))),
+				),
+			onConnection: () => {},
+		});
+		expect(batches).toEqual([['configmaps', 'leases', 'a', 'pods']]);
+		sink.onBatch([upsert('b')]);
+		expect(batches).toEqual([['configmaps', 'leases', 'a', 'pods'], ['b']]);
+	});
 });
 
 describe('firstListsUrgency', () => {

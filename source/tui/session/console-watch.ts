@@ -4,13 +4,16 @@
  * until the console attaches.
  */
 
+import { definedPool } from '../../engine/list-definitions.js';
 import type { Kube } from '../../kube/config.js';
+import type { KubeObject } from '../../kube/objects.js';
 import {
 	DeferredSink,
 	type PoolWatch,
 	type PoolWatchSink,
 	startPoolWatch,
 } from '../../kube/pool-watch.js';
+import { readBatch } from '../../kube/watch-boundary.js';
 import { OnScreen } from './on-screen.js';
 
 /**
@@ -29,12 +32,47 @@ export interface ConsoleWatch {
 	onScreen: OnScreen;
 	/** Hands what was heard so far, and all that follows, to the console. */
 	attach(sink: PoolWatchSink): void;
+	/**
+	 * The pools defined in the namespace as the watch's first list of ConfigMaps names them
+	 * (read through the watch's boundary), sorted; null when that list failed (the caller asks
+	 * the API itself, and gets its error), or across namespaces. The console's check that its
+	 * pool exists needs no request of its own.
+	 */
+	definedPools: Promise<string[] | null>;
+	/**
+	 * Resolves once every kind is listed, or as soon as a list fails (the watch tries again;
+	 * the console shows why): the console's first frame can wait for the whole picture.
+	 */
+	firstLists: Promise<void>;
 }
 
 /** Starts watching the pool objects of the kube's namespace (or of every namespace). */
 export function startConsoleWatch(kube: Kube, allNamespaces: boolean): ConsoleWatch {
 	const onScreen = new OnScreen();
 	const sink = new DeferredSink();
+	let settle: (pools: string[] | null) => void = () => {};
+	const definedPools = new Promise<string[] | null>((resolve) => {
+		settle = (pools) => {
+			settle = () => {};
+			resolve(pools);
+		};
+	});
+	if (allNamespaces) settle(null);
+	let listed: () => void = () => {};
+	const firstLists = new Promise<void>((resolve) => {
+		listed = resolve;
+	});
+	const tap: PoolWatchSink = {
+		onBatch: (changes) => sink.onBatch(changes),
+		onConnection(overall, byKind) {
+			// every kind listed (the lists are in the sink by now), or one failed
+			if (overall.phase !== 'connecting') listed();
+			// the first list of ConfigMaps failed: the watch tries again; the check asks itself
+			const phase = byKind.configmaps?.phase;
+			if (phase === 'reconnecting' || phase === 'failed') settle(null);
+			sink.onConnection(overall, byKind);
+		},
+	};
 	const watch = startPoolWatch(
 		kube,
 		{
@@ -43,8 +81,30 @@ export function startConsoleWatch(kube: Kube, allNamespaces: boolean): ConsoleWa
 			batchMs: WATCH_BATCH_MS,
 			urgentBatchMs: URGENT_BATCH_MS,
 			urgent: (change) => onScreen.urgent(change),
+			onList: (kind, objects) => {
+				if (kind === 'configmaps') settle(poolsOf(objects));
+			},
 		},
-		sink,
+		tap,
 	);
-	return { watch, onScreen, attach: (target) => sink.attach(target) };
+	return {
+		watch,
+		onScreen,
+		attach: (target) => sink.attach(target),
+		definedPools,
+		firstLists,
+	};
+}
+
+/** The pools a list of ConfigMaps defines (only what reads at the boundary), sorted. */
+function poolsOf(objects: readonly KubeObject[]): string[] {
+	const pools: string[] = [];
+	for (const change of readBatch([{ kind: 'configmaps', op: 'reset', objects: [...objects] }])
+		.changes)
+		if (change.op === 'reset')
+			for (const cm of change.objects) {
+				const pool = definedPool(cm);
+				if (pool) pools.push(pool);
+			}
+	return pools.sort((a, b) => a.localeCompare(b));
 }

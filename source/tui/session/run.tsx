@@ -97,6 +97,26 @@ const SECONDARY_START_MS = 1500;
 /** How long after the first lists they start, so the complete table is drawn first (ms). */
 const AFTER_SYNC_MS = 100;
 
+/**
+ * The longest the console waits for the watch's first lists before its first frame (ms).
+ * Within it, the first frame is the whole picture: the lists that came are derived once, and
+ * the first (cold) render does not hold up the pages still coming, as a frame drawn in
+ * between would. A slower cluster gets its first frame then, with what it sent so far.
+ */
+const FIRST_PICTURE_WAIT_MS = 1000;
+
+/** Waits until every kind is listed, a list failed, or FIRST_PICTURE_WAIT_MS passed. */
+async function firstPicture(started: ConsoleWatch): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	await Promise.race([
+		started.firstLists,
+		new Promise<void>((resolve) => {
+			timer = setTimeout(resolve, FIRST_PICTURE_WAIT_MS);
+		}),
+	]);
+	clearTimeout(timer);
+}
+
 /** Calls fn once the watch is synced (at once if it is); returns the way to stop waiting. */
 function whenSynced(store: ConsoleStore, fn: () => void): () => void {
 	if (store.getState().connection.phase === 'synced') {
@@ -128,6 +148,7 @@ export async function runConsoleSession(opts: ConsoleSessionOptions): Promise<nu
 	keepYoungGenerationSmall();
 	const actor = opts.identity || defaultActor();
 	const started = opts.watch ?? startConsoleWatch(opts.kube, opts.allNamespaces === true);
+	await firstPicture(started);
 	const store = sessionStore(opts, started, actor);
 	const theme = createTheme(colourDisabled(opts.noColor));
 	// each pool's objects as the console's watch has them, for its claims (poolWatchFeeds)
