@@ -54,6 +54,23 @@ export interface EngineOperations extends ConsoleOperations {
 	 * at most timeoutMs: an abandoned operation hands its member back before ctpool exits.
 	 */
 	settle(timeoutMs: number): Promise<void>;
+	/**
+	 * Resolves once the writes left after an answer (a claim's display copy, Events) are done,
+	 * or after at most timeoutMs: the console gives them a moment before it exits.
+	 */
+	flushWrites(timeoutMs: number): Promise<void>;
+}
+
+/** Resolves when done does, or after at most timeoutMs. */
+async function within(done: Promise<void>, timeoutMs: number): Promise<void> {
+	let timer: NodeJS.Timeout | undefined;
+	await Promise.race([
+		done,
+		new Promise<void>((resolve) => {
+			timer = setTimeout(resolve, timeoutMs);
+		}),
+	]);
+	clearTimeout(timer);
 }
 
 /** Creates the console's operations over the engine. */
@@ -90,15 +107,9 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		},
 		async settle(timeoutMs) {
 			if (!ops.running || store.getState().busy === null) return;
-			let timer: NodeJS.Timeout | undefined;
-			await Promise.race([
-				ops.running,
-				new Promise<void>((resolve) => {
-					timer = setTimeout(resolve, timeoutMs);
-				}),
-			]);
-			clearTimeout(timer);
+			await within(ops.running, timeoutMs);
 		},
+		flushWrites: (timeoutMs) => within(engine.flush(), timeoutMs),
 	};
 }
 

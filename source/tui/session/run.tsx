@@ -134,6 +134,9 @@ function whenSynced(store: ConsoleStore, fn: () => void): () => void {
 /** How long an abandoned operation may take to hand its member back before ctpool exits (ms). */
 const ABANDON_SETTLE_MS = 15_000;
 
+/** How long the writes left after an answer (a claim's display copy, Events) may take before ctpool exits (ms). */
+const FLUSH_WRITES_MS = 3_000;
+
 /** Opens the live console; resolves with the exit code once the user quits. */
 export function runTui(opts: TuiOptions): Promise<number> {
 	return runConsoleSession(opts);
@@ -481,12 +484,15 @@ async function showConsole(
 async function endOperations(store: ConsoleStore, ops: EngineOperations): Promise<void> {
 	const abandoned = store.getState().busy;
 	ops.close();
-	if (!abandoned) return;
-	// Abandoned: its waits are aborted; let it hand the member back to reconcile.
-	process.stderr.write(
-		`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
-	);
-	await ops.settle(ABANDON_SETTLE_MS);
+	if (abandoned) {
+		// Abandoned: its waits are aborted; let it hand the member back to reconcile.
+		process.stderr.write(
+			`ctpool: abandoning ${sanitize(abandoned.label)}; handing the member back to the next reconcile\n`,
+		);
+		await ops.settle(ABANDON_SETTLE_MS);
+	}
+	// a claim's display copy and the Events written after their answers: a moment to finish
+	await ops.flushWrites(FLUSH_WRITES_MS);
 }
 
 /** Sends console output (from any library) to the activity log instead of over the screen. */
