@@ -17,6 +17,7 @@ import {
 	watchPoolFeed,
 	watchPoolForClaims,
 } from '../../source/engine/index.js';
+import type { Kube } from '../../source/kube/config.js';
 import { startPoolWatch } from '../../source/kube/pool-watch.js';
 import { HOLDER_LABEL, holderLabelValue } from '../../source/pool/lease.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
@@ -32,6 +33,41 @@ beforeAll(async () => {
 	c = await startTestCluster({}, { namespaces: [SECOND_NAMESPACE] });
 });
 afterAll(() => c?.close());
+
+/** A gate: opened by open() (again: no effect). */
+function gate(): { opened: Promise<void>; open(): void } {
+	let open!: () => void;
+	const opened = new Promise<void>((resolve) => {
+		open = resolve;
+	});
+	return { opened, open };
+}
+
+/** target with its method run after before(args) resolves (a gate, a count), as the client's own. */
+function gatedMethod<T extends object>(
+	target: T,
+	method: string,
+	run: (args: unknown[]) => unknown,
+): T {
+	return new Proxy(target, {
+		get(t, prop, receiver) {
+			const value = Reflect.get(t, prop, receiver);
+			if (prop !== method || typeof value !== 'function') return value;
+			return async (...args: unknown[]) => {
+				await run(args);
+				return value.apply(t, args);
+			};
+		},
+	});
+}
+
+/** The kube with some of its API groups replaced. */
+function withApis(kube: Kube, apis: Partial<Pick<Kube, 'core' | 'coordination'>>): Kube {
+	return new Proxy(kube, {
+		get: (target, prop, receiver) =>
+			prop in apis ? apis[prop as keyof typeof apis] : Reflect.get(target, prop, receiver),
+	});
+}
 
 /** The requests of each verb and resource, as `verb resource` -> count. */
 function tally(requests: readonly CtpoolRequest[]): Record<string, number> {
@@ -118,26 +154,13 @@ describe('the requests of a claim', () => {
 		await apply(setup, 'first', poolSpec({ size: 2 }));
 		await waitReady(setup, 'first', 2);
 		// every PVC patch of this engine waits until the gate opens
-		let open!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			open = resolve;
-		});
+		const patches = gate();
 		let held = 0;
-		const core = new Proxy(c.kube.core, {
-			get(target, prop, receiver) {
-				const value = Reflect.get(target, prop, receiver);
-				if (prop !== 'patchNamespacedPersistentVolumeClaim' || typeof value !== 'function')
-					return value;
-				return async (...args: unknown[]) => {
-					held++;
-					await gate;
-					return value.apply(target, args);
-				};
-			},
-		});
-		const kube = new Proxy(c.kube, {
-			get: (target, prop, receiver) =>
-				prop === 'core' ? core : Reflect.get(target, prop, receiver),
+		const kube = withApis(c.kube, {
+			core: gatedMethod(c.kube.core, 'patchNamespacedPersistentVolumeClaim', () => {
+				held++;
+				return patches.opened;
+			}),
 		});
 		const engine = createEngine(kube, { namespace: setup.namespace, actor: 'broker' });
 		const cache = watchPoolForClaims(engine.ctx, 'first');
@@ -152,12 +175,12 @@ describe('the requests of a claim', () => {
 				(await c.api.get('persistentvolumeclaims', 'first-1-data', setup.namespace))?.metadata
 					.annotations?.['corral.dev/vdi-assigned-to'];
 			expect(await annotation()).toBeUndefined();
-			open();
+			patches.open();
 			await waitFor(async () => (await annotation()) === 'fast@example.com', {
 				what: 'the display copy written after the answer',
 			});
 		} finally {
-			open();
+			patches.open();
 			cache.stop();
 		}
 	});
@@ -167,42 +190,18 @@ describe('the requests of a claim', () => {
 		await apply(setup, 'burst', poolSpec({ size: 3 }));
 		await waitReady(setup, 'burst', 3);
 		// b's Lease create waits at a gate; the PVC patches are counted as they are sent
-		let open!: () => void;
-		const gate = new Promise<void>((resolve) => {
-			open = resolve;
-		});
+		const creates = gate();
 		const patched: string[] = [];
-		const wrap = <T extends object>(
-			target: T,
-			method: string,
-			before: (args: unknown[]) => unknown,
-		) =>
-			new Proxy(target, {
-				get(t, prop, receiver) {
-					const value = Reflect.get(t, prop, receiver);
-					if (prop !== method || typeof value !== 'function') return value;
-					return async (...args: unknown[]) => {
-						await before(args);
-						return value.apply(t, args);
-					};
-				},
-			});
-		const core = wrap(c.kube.core, 'patchNamespacedPersistentVolumeClaim', (args) => {
-			patched.push(String((args[0] as { name: string }).name));
-		});
-		const coordination = wrap(c.kube.coordination, 'createNamespacedLease', (args) =>
-			(args[0] as { body: { spec: { holderIdentity: string } } }).body.spec.holderIdentity ===
-			'b@example.com'
-				? gate
-				: undefined,
-		);
-		const kube = new Proxy(c.kube, {
-			get: (target, prop, receiver) =>
-				prop === 'core'
-					? core
-					: prop === 'coordination'
-						? coordination
-						: Reflect.get(target, prop, receiver),
+		const kube = withApis(c.kube, {
+			core: gatedMethod(c.kube.core, 'patchNamespacedPersistentVolumeClaim', (args) => {
+				patched.push(String((args[0] as { name: string }).name));
+			}),
+			coordination: gatedMethod(c.kube.coordination, 'createNamespacedLease', (args) =>
+				(args[0] as { body: { spec: { holderIdentity: string } } }).body.spec.holderIdentity ===
+				'b@example.com'
+					? creates.opened
+					: undefined,
+			),
 		});
 		const engine = createEngine(kube, { namespace: setup.namespace, actor: 'broker' });
 		const cache = watchPoolForClaims(engine.ctx, 'burst');
@@ -215,12 +214,12 @@ describe('the requests of a claim', () => {
 			// a has answered; b is still before its answer (its create is held): a's copy waits
 			expect(first.member).toBe('burst-1');
 			expect(patched).toEqual([]);
-			open();
+			creates.open();
 			expect((await b).member).toBe('burst-2');
 			await engine.flush();
 			expect(patched.sort()).toEqual(['burst-1-data', 'burst-2-data']);
 		} finally {
-			open();
+			creates.open();
 			cache.stop();
 		}
 	});
