@@ -241,7 +241,7 @@ describe('ctpool rbac', () => {
 				throw new Error(
 					'the Kubernetes Python client is missing (/usr/bin/python3 -c "import kubernetes")',
 				);
-			ctx.skip();
+			ctx.skip('the Kubernetes Python client (python3-kubernetes) is not installed');
 			return;
 		}
 		const { docs } = await rbac(['--user', 'alice@example.com']);
@@ -282,7 +282,7 @@ describe('ctpool rbac | kubectl apply -f -', () => {
 		if (!kubectlAvailable()) {
 			// Reason: kubectl is the independent client that applies the YAML.
 			if (process.env.CI === 'true') throw new Error('kubectl is not on the PATH; CI requires it');
-			ctx.skip();
+			ctx.skip('kubectl is not on the PATH');
 			return;
 		}
 		const groups = (await c.api.request('GET', '/apis')).body as {
@@ -295,7 +295,7 @@ describe('ctpool rbac | kubectl apply -f -', () => {
 			// Reason: this simulated cluster does not serve rbac.authorization.k8s.io yet (RBAC in
 			// the simulator is separate work); kubectl cannot map Role without it, even with
 			// --dry-run=client. The test applies for real once the group is served.
-			ctx.skip();
+			ctx.skip('the cluster does not serve rbac.authorization.k8s.io');
 			return;
 		}
 		const r = await kubectl(['apply', '-f', '-'], opts);
