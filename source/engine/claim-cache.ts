@@ -90,7 +90,7 @@ function revision(rv: unknown): bigint | null {
 function highest(objects: readonly KubeObject[]): bigint {
 	let max = 0n;
 	for (const o of objects) {
-		const r = revision(o.metadata?.resourceVersion);
+		const r = revision(o?.metadata?.resourceVersion);
 		if (r !== null && r > max) max = r;
 	}
 	return max;
@@ -311,11 +311,11 @@ function changeFed(pool: string, connected: () => boolean) {
 			const objects = byKind.get(change.kind)!;
 			if (change.op === 'reset') {
 				objects.clear();
-				for (const o of change.objects) objects.set(String(o.metadata?.name ?? ''), o);
+				for (const o of change.objects) objects.set(String(o?.metadata?.name ?? ''), o);
 				listed.add(change.kind);
 				if (change.kind === 'leases') leases.push(...change.objects);
 			} else {
-				const name = String(change.object.metadata?.name ?? '');
+				const name = String(change.object?.metadata?.name ?? '');
 				if (change.op === 'delete') objects.delete(name);
 				else objects.set(name, change.object);
 				if (change.kind === 'leases') leases.push(change.object);
@@ -373,9 +373,9 @@ export function poolWatchFeeds(): {
 		return fed;
 	};
 	const keyOf = (o: KubeObject): [string, string] | null => {
-		const pool = o.metadata?.labels?.[POOL_LABEL];
+		const pool = o?.metadata?.labels?.[POOL_LABEL];
 		return typeof pool === 'string' && pool !== ''
-			? [JSON.stringify([o.metadata?.namespace ?? '', pool]), pool]
+			? [JSON.stringify([o?.metadata?.namespace ?? '', pool]), pool]
 			: null;
 	};
 	const sink: PoolWatchSink = {
