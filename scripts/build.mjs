@@ -142,9 +142,10 @@ const inkKeepsFrames = {
 
 /**
  * The start-up patches of SOURCE_PATCHES (scripts/replacements.mjs): string-width makes its
- * grapheme segmenter and emoji pattern on first use, and Yoga's loader decodes its embedded
- * WebAssembly instead of fetching a data: URL (which loaded Node's HTTP client). The build
- * fails if a module no longer reads as expected.
+ * grapheme segmenter and emoji pattern on first use (and measures more than printable ASCII
+ * without them), meow sets up normalize-package-data on first use, and Yoga's loader decodes
+ * its embedded WebAssembly instead of fetching a data: URL (which loaded Node's HTTP client).
+ * The build fails if a module no longer reads as expected.
  */
 const startUpPatches = {
 	name: 'start-up-patches',
@@ -153,7 +154,7 @@ const startUpPatches = {
 		b.onLoad(
 			{
 				filter:
-					/[\\/]node_modules[\\/](string-width[\\/]index|yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+)\.js$/,
+					/[\\/]node_modules[\\/](string-width[\\/]index|meow[\\/]build[\\/]dependencies|yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+)\.js$/,
 			},
 			(args) => {
 				const contents = patchedSource(args.path, readFileSync(args.path, 'utf8'));

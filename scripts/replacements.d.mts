@@ -20,6 +20,8 @@ export interface SourcePatch {
 	uses: string[];
 	swaps: [string, string][];
 }
+/** Characters string-width measures one column each, as [first, last] code points. */
+export declare const NARROW_RANGES: [number, number][];
 export declare const SOURCE_PATCHES: SourcePatch[];
 export declare function packageFile(module: string, file: string, base?: string): string;
 export declare function patchedSource(path: string, text: string): string | undefined;

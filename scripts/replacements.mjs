@@ -74,15 +74,51 @@ export function inkKeptModule(name) {
  * (the stand-ins have only the methods used there); `swaps`: [from, to], each `from` exactly
  * once.
  */
+/**
+ * Characters that string-width measures one column wide each, alone or side by side: every one
+ * a grapheme of its own (no mark, joiner, variation selector, control, format character or
+ * emoji presentation among them), so a text of them alone is as wide as it is long. Printable
+ * ASCII; Latin-1 and the Latin extensions without the soft hyphen; general punctuation; arrows
+ * and mathematical operators; box drawing, blocks and the geometric shapes before the two emoji
+ * squares; Braille; and the console's own marks (⏎ ⏸ ⚠ ✓ ✕ ✗ ⟳). test/install/bundle.test.ts
+ * measures every one, and texts of them, with the stock package.
+ */
+export const NARROW_RANGES = [
+	[0x20, 0x7e],
+	[0xa0, 0xac],
+	[0xae, 0x2ff],
+	[0x2010, 0x2027],
+	[0x2030, 0x205e],
+	[0x2190, 0x22ff],
+	[0x23ce, 0x23ce],
+	[0x23f8, 0x23f8],
+	[0x2500, 0x25fc],
+	[0x26a0, 0x26a0],
+	[0x2713, 0x2717],
+	[0x27f0, 0x27ff],
+	[0x2800, 0x28ff],
+];
+
+const hex = (n) => `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
+/** NARROW_RANGES as the source of a regular expression's character class. */
+const narrowClass = NARROW_RANGES.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('');
+
 export const SOURCE_PATCHES = [
 	{
 		// string-width builds a grapheme segmenter and its emoji pattern when it loads (35 ms on
 		// the 2-core machine); here both are made on first use, which printable ASCII never reaches.
+		// Its fast path (width = length) takes every NARROW_RANGES text, not printable ASCII
+		// alone: the console's first frame has · … ● ─ in it, and the emoji pattern's first use
+		// compiled Unicode's emoji sequences there (40-70 ms of a start-up on the 2-core machine).
 		// Only the copy ctpool depends on (wrap-ansi keeps an older one of its own).
 		module: 'string-width',
 		file: 'index.js',
 		uses: ['segmenter.', 'rgiEmojiRegex.'],
 		swaps: [
+			[
+				'if (/^[\\u0020-\\u007E]*$/.test(string)) {',
+				`if (/^[${narrowClass}]*$/.test(string)) {`,
+			],
 			[
 				'const segmenter = new Intl.Segmenter();',
 				'let madeSegmenter;\nconst segmenter = {segment: (s) => (madeSegmenter ??= new Intl.Segmenter()).segment(s)};',
@@ -90,6 +126,20 @@ export const SOURCE_PATCHES = [
 			[
 				'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
 				"let madeRgi;\nconst rgiEmojiRegex = {test: (s) => (madeRgi ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v')).test(s)};",
+			],
+		],
+	},
+	{
+		// meow's bundle of dependencies sets up normalize-package-data (and the SPDX license
+		// lists it sorts) when it loads, for a package.json that ctpool never has it normalize
+		// (20-30 ms of every command line on the 2-core machine); here on first use.
+		module: 'meow',
+		file: 'build/dependencies.js',
+		uses: [],
+		swaps: [
+			[
+				'var normalizeExports = requireNormalize();\nconst normalizePackageData = getDefaultExportFromCjs(normalizeExports);',
+				'const normalizePackageData = (...args) => getDefaultExportFromCjs(requireNormalize())(...args);',
 			],
 		],
 	},
@@ -161,6 +211,7 @@ export const PINNED = {
 	'widest-line': ['index.js'],
 	'string-width': ['index.js'],
 	'yoga-layout': ['dist/binaries/yoga-wasm-base64-esm.js'],
+	meow: ['build/dependencies.js'],
 	'@kubernetes/client-node': [
 		'dist/config.js',
 		'dist/gen/http/isomorphic-fetch.js',

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
+import { NARROW_RANGES } from '../../scripts/replacements.mjs';
 import { builtOrSay, CLI } from '../support/built-cli.js';
 
 const built = builtOrSay("the bundle's stand-in checks");
@@ -39,6 +40,31 @@ describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 			'\u200b',
 		];
 		expect(samples.map((s) => bundled?.(s))).toEqual(samples.map((s) => stringWidth(s)));
+	});
+
+	it('string-width measures every character of its wider fast path (NARROW_RANGES) as the package does', async () => {
+		const chunk = await chunkWith('madeSegmenter');
+		const bundled = Object.values(chunk).find(
+			(v): v is (s: string) => number => typeof v === 'function' && v.name === 'stringWidth',
+		);
+		const chars: string[] = [];
+		for (const [from, to] of NARROW_RANGES)
+			for (let c = from; c <= to; c++) chars.push(String.fromCharCode(c));
+		// every one alone, all of them side by side in both orders, and beside a mark, an emoji
+		// and a wide character (which leave the fast path)
+		const texts = [
+			...chars,
+			chars.join(''),
+			[...chars].reverse().join(''),
+			'● live · ns corral … ─ ↑↓ ✓ ⏎',
+			'·\u0301',
+			'✓\uFE0F',
+			'─😀',
+			'…界',
+		];
+		const stock = texts.map((t) => stringWidth(t));
+		expect(texts.map((t) => bundled?.(t))).toEqual(stock);
+		expect(stock.slice(0, chars.length).every((w) => w === 1)).toBe(true);
 	});
 
 	it("loads the console's modules without loading Node's fetch (Yoga reads its embedded WebAssembly itself)", async () => {
