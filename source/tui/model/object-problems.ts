@@ -30,9 +30,12 @@ export class ObjectProblems {
 
 	/**
 	 * Takes a read batch: objects it holds readable (or deleted) are no problem any more; its
-	 * problems are added. Returns the problems that are new (or changed), to be told.
+	 * problems are added. Returns the problems that are new (or changed), to be told. With no
+	 * problem before or in the batch (the common case: every list of a start-up) there is
+	 * nothing to look up.
 	 */
 	apply(changes: readonly WatchChange[], problems: readonly ObjectProblem[]): ObjectProblem[] {
+		if (this.byId.size === 0 && problems.length === 0) return [];
 		const before = new Map(this.byId);
 		for (const c of changes) {
 			if (c.op === 'reset') {
