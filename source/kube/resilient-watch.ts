@@ -5,7 +5,7 @@
  * with capped, jittered exponential backoff, and restarts a stream that falls silent.
  * It does not use client-node's informer, which stops for good on a non-410 error.
  */
-import { getJson, streamLines } from './api-request.js';
+import { getJson, leadingContinue, streamLines } from './api-request.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type Kube } from './config.js';
 import { type ConnectionState, sameState } from './connection-state.js';
 import { apiFailure, describeError, forbiddenText, KubeHttpError } from './errors.js';
@@ -142,24 +142,49 @@ export function startResilientWatch(
 		current = ac;
 		const objects: KubeObject[] = [];
 		let listRv: string | undefined;
-		let cont: string | undefined;
-		do {
-			const page = await getJson<ListAnswer>(
+		// Each page's next is asked for as soon as the page's text names its continue token,
+		// so that the server makes it while this process parses the one before (a list of 20
+		// pages otherwise waits for the server and for the parse in turn, page after page).
+		// The page parsed decides: a page asked for with a token it does not name is dropped.
+		const ahead = new Map<string, { page: Promise<ListAnswer>; drop: AbortController }>();
+		const fetchPage = (
+			cont: string | undefined,
+			drop = new AbortController(),
+		): Promise<ListAnswer> =>
+			getJson<ListAnswer>(
 				kc,
 				path,
 				{ labelSelector: opts.labelSelector, limit: pageSize, continue: cont },
 				requestTimeoutMs,
-				ac.signal,
+				AbortSignal.any([ac.signal, drop.signal]),
+				{ onText: askAhead },
 			);
-			if (stopped) return;
-			listRv = page.metadata?.resourceVersion ?? listRv;
-			for (const item of page.items ?? []) {
-				if (!item.kind) item.kind = resource.kind;
-				if (!item.apiVersion) item.apiVersion = resource.apiVersion;
-				objects.push(item);
-			}
-			cont = page.metadata?.continue || undefined;
-		} while (cont);
+		const askAhead = (text: string) => {
+			const next = leadingContinue(text);
+			if (next === undefined || ahead.has(next) || stopped || ac.signal.aborted) return;
+			const drop = new AbortController();
+			const page = fetchPage(next, drop);
+			page.catch(() => {}); // told when awaited; a dropped one never is
+			ahead.set(next, { page, drop });
+		};
+		let cont: string | undefined;
+		try {
+			do {
+				const early = cont === undefined ? undefined : ahead.get(cont);
+				if (cont !== undefined) ahead.delete(cont);
+				const page = await (early ? early.page : fetchPage(cont));
+				if (stopped) return;
+				listRv = page.metadata?.resourceVersion ?? listRv;
+				for (const item of page.items ?? []) {
+					if (!item.kind) item.kind = resource.kind;
+					if (!item.apiVersion) item.apiVersion = resource.apiVersion;
+					objects.push(item);
+				}
+				cont = page.metadata?.continue || undefined;
+			} while (cont);
+		} finally {
+			for (const { drop } of ahead.values()) drop.abort();
+		}
 		rv = listRv ?? '';
 		guardHandler(
 			() => `a list of ${objects.length} ${resource.plural}`,
