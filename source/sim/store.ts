@@ -159,6 +159,33 @@ function randomSuffix(): string {
 }
 
 /** The in-memory store: the single source of truth of the simulated cluster. */
+/** Namespaces in the order of etcd's keys `<namespace>/<name>`. */
+function byKeyPrefix(a: string, b: string): number {
+	const ka = `${a}/`;
+	const kb = `${b}/`;
+	return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * The position of the first of a namespace's sorted names whose key `<ns>/<name>` sorts after
+ * `after` (0 without one): a page of a long list starts where the one before ended, without
+ * a pass over the names before it.
+ */
+function firstAfter(ns: string, names: readonly string[], after: string | undefined): number {
+	if (after === undefined) return 0;
+	const prefix = `${ns}/`;
+	if (!after.startsWith(prefix)) return prefix > after ? 0 : names.length;
+	const last = after.slice(prefix.length);
+	let lo = 0;
+	let hi = names.length;
+	while (lo < hi) {
+		const mid = (lo + hi) >> 1;
+		if (names[mid]! <= last) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+
 export class Store implements SimStore {
 	private rev = 0;
 	private readonly data = new Map<ResourceName, Map<string, NsBucket>>();
@@ -260,15 +287,20 @@ export class Store implements SimStore {
 		const byNs = this.data.get(resource);
 		if (!byNs) return [];
 		const info = resourceInfo(resource);
+		// etcd's order: by the key `<namespace>/<name>`, byte by byte (corral-b's objects come
+		// before corral's: '-' sorts before '/')
 		const nsList =
-			info.namespaced && opts.namespace !== undefined ? [opts.namespace] : [...byNs.keys()].sort();
+			info.namespaced && opts.namespace !== undefined
+				? [opts.namespace]
+				: [...byNs.keys()].sort(byKeyPrefix);
 		const { labels, fields } = opts;
 		const out: StoredEntry[] = [];
 		for (const ns of nsList) {
 			const b = byNs.get(ns);
 			if (!b) continue;
-			for (const name of this.sortedNames(b)) {
-				if (after !== undefined && `${ns}/${name}` <= after) continue;
+			const names = this.sortedNames(b);
+			for (let i = firstAfter(ns, names, after); i < names.length; i++) {
+				const name = names[i]!;
 				const e = b.items.get(name)!;
 				if (labels && !labels(e.obj.metadata.labels ?? {})) continue;
 				if (fields && !fields(e.obj)) continue;
@@ -303,10 +335,13 @@ export class Store implements SimStore {
 		if (at >= this.rev) return this.listEntries(resource, opts, after);
 		this.compactOld();
 		if (at < this.compacted) throw continueExpired();
+		const events = this.eventsAfter(at).filter((e) => e.resource === resource);
+		// nothing of this resource written since: it is as it was (the next page of a list
+		// while other resources change, as etcd reads a page at its revision)
+		if (events.length === 0) return this.listEntries(resource, opts, after);
 		const keyOf = (o: SimObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 		const current = new Map<string, StoredEntry | null>();
 		for (const e of this.listEntries(resource)) current.set(keyOf(e.obj), e);
-		const events = this.eventsAfter(at).filter((e) => e.resource === resource);
 		for (let i = events.length - 1; i >= 0; i--) {
 			const ev = events[i]!;
 			const key = keyOf(ev.obj);

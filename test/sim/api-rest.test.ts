@@ -361,6 +361,47 @@ describe('lists', () => {
 		expect(third.metadata?._continue).toBeFalsy();
 	});
 
+	it("pages across namespaces in the order of etcd's keys, every object once, whatever changed between pages", async () => {
+		const { core, coord } = await clients();
+		// etcd's keys are <namespace>/<name>: pgs-b's come before pgs's ('-' sorts before '/')
+		for (const ns of ['pgs', 'pgs-b']) {
+			await core.createNamespace({ body: { metadata: { name: ns } } });
+			for (let i = 0; i < 3; i++)
+				await core.createNamespacedConfigMap({
+					namespace: ns,
+					body: cm(`c-${i}`, { set: 'across' }),
+				});
+		}
+		const order = ['pgs-b/c-0', 'pgs-b/c-1', 'pgs-b/c-2', 'pgs/c-0', 'pgs/c-1', 'pgs/c-2'];
+		/** Lists the set 2 a page; between pages, `between` writes something. */
+		async function pages(between: (i: number) => Promise<unknown>): Promise<string[]> {
+			const seen: string[] = [];
+			let cont: string | undefined;
+			for (let i = 0; ; i++) {
+				const page = await core.listConfigMapForAllNamespaces({
+					labelSelector: 'set=across',
+					limit: 2,
+					...(cont ? { _continue: cont } : {}),
+				});
+				for (const c of page.items) seen.push(`${c.metadata?.namespace}/${c.metadata?.name}`);
+				cont = page.metadata?._continue;
+				if (!cont) return seen;
+				await between(i);
+			}
+		}
+		// another resource written between pages (the list's resource as it was)
+		const lease = (i: number) =>
+			coord.createNamespacedLease({
+				namespace: NS,
+				body: { metadata: { name: `across-${i}-${Date.now()}` } },
+			});
+		expect(await pages(lease)).toEqual(order);
+		// the list's resource itself written between pages (rebuilt at the list's revision)
+		const other = (i: number) =>
+			core.createNamespacedConfigMap({ namespace: 'pgs', body: cm(`other-${i}`) });
+		expect(await pages(other)).toEqual(order);
+	});
+
 	it('filters by every label operator and by field selectors', async () => {
 		const { core } = await clients();
 		await core.createNamespacedConfigMap({
