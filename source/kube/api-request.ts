@@ -108,9 +108,10 @@ export interface GetJsonOptions {
 	retry?: boolean;
 	/**
 	 * Called with the text of a 2xx answer before it is parsed (a list reads the next page's
-	 * continue token from it, so that the server makes that page while this one is parsed).
+	 * continue token from it, so that the server makes that page while this one is parsed);
+	 * true when it made a request, which then leaves before the text is parsed.
 	 */
-	onText?: (text: string) => void;
+	onText?: (text: string) => boolean;
 }
 
 /**
@@ -150,11 +151,7 @@ export async function getJson<T = unknown>(
 				if (!both.aborted) continue;
 			}
 			if (code < 200 || code > 299) throw new KubeHttpError(code, text);
-			if (opts.onText) {
-				opts.onText(text);
-				// a request made there leaves before this text is parsed
-				await new Promise((resolve) => setImmediate(resolve));
-			}
+			if (opts.onText?.(text)) await new Promise((resolve) => setImmediate(resolve));
 			return JSON.parse(text) as T;
 		}
 	} catch (err) {

@@ -146,6 +146,8 @@ export function startResilientWatch(
 		// so that the server makes it while this process parses the one before (a list of 20
 		// pages otherwise waits for the server and for the parse in turn, page after page).
 		// The page parsed decides: a page asked for with a token it does not name is dropped.
+		// One page at most is asked for ahead (a server whose texts named other tokens than
+		// its pages could otherwise make this ask for a page of each of them).
 		const ahead = new Map<string, { page: Promise<ListAnswer>; drop: AbortController }>();
 		const fetchPage = (
 			cont: string | undefined,
@@ -159,13 +161,15 @@ export function startResilientWatch(
 				AbortSignal.any([ac.signal, drop.signal]),
 				{ onText: askAhead },
 			);
-		const askAhead = (text: string) => {
+		const askAhead = (text: string): boolean => {
+			if (ahead.size > 0 || stopped || ac.signal.aborted) return false;
 			const next = leadingContinue(text);
-			if (next === undefined || ahead.has(next) || stopped || ac.signal.aborted) return;
+			if (next === undefined) return false;
 			const drop = new AbortController();
 			const page = fetchPage(next, drop);
 			page.catch(() => {}); // told when awaited; a dropped one never is
 			ahead.set(next, { page, drop });
+			return true;
 		};
 		let cont: string | undefined;
 		try {

@@ -486,7 +486,47 @@ function kindCases(resource: string): CorpusCase[] {
 }
 
 /** Requests beside the per-kind ones: discovery, the notes' facts, ctpool's own shapes. */
+/**
+ * A list of every namespace, a page at a time, in two namespaces one of whose names goes on
+ * with "-" where the other ends: in what order the pages come (etcd keys by
+ * `<namespace>/<name>`, so the longer name's objects first) and that none is lost.
+ */
+const pagedAcrossNamespaces: CorpusCase = {
+	id: 'list every namespace a page at a time, namespaces named x and x-b',
+	async run(side) {
+		const namespaces = [`${side.ns}-pg`, `${side.ns}-pg-b`];
+		const label = 'corral.dev/diff-across';
+		for (const n of namespaces) {
+			await side.api.request('POST', '/api/v1/namespaces', {
+				body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: n } },
+			});
+			for (const name of ['c-0', 'c-1'])
+				await side.api.request('POST', `/api/v1/namespaces/${n}/configmaps`, {
+					body: {
+						apiVersion: 'v1',
+						kind: 'ConfigMap',
+						metadata: { name, labels: { [label]: side.ns } },
+					},
+				});
+		}
+		const seen: string[] = [];
+		let cont: string | undefined;
+		let last: ApiAnswer;
+		do {
+			last = await side.api.request('GET', '/api/v1/configmaps', {
+				query: { labelSelector: `${label}=${side.ns}`, limit: 1, continue: cont },
+			});
+			for (const item of (rec(last.body).items as unknown[] | undefined) ?? [])
+				seen.push(`${meta(item).namespace}/${meta(item).name}`);
+			cont = (meta(last.body).continue as string | undefined) || undefined;
+		} while (cont && seen.length < 10);
+		for (const n of namespaces) await side.api.request('DELETE', `/api/v1/namespaces/${n}`);
+		return { ...last, body: { seen } };
+	},
+};
+
 const EXTRA: CorpusCase[] = [
+	pagedAcrossNamespaces,
 	{
 		id: 'version keys',
 		run: (side) => side.api.request('GET', '/version'),
