@@ -20,6 +20,7 @@ import { keepLease } from '../../source/engine/lease-keeper.js';
 import { deleteLease, takeReconcilerLease } from '../../source/engine/member-lease.js';
 import { PoolError } from '../../source/pool/errors.js';
 import {
+	formatMicroTime,
 	LEASE_STEP_ANNOTATION,
 	leaseName,
 	pvcName,
@@ -95,6 +96,26 @@ function expectHeldForRelease(member: string): void {
 	expect(lease?.spec?.holderIdentity).toBe('corral-vdi/reconciler');
 	expect(lease?.metadata.annotations?.[LEASE_STEP_ANNOTATION]).toBe('release');
 	expect(lease?.spec?.leaseDurationSeconds).toBe(RECONCILER_LEASE_SECONDS);
+}
+
+/** How long the killed releaser's Lease has left once aged (ageLease). */
+const LEASE_LEFT_SECONDS = 3;
+
+/**
+ * Ages the killed releaser's reconciler Lease as if it had been killed most of a Lease's
+ * time ago: its acquire and renew times moved back, so that it expires LEASE_LEFT_SECONDS
+ * from now instead of RECONCILER_LEASE_SECONDS (what is waited for is the same: its expiry,
+ * unrenewed; 20 s of waiting less each).
+ */
+function ageLease(member: string): void {
+	const lease = get('leases', leaseName(member));
+	if (!lease) throw new Error(`no reconciler Lease on ${member}`);
+	const at = formatMicroTime(Date.now() - (RECONCILER_LEASE_SECONDS - LEASE_LEFT_SECONDS) * 1000);
+	c.sim.store.update(
+		'leases',
+		{ ...lease, spec: { ...(lease.spec as object), acquireTime: at, renewTime: at } },
+		{ who: 'test-admin' },
+	);
 }
 
 /** The repair: a new desktop (not alice's PVC), running, with no Lease, free again. */
@@ -173,6 +194,7 @@ describe('release --force on a member whose releaser was SIGKILLed', () => {
 	});
 
 	it('waits for the Lease to expire, takes it over and finishes the release', async () => {
+		ageLease(member);
 		const r = await release(c.context(), 'kill-force', member, 'admin@example.com', {
 			force: true,
 		});
@@ -213,6 +235,7 @@ describe('reconcile --watch and a release SIGKILLed mid-way', () => {
 			(m) => new RegExp(`/pods/${m}$`),
 		);
 		expectHeldForRelease(member);
+		ageLease(member);
 		const killedAt = Date.now();
 		const pools = startPoolController({
 			kube: c.kube,

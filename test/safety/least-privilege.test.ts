@@ -23,7 +23,7 @@ import { ctpool, type RunResult } from '../commands/capture.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { describeKubectl, kubectl } from '../support/kubectl.js';
 import { POOL_FLAGS } from '../support/pool-spec.js';
-import { waitFor } from '../support/wait.js';
+import { WaitAborted, waitFor } from '../support/wait.js';
 import { accountKubeconfig } from './safety-cluster.js';
 
 /** The operations a scenario runs as the account under test. */
@@ -413,6 +413,10 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 	const before = await podUid(member);
 	const bg = backgroundRun(['reconcile', pool, '--watch', '--interval', '10m', '--kubeconfig', kc]);
 	const out = bg.out;
+	// A denial it printed (a whole line) is its failure whatever follows: no need to wait out
+	// the timeouts below for a pod it cannot start again (they were most of this file's time).
+	const denied = () =>
+		/forbidden[^\n]*\n/.test(out.stderr.replace(/^.*Events are not recorded.*$/gm, ''));
 	let again = false;
 	try {
 		await waitFor(
@@ -424,13 +428,14 @@ async function watchRun(pool: string, kc: string): Promise<RunResult> {
 		// Its watches list (or are refused) after the banner; the pool found in their lists is
 		// reconciled at once, recording its status. A watch starts where its list ended, so a
 		// deletion after that reaches it. (Where the status cannot be recorded, a short wait.)
-		await waitFor(async () => (await recordedStatus(pool)) !== '{}', {
+		await waitFor(async () => denied() || (await recordedStatus(pool)) !== '{}', {
 			what: 'the first reconcile of the watch',
 			timeoutMs: 5_000,
 		}).catch(() => undefined);
 		await c.api.delete('pods', member, { gracePeriodSeconds: 0 });
 		again = await waitFor(
 			async () => {
+				if (denied()) throw new WaitAborted('the watch printed a denial');
 				const uid = await podUid(member);
 				return uid !== undefined && uid !== before;
 			},
