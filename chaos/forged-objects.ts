@@ -22,6 +22,9 @@ import { readStatus } from '../source/pool/status.js';
 import type { PlantStore } from './foreign-objects.js';
 import type { Finding } from './invariants.js';
 
+/** How many times a malformed status's patch is tried (the chaos's faults may refuse it). */
+const MALFORM_ATTEMPTS = 5;
+
 /** The statuses of the wrong shape written over the pool's, in turn. */
 export const MALFORMED_STATUSES = [
 	'{"members":[],"errors":"boom"}',
@@ -140,14 +143,24 @@ export class ForgedObjects {
 	 */
 	async malformStatus(deadlineMs: number): Promise<void> {
 		const text = MALFORMED_STATUSES[this.statuses % MALFORMED_STATUSES.length]!;
-		await this.kube.core.patchNamespacedConfigMap(
-			{
-				name: configMapName(this.pool),
-				namespace: this.namespace,
-				body: { data: { [STATUS_KEY]: text } },
-			},
-			mergePatchOptions(),
-		);
+		// the chaos's own faults (errors, dropped connections) may refuse the patch: tried again
+		// a few times, so that every malformed status planned is written
+		for (let attempt = 1; ; attempt++) {
+			try {
+				await this.kube.core.patchNamespacedConfigMap(
+					{
+						name: configMapName(this.pool),
+						namespace: this.namespace,
+						body: { data: { [STATUS_KEY]: text } },
+					},
+					mergePatchOptions(),
+				);
+				break;
+			} catch (err) {
+				if (attempt >= MALFORM_ATTEMPTS) throw err;
+				await new Promise((r) => setTimeout(r, 250));
+			}
+		}
 		this.statuses++;
 		this.waits.push(this.untilReadable(deadlineMs));
 	}
