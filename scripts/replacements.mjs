@@ -101,7 +101,9 @@ export const NARROW_RANGES = [
 
 const hex = (n) => `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
 /** NARROW_RANGES as the source of a regular expression's character class. */
-const narrowClass = NARROW_RANGES.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('');
+const narrowClass = NARROW_RANGES.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join(
+	'',
+);
 
 export const SOURCE_PATCHES = [
 	{
@@ -115,10 +117,7 @@ export const SOURCE_PATCHES = [
 		file: 'index.js',
 		uses: ['segmenter.', 'rgiEmojiRegex.'],
 		swaps: [
-			[
-				'if (/^[\\u0020-\\u007E]*$/.test(string)) {',
-				`if (/^[${narrowClass}]*$/.test(string)) {`,
-			],
+			['if (/^[\\u0020-\\u007E]*$/.test(string)) {', `if (/^[${narrowClass}]*$/.test(string)) {`],
 			[
 				'const segmenter = new Intl.Segmenter();',
 				'let madeSegmenter;\nconst segmenter = {segment: (s) => (madeSegmenter ??= new Intl.Segmenter()).segment(s)};',
