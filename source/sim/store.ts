@@ -158,7 +158,6 @@ function randomSuffix(): string {
 	return s;
 }
 
-/** The in-memory store: the single source of truth of the simulated cluster. */
 /** Namespaces in the order of etcd's keys `<namespace>/<name>`. */
 function byKeyPrefix(a: string, b: string): number {
 	const ka = `${a}/`;
@@ -186,6 +185,7 @@ function firstAfter(ns: string, names: readonly string[], after: string | undefi
 	return lo;
 }
 
+/** The in-memory store: the single source of truth of the simulated cluster. */
 export class Store implements SimStore {
 	private rev = 0;
 	private readonly data = new Map<ResourceName, Map<string, NsBucket>>();
