@@ -7,7 +7,8 @@
  *   (source/tui/render/ink-output.ts), its squashTextNodes and the widest-line it measures text
  *   with (source/tui/render/ink-text-caches.ts);
  * - SOURCE_PATCHES: start-up patches made by matching source text (string-width's segmenter
- *   and emoji pattern made on first use, Yoga's loader without fetch), applied by the build;
+ *   and emoji pattern made on first use and its fast path wider, meow's package normalizer
+ *   set up on first use, Yoga's loader without fetch), applied by the build;
  * - LAZY: client-node's imports that the bundle loads on first use (the build's stand-ins);
  * - PINNED: every upstream file the above replaces, patches or depends on the import names of,
  *   by package. scripts/pins.json holds each package's version and each file's sha256;
@@ -70,11 +71,6 @@ export function inkKeptModule(name) {
 }
 
 /**
- * Patches of a package's file by its source text. `uses`: names that must occur exactly once
- * (the stand-ins have only the methods used there); `swaps`: [from, to], each `from` exactly
- * once.
- */
-/**
  * Characters that string-width measures one column wide each, alone or side by side: every one
  * a grapheme of its own (no mark, joiner, variation selector, control, format character or
  * emoji presentation among them), so a text of them alone is as wide as it is long. Printable
@@ -105,6 +101,11 @@ const narrowClass = NARROW_RANGES.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}
 	'',
 );
 
+/**
+ * Patches of a package's file by its source text. `uses`: names that must occur exactly once
+ * (the stand-ins have only the methods used there); `swaps`: [from, to], each `from` exactly
+ * once.
+ */
 export const SOURCE_PATCHES = [
 	{
 		// string-width builds a grapheme segmenter and its emoji pattern when it loads (35 ms on
