@@ -70,6 +70,8 @@ async function ended(term: TestTerminal): Promise<{ code: number; mode: string }
 		what: 'ctpool to end and the shell to print the terminal mode',
 		timeoutMs: SLOW,
 	});
+	// the raw output is read as it comes; the screen (its alternate screen) once parsed
+	await term.settled();
 	const text = after(term);
 	return { code: Number(/^ (\d+)/.exec(text)?.[1] ?? -1), mode: text };
 }

@@ -238,8 +238,10 @@ export interface TestTerminal extends PtyProcess {
 	): Promise<string>;
 	/** Everything the program wrote, raw. */
 	output(): string;
-	/** Whether the alternate screen is active. */
+	/** Whether the alternate screen is active (as far as the screen has parsed what came). */
 	altScreen(): boolean;
+	/** Resolves once the screen has parsed everything written so far (it parses asynchronously). */
+	settled(): Promise<void>;
 	/** Kills the program (SIGKILL) if it still runs and frees the screen. */
 	dispose(): void;
 }
@@ -305,6 +307,7 @@ export function startTerminal(file: string, args: string[], opts: PtyOptions = {
 		},
 		output: () => raw,
 		altScreen: () => screen.altScreen(),
+		settled: () => screen.flushed(),
 		dispose() {
 			pty.kill('SIGKILL');
 			screen.dispose();
