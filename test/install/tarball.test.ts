@@ -69,6 +69,13 @@ describe.skipIf(!built)('the npm tarball', () => {
 	let manifestBefore = '';
 	let manifestAfter = '';
 	let installWarnings = '';
+	/**
+	 * Reason: offline, npm can fetch the runtime dependencies neither from the registry nor
+	 * from its cache, so there is no install to test (under CI=true beforeAll throws instead).
+	 */
+	const skipOffline = (t: { skip(note: string): void }) => {
+		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+	};
 
 	beforeAll(async () => {
 		dir = mkdtempSync(join(tmpdir(), 'ctpool-tarball-'));
@@ -137,7 +144,7 @@ describe.skipIf(!built)('the npm tarball', () => {
 	});
 
 	it('installs without dependencies (the bundle holds them) and without a build step', (t) => {
-		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		skipOffline(t);
 		const pkgDir = join(prefix, 'lib', 'node_modules', 'ctpool');
 		const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
 		expect(manifest.dependencies ?? {}).toEqual({});
@@ -156,7 +163,7 @@ describe.skipIf(!built)('the npm tarball', () => {
 	});
 
 	it('runs ctpool --version, --help and a command that reads the cluster from the prefix', async (t) => {
-		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		skipOffline(t);
 		const env = installedEnv();
 		const version = await run('ctpool', ['--version'], env, dir);
 		expect(version.stderr).toBe('');
@@ -175,7 +182,7 @@ describe.skipIf(!built)('the npm tarball', () => {
 
 	it('runs as a kubectl plugin: kubectl ctpool --help', async (t) => {
 		// Reason: the global install needs the npm registry; offline there is no plugin to run.
-		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
+		skipOffline(t);
 		if (!kubectlAvailable()) {
 			if (process.env.CI === 'true') throw new Error('kubectl is not on the PATH (CI=true)');
 			// Reason: kubectl is the plugin's host; without it there is nothing to run through (CI fails above).
