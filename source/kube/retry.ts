@@ -70,3 +70,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 		signal?.addEventListener('abort', done, { once: true });
 	});
 }
+
+/** Resolves when `done` does (rejects as it does), or after at most `ms`. */
+export async function waitAtMost(done: Promise<unknown>, ms: number): Promise<void> {
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	await Promise.race([
+		done,
+		new Promise<void>((resolve) => {
+			timer = setTimeout(resolve, ms);
+		}),
+	]);
+	clearTimeout(timer);
+}

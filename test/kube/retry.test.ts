@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson } from '../../source/kube/api-request.js';
 import { loadKube } from '../../source/kube/config.js';
 import { apiFailure, KubeHttpError } from '../../source/kube/errors.js';
-import { isTransient, RETRY_PAUSES_MS, retryPause, sleep } from '../../source/kube/retry.js';
+import {
+	isTransient,
+	RETRY_PAUSES_MS,
+	retryPause,
+	sleep,
+	waitAtMost,
+} from '../../source/kube/retry.js';
 
 /**
  * A server that answers 503 to the first `failures` requests of each method and path, then
@@ -199,5 +205,18 @@ describe('the transient-error policy', () => {
 		const already = new AbortController();
 		already.abort();
 		await expect(sleep(3_600_000, already.signal)).resolves.toBeUndefined();
+	});
+});
+
+describe('waitAtMost', () => {
+	it('ends with what it waits for, or at the limit when that never comes', async () => {
+		const order: string[] = [];
+		await waitAtMost(
+			sleep(5).then(() => order.push('done')),
+			60_000,
+		);
+		await waitAtMost(new Promise<void>(() => {}), 5).then(() => order.push('limit'));
+		expect(order).toEqual(['done', 'limit']);
+		await expect(waitAtMost(Promise.reject(new Error('no')), 60_000)).rejects.toThrow('no');
 	});
 });

@@ -11,6 +11,7 @@ import {
 	type EngineContextOptions,
 } from '../../engine/index.js';
 import type { Kube } from '../../kube/config.js';
+import { waitAtMost } from '../../kube/retry.js';
 import type { ConsoleStore } from '../store/store.js';
 import { bulkOp } from './engine-ops/bulk.js';
 import { claimOp } from './engine-ops/claim.js';
@@ -61,18 +62,6 @@ export interface EngineOperations extends ConsoleOperations {
 	flushWrites(timeoutMs: number): Promise<void>;
 }
 
-/** Resolves when done does, or after at most timeoutMs. */
-async function within(done: Promise<void>, timeoutMs: number): Promise<void> {
-	let timer: NodeJS.Timeout | undefined;
-	await Promise.race([
-		done,
-		new Promise<void>((resolve) => {
-			timer = setTimeout(resolve, timeoutMs);
-		}),
-	]);
-	clearTimeout(timer);
-}
-
 /** Creates the console's operations over the engine. */
 export function createEngineOperations(opts: EngineOperationsOptions): EngineOperations {
 	const { store, kube, namespace, actor } = opts;
@@ -107,9 +96,9 @@ export function createEngineOperations(opts: EngineOperationsOptions): EngineOpe
 		},
 		async settle(timeoutMs) {
 			if (!ops.running || store.getState().busy === null) return;
-			await within(ops.running, timeoutMs);
+			await waitAtMost(ops.running, timeoutMs);
 		},
-		flushWrites: (timeoutMs) => within(engine.flush(), timeoutMs),
+		flushWrites: (timeoutMs) => waitAtMost(engine.flush(), timeoutMs),
 	};
 }
 

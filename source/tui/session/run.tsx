@@ -13,6 +13,7 @@ import type { Kube } from '../../kube/config.js';
 import { describeError } from '../../kube/errors.js';
 import { setHandlerErrorSink } from '../../kube/handler-errors.js';
 import type { PoolWatchSink } from '../../kube/pool-watch.js';
+import { waitAtMost } from '../../kube/retry.js';
 import type { CommandScope } from '../../pool/command-hint.js';
 import { sanitize } from '../../text/sanitize.js';
 import { requestQuit } from '../commands/key-handler.js';
@@ -106,15 +107,8 @@ const AFTER_SYNC_MS = 100;
 const FIRST_PICTURE_WAIT_MS = 1000;
 
 /** Waits until every kind is listed, a list failed, or FIRST_PICTURE_WAIT_MS passed. */
-async function firstPicture(started: ConsoleWatch): Promise<void> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	await Promise.race([
-		started.firstLists,
-		new Promise<void>((resolve) => {
-			timer = setTimeout(resolve, FIRST_PICTURE_WAIT_MS);
-		}),
-	]);
-	clearTimeout(timer);
+function firstPicture(started: ConsoleWatch): Promise<void> {
+	return waitAtMost(started.firstLists, FIRST_PICTURE_WAIT_MS);
 }
 
 /** Calls fn once the watch is synced (at once if it is); returns the way to stop waiting. */
