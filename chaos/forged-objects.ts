@@ -11,6 +11,7 @@ import { readAudit } from '../source/engine/audit.js';
 import type { EngineContext } from '../source/engine/context.js';
 import { mergePatchOptions } from '../source/engine/merge-patch.js';
 import type { Kube } from '../source/kube/config.js';
+import { sleep } from '../source/kube/retry.js';
 import {
 	AUDIT_ANNOTATION,
 	AUDIT_COUNT_MAX,
@@ -158,7 +159,7 @@ export class ForgedObjects {
 				break;
 			} catch (err) {
 				if (attempt >= MALFORM_ATTEMPTS) throw err;
-				await new Promise((r) => setTimeout(r, 250));
+				await sleep(250);
 			}
 		}
 		this.statuses++;
