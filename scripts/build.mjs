@@ -47,10 +47,19 @@ function buildId() {
 	}
 }
 
-/** The stand-in of a LAZY module: classes and a default function that load it when used. */
+/**
+ * The file beside the chunks that holds a LAZY module, bundled on its own as CommonJS (so that
+ * its stand-in can load it synchronously, and the chunks never hold its code).
+ */
+const lazyFile = (name) => `lazy-${name.replace(/[^a-z0-9]+/gi, '-')}.cjs`;
+
+/**
+ * The stand-in of a LAZY module: classes and a default function that load it when used, from
+ * its own file (lazyFile) through the chunk's require, which resolves beside the chunk.
+ */
 function lazyModule(name) {
 	const { names, fn } = LAZY[name];
-	const real = `const real = () => require(${JSON.stringify(name)});`;
+	const real = `const real = () => require(${JSON.stringify(`./${lazyFile(name)}`)});`;
 	const classes = names.map(
 		(n) => `export class ${n} { constructor(...args) { return new (real().${n})(...args); } }`,
 	);
@@ -92,6 +101,10 @@ const clientNodeIsPure = {
 				return { path: r.path, namespace: 'client-node-config-gen', pluginData: dirname(r.path) };
 			return { ...r, sideEffects: false };
 		});
+		// the stand-ins' require of their lazyFile stays a require at run time
+		b.onResolve({ filter: /^\.\/lazy-[a-z0-9-]+\.cjs$/ }, (args) =>
+			args.namespace === 'client-node-lazy' ? { path: args.path, external: true } : undefined,
+		);
 		b.onLoad({ filter: /.*/, namespace: 'client-node-lazy' }, (args) => ({
 			contents: lazyModule(args.path),
 			resolveDir: args.pluginData,
@@ -212,5 +225,21 @@ await build({
 	banner: {
 		js: "import { createRequire as __ctpoolCreateRequire } from 'node:module'; const require = __ctpoolCreateRequire(import.meta.url);",
 	},
+});
+// Each LAZY module in its own CommonJS file beside the chunks: read only when first used.
+await build({
+	entryPoints: Object.fromEntries(
+		Object.keys(LAZY).map((name) => [lazyFile(name).replace(/\.cjs$/, ''), name]),
+	),
+	outdir: join(dist, 'chunks'),
+	outExtension: { '.js': '.cjs' },
+	bundle: true,
+	format: 'cjs',
+	platform: 'node',
+	target: 'node20',
+	logLevel: 'warning',
+	legalComments: 'none',
+	minifyWhitespace: true,
+	minifySyntax: true,
 });
 chmodSync(join(dist, 'cli.js'), 0o755);

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { NARROW_RANGES } from '../../scripts/replacements.mjs';
+import { LAZY, NARROW_RANGES } from '../../scripts/replacements.mjs';
 import { builtOrSay, CLI } from '../support/built-cli.js';
 
 const built = builtOrSay("the bundle's stand-in checks");
@@ -79,5 +80,25 @@ describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 			execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
 		) as string[];
 		expect(loaded).toEqual([]);
+	});
+
+	it("keeps each of client-node's on-demand modules (LAZY) in a file of its own, which its stand-in loads", () => {
+		const dir = join(dirname(CLI), 'chunks');
+		const chunks = readdirSync(dir).filter((f) => f.endsWith('.js'));
+		const texts = chunks.map((f) => readFileSync(join(dir, f), 'utf8'));
+		const load = createRequire(join(dir, 'chunk.js'));
+		for (const [name, { names, fn }] of Object.entries(LAZY)) {
+			const file = `lazy-${name.replace(/[^a-z0-9]+/gi, '-')}.cjs`;
+			// exactly one chunk loads it, by the path the chunks' require resolves beside them
+			expect(
+				texts.filter((t) => t.includes(`"./${file}"`)),
+				name,
+			).toHaveLength(1);
+			const real = load(`./${file}`) as Record<string, unknown>;
+			for (const n of names) expect(typeof real[n], `${name}.${n}`).toBe('function');
+			if (fn) expect(typeof real.default, `${name} default`).toBe('function');
+		}
+		// node-fetch's URL tables (tr46) are in no chunk: V8 would read them at every start-up
+		expect(texts.some((t) => t.includes('xn--'))).toBe(false);
 	});
 });
