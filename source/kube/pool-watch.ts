@@ -57,6 +57,12 @@ export interface PoolWatchOptions {
 	 * listed: not read at any boundary yet, and not to be mutated).
 	 */
 	onList?: (kind: WatchKind, objects: readonly KubeObject[]) => void;
+	/**
+	 * Told each page of a list as it arrives, while the next is on its way (the objects as
+	 * listed, not to be mutated; they come again in the list's reset): for work per object
+	 * that can be done ahead of the batch.
+	 */
+	onListPage?: (kind: WatchKind, objects: readonly KubeObject[]) => void;
 	/** Server-side watch timeout (s, default about 240, spread a little per watch). */
 	timeoutSeconds?: number;
 	/** Restart a stream silent this long (ms, default 120 000). */
@@ -356,6 +362,13 @@ export function startPoolWatch(kube: Kube, opts: PoolWatchOptions, sink: PoolWat
 				},
 				onChange: (op, object) => push({ kind, op, object }),
 				onState: (state) => onState(kind, state),
+				...(opts.onListPage
+					? {
+							onPage: (objects: readonly KubeObject[]) => {
+								if (!stopped) opts.onListPage?.(kind, objects);
+							},
+						}
+					: {}),
 			},
 		);
 	});

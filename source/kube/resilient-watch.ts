@@ -44,6 +44,12 @@ export interface ResilientWatchOptions {
 export interface ResilientWatchHandlers {
 	/** A full list: replace every object of this resource. */
 	onReset(objects: KubeObject[]): void;
+	/**
+	 * One page of a list as it arrives (its objects will be in the list's onReset too, the
+	 * same objects, not to be mutated): what a consumer does per object can be done while
+	 * the server makes the next page. A list that fails before its end is never reset.
+	 */
+	onPage?(objects: readonly KubeObject[]): void;
 	/** One object created or changed ('upsert') or gone ('delete'). */
 	onChange(op: 'upsert' | 'delete', object: KubeObject): void;
 	/** The connection state changed. */
@@ -179,12 +185,19 @@ export function startResilientWatch(
 				const page = await (early ? early.page : fetchPage(cont));
 				if (stopped) return;
 				listRv = page.metadata?.resourceVersion ?? listRv;
-				for (const item of page.items ?? []) {
+				const items = page.items ?? [];
+				for (const item of items) {
 					if (!item.kind) item.kind = resource.kind;
 					if (!item.apiVersion) item.apiVersion = resource.apiVersion;
 					objects.push(item);
 				}
 				cont = page.metadata?.continue || undefined;
+				const onPage = handlers.onPage;
+				if (onPage && items.length > 0)
+					guardHandler(
+						() => `a page of ${items.length} ${resource.plural}`,
+						() => onPage(items),
+					);
 			} while (cont);
 		} finally {
 			for (const { drop } of ahead.values()) drop.abort();

@@ -6,7 +6,7 @@
  */
 
 import { POOL_LABEL } from '../pool/names.js';
-import { readObject } from '../pool/object-shape.js';
+import { type Parsed, readObject } from '../pool/object-shape.js';
 import type { KubeObject } from './objects.js';
 import type { WatchChange, WatchKind } from './pool-watch.js';
 
@@ -47,6 +47,37 @@ function whereOf(
 	};
 }
 
+/** Reads made ahead of their batch (readAhead), by object, until the batch takes them. */
+const readsAhead = new WeakMap<object, { kind: WatchKind; read: Parsed<unknown> }>();
+
+/**
+ * Reads the objects of a list page as it arrives (a pool watch's onListPage), so that the
+ * batch of the list (readBatch) finds them read: the reading is done while the server makes
+ * the next page, not after the last. Returns the objects that read.
+ */
+export function readAhead(kind: WatchKind, objects: readonly unknown[]): object[] {
+	const readable: object[] = [];
+	for (const raw of objects) {
+		if (raw === null || typeof raw !== 'object') continue;
+		const read = readObject(kind, raw);
+		readsAhead.set(raw, { kind, read });
+		if (read.ok) readable.push(raw);
+	}
+	return readable;
+}
+
+/** An object's read: the one made ahead (taken, so it is made once), else made now. */
+function readOf(kind: WatchKind, raw: unknown): Parsed<unknown> {
+	if (raw !== null && typeof raw === 'object') {
+		const ahead = readsAhead.get(raw);
+		if (ahead) {
+			readsAhead.delete(raw);
+			if (ahead.kind === kind) return ahead.read;
+		}
+	}
+	return readObject(kind, raw);
+}
+
 /**
  * Reads a batch (see the file's comment). A reset keeps its readable objects; an upsert of an
  * unreadable object becomes a delete of its name (when it has one); a delete needs only a
@@ -56,7 +87,7 @@ export function readBatch(changes: readonly WatchChange[]): ReadBatch {
 	const out: WatchChange[] = [];
 	const problems: ObjectProblem[] = [];
 	const check = (kind: WatchKind, raw: unknown): KubeObject | null => {
-		const read = readObject(kind, raw);
+		const read = readOf(kind, raw);
 		if (read.ok) return raw as KubeObject;
 		const { meta: _, ...where } = whereOf(raw);
 		problems.push({ kind, ...where, problem: read.problem });

@@ -107,23 +107,32 @@ const cm = (name: string) =>
 const page = (metadata: string, ...names: string[]) =>
 	`{"kind":"ConfigMapList","apiVersion":"v1","metadata":${metadata},"items":[${names.map(cm).join(',')}]}`;
 
-/** Watches the server's ConfigMaps; the names of each full list, and the states. */
+/**
+ * Watches the server's ConfigMaps; the names of each full list, the states, and what was told
+ * in order: each page as it came, then each list.
+ */
 async function watchServer(kubeconfig: string) {
 	const kube = await loadKube({ kubeconfig });
 	const lists: string[][] = [];
 	const phases: string[] = [];
+	const told: string[] = [];
+	const names = (objects: readonly KubeObject[]) => objects.map((o) => o.metadata.name).join(',');
 	const watch = startResilientWatch(
 		kube,
 		{ plural: 'configmaps', kind: 'ConfigMap', apiVersion: 'v1', namespace: 't' },
 		{ pageSize: 2, backoffMs: { initial: 60_000, max: 60_000 } },
 		{
-			onReset: (objects: KubeObject[]) => lists.push(objects.map((o) => o.metadata.name ?? '')),
+			onReset: (objects: KubeObject[]) => {
+				told.push(`list ${names(objects)}`);
+				lists.push(objects.map((o) => o.metadata.name ?? ''));
+			},
+			onPage: (objects) => told.push(`page ${names(objects)}`),
 			onChange() {},
 			onState: (s) => phases.push(s.phase),
 		},
 	);
 	watches.push(watch);
-	return { lists, phases };
+	return { lists, phases, told };
 }
 
 describe('a paged list asks for the next page ahead', () => {
@@ -134,9 +143,11 @@ describe('a paged list asks for the next page ahead', () => {
 			real: page('{"resourceVersion":"5","continue":"last"}', 'c', 'd'),
 			last: page('{"resourceVersion":"5"}', 'e'),
 		});
-		const { lists } = await watchServer(kubeconfig);
+		const { lists, told } = await watchServer(kubeconfig);
 		await waitFor(() => lists.length === 1, { what: 'the whole list' });
 		expect(lists[0]).toEqual(['a', 'b', 'c', 'd', 'e']);
+		// each page told as it came, the objects the list then holds, the list after them
+		expect(told).toEqual(['page a,b', 'page c,d', 'page e', 'list a,b,c,d,e']);
 		await waitFor(() => asked.find((a) => a.cont === 'hint')?.dropped, {
 			what: 'the page asked for on the hint dropped',
 		});
@@ -148,12 +159,14 @@ describe('a paged list asks for the next page ahead', () => {
 			// a head that names the next page, then a body cut short
 			'': '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"5","continue":"next"},"items":[{"metadata":',
 		});
-		const { lists, phases } = await watchServer(kubeconfig);
+		const { lists, phases, told } = await watchServer(kubeconfig);
 		await waitFor(() => phases.includes('reconnecting'), { what: 'the list failed' });
+		// a page that does not parse is never told
 		await waitFor(() => asked.find((a) => a.cont === 'next')?.dropped, {
 			what: 'the page asked for ahead dropped',
 		});
 		expect(lists).toEqual([]);
+		expect(told).toEqual([]);
 	});
 });
 

@@ -74,10 +74,27 @@ export function boundedString(s: string): string {
  * nothing to drop or cut.
  */
 export function consoleObject<T extends { metadata?: object }>(kind: string, o: T): T {
+	const ahead = keptAhead.get(o);
+	if (ahead) {
+		keptAhead.delete(o);
+		if (ahead.kind === kind) return ahead.kept as T;
+	}
 	const meta = o.metadata as { managedFields?: unknown } | undefined;
 	if (meta && 'managedFields' in meta) {
 		const { managedFields: _dropped, ...rest } = meta;
 		return boundedWatched(kind, { ...o, metadata: rest });
 	}
 	return boundedWatched(kind, o);
+}
+
+/** What consoleObjectsAhead made, by listed object, until the batch takes it. */
+const keptAhead = new WeakMap<object, { kind: string; kept: object }>();
+
+/**
+ * Makes what the console keeps of listed objects (consoleObject) as their page arrives, for
+ * the batch of the list to take: the work is done while the server makes the next page. Only
+ * for objects that read at the boundary (readAhead): consoleObject expects their metadata.
+ */
+export function consoleObjectsAhead(kind: string, objects: readonly object[]): void {
+	for (const o of objects) keptAhead.set(o, { kind, kept: consoleObject(kind, o) });
 }

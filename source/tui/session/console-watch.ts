@@ -13,7 +13,8 @@ import {
 	type PoolWatchSink,
 	startPoolWatch,
 } from '../../kube/pool-watch.js';
-import { readBatch } from '../../kube/watch-boundary.js';
+import { readAhead, readBatch } from '../../kube/watch-boundary.js';
+import { consoleObjectsAhead } from '../model/bounded-object.js';
 import { OnScreen } from './on-screen.js';
 
 /**
@@ -84,6 +85,8 @@ export function startConsoleWatch(kube: Kube, allNamespaces: boolean): ConsoleWa
 			onList: (kind, objects) => {
 				if (kind === 'configmaps') settle(poolsOf(objects));
 			},
+			// the boundary and the bounding of each listed object, while the next page comes
+			onListPage: (kind, objects) => consoleObjectsAhead(kind, readAhead(kind, objects)),
 		},
 		tap,
 	);
