@@ -128,13 +128,13 @@ describe.skipIf(!built)('the npm tarball', () => {
 	const installedEnv = () =>
 		cleanEnv({ PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH ?? ''}` });
 
-	it('holds only the bundled CLI, the README and package.json', () => {
+	it('holds only the bundled CLI (its chunks, and the modules it loads on demand), the README and package.json', () => {
 		const paths = files.map((f) => f.path).sort();
 		expect(paths).toContain('dist/cli.js');
 		expect(paths).toContain('package.json');
 		for (const p of paths)
 			expect(p).toMatch(
-				/^(package\.json|README\.md|LICENSE.*|dist\/cli\.js|dist\/chunks\/[\w-]+\.js)$/,
+				/^(package\.json|README\.md|LICENSE.*|dist\/cli\.js|dist\/chunks\/[\w-]+\.c?js)$/,
 			);
 		const cli = files.find((f) => f.path === 'dist/cli.js')!;
 		expect(cli.mode & 0o111).not.toBe(0);
