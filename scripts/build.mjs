@@ -54,17 +54,22 @@ function buildId() {
 const lazyFile = (name) => `lazy-${name.replace(/[^a-z0-9]+/gi, '-')}.cjs`;
 
 /**
- * The stand-in of a LAZY module: classes and a default function that load it when used, from
- * its own file (lazyFile) through the chunk's require, which resolves beside the chunk.
+ * The stand-in of a LAZY module: classes, a default function and objects that load it when
+ * used, from its own file (lazyFile) through the chunk's require, which resolves beside the
+ * chunk. An object's functions are called on the real object.
  */
 function lazyModule(name) {
-	const { names, fn } = LAZY[name];
+	const { names, fn, objects = [] } = LAZY[name];
 	const real = `const real = () => require(${JSON.stringify(`./${lazyFile(name)}`)});`;
 	const classes = names.map(
 		(n) => `export class ${n} { constructor(...args) { return new (real().${n})(...args); } }`,
 	);
 	const call = fn ? ['export default function (...args) { return real().default(...args); }'] : [];
-	return [real, ...classes, ...call].join('\n');
+	const forwarded = objects.map(
+		(n) =>
+			`export const ${n} = new Proxy({}, { get(_, key) { const o = real().${n}; const v = o[key]; return typeof v === 'function' ? v.bind(o) : v; } });`,
+	);
+	return [real, ...classes, ...call, ...forwarded].join('\n');
 }
 
 /**
@@ -72,7 +77,8 @@ function lazyModule(name) {
  * alone), but its package.json does not say so, and its index re-exports every generated API
  * and model: 4.5 MB that every importer of KubeConfig would load. Said here, the bundle keeps
  * only what is used, and the generated code goes to the chunk of the typed clients, which the
- * console loads on their first call (source/kube/typed-clients.ts).
+ * console loads on their first call (source/kube/typed-clients.ts). The same plugin puts the
+ * LAZY stand-ins in the place of their modules, at their importers.
  */
 const clientNodeIsPure = {
 	name: 'client-node-is-pure',
@@ -83,9 +89,9 @@ const clientNodeIsPure = {
 			if (
 				lazy &&
 				args.namespace === 'file' &&
-				lazy.importers.some((i) => args.importer.endsWith(`/@kubernetes/client-node/dist${i}`))
+				lazy.importers.some((i) => args.importer.endsWith(i))
 			)
-				return { path: args.path, namespace: 'client-node-lazy', pluginData: args.resolveDir };
+				return { path: args.path, namespace: 'lazy-module', pluginData: args.resolveDir };
 			const r = await b.resolve(args.path, {
 				kind: args.kind,
 				importer: args.importer,
@@ -103,9 +109,9 @@ const clientNodeIsPure = {
 		});
 		// the stand-ins' require of their lazyFile stays a require at run time
 		b.onResolve({ filter: /^\.\/lazy-[a-z0-9-]+\.cjs$/ }, (args) =>
-			args.namespace === 'client-node-lazy' ? { path: args.path, external: true } : undefined,
+			args.namespace === 'lazy-module' ? { path: args.path, external: true } : undefined,
 		);
-		b.onLoad({ filter: /.*/, namespace: 'client-node-lazy' }, (args) => ({
+		b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({
 			contents: lazyModule(args.path),
 			resolveDir: args.pluginData,
 			loader: 'js',

@@ -26,7 +26,10 @@ export declare const SOURCE_PATCHES: SourcePatch[];
 export declare function packageFile(module: string, file: string, base?: string): string;
 export declare function patchedSource(path: string, text: string): string | undefined;
 
-export declare const LAZY: Record<string, { importers: string[]; names: string[]; fn?: boolean }>;
+export declare const LAZY: Record<
+	string,
+	{ importers: string[]; names: string[]; fn?: boolean; objects?: string[] }
+>;
 
 export declare const PINNED: Record<string, string[]>;
 export declare const PINS_FILE: string;

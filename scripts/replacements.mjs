@@ -177,14 +177,19 @@ export function patchedSource(path, text) {
 	return out;
 }
 
+/** Where client-node's modules are, for LAZY's importers. */
+const CLIENT_NODE = '/@kubernetes/client-node/dist';
+
 /**
- * What client-node's modules import, by module, and only use on demand: the proxy agents (a
- * proxy-url in the kubeconfig) and node-fetch (fetch options, the generated clients' own HTTP
- * library, which ctpool replaces, and the helpers ctpool does not call). The build makes each
- * a stand-in that loads the real module on first use from a file of its own beside the chunks
- * (half a megabyte with node-fetch's URL tables, which V8 would otherwise read at every
- * start-up: 20 ms on the 2-core machine). Every importer of a module gets the stand-in, so
- * there is one copy of each.
+ * Modules the console's path imports, by module, and only uses on demand: client-node's proxy
+ * agents (a proxy-url in the kubeconfig) and node-fetch (fetch options, the generated clients'
+ * own HTTP library, which ctpool replaces, and the helpers ctpool does not call), and RE2's
+ * engine (a typed filter). The build makes each a stand-in that loads the real module on
+ * first use from a file of its own beside the chunks (node-fetch's URL tables alone are 300
+ * KB, which V8 would otherwise read at every start-up). Every importer (the end of its path)
+ * gets the stand-in, so there is one copy of each. A stand-in has classes (`names`, made with
+ * new), a default function (`fn`), and objects whose properties are the real ones' (`objects`,
+ * as a class's static methods).
  */
 export const LAZY = {
 	'node-fetch': {
@@ -196,12 +201,16 @@ export const LAZY = {
 			'/log.js',
 			'/metrics.js',
 			'/watch.js',
-		],
+		].map((file) => `${CLIENT_NODE}${file}`),
 		names: ['Headers', 'AbortError', 'FetchError'],
 		fn: true,
 	},
-	'socks-proxy-agent': { importers: ['/config.js'], names: ['SocksProxyAgent'] },
-	hpagent: { importers: ['/config.js'], names: ['HttpProxyAgent', 'HttpsProxyAgent'] },
+	'socks-proxy-agent': { importers: [`${CLIENT_NODE}/config.js`], names: ['SocksProxyAgent'] },
+	hpagent: {
+		importers: [`${CLIENT_NODE}/config.js`],
+		names: ['HttpProxyAgent', 'HttpsProxyAgent'],
+	},
+	re2js: { importers: ['/source/tui/model/member-filter.ts'], names: [], objects: ['RE2JS'] },
 };
 
 /**
@@ -235,6 +244,7 @@ export const PINNED = {
 	'node-fetch': ['lib/index.js'],
 	'socks-proxy-agent': ['dist/index.js'],
 	hpagent: ['index.js'],
+	re2js: ['build/index.js'],
 };
 
 export const PINS_FILE = join(root, 'scripts', 'pins.json');

@@ -22,9 +22,26 @@ const SUFFIX: Record<string, number> = {
 	E: 1e18,
 };
 
+/**
+ * The values of the quantities parsed last, by text: a pool's pods and PVCs share a handful of
+ * texts ("1", "256Mi", "1Gi"), and a derivation of every member compares each of them (16,000
+ * parses for 2,000 members). At most PARSED_MAX texts are kept.
+ */
+const parsed = new Map<string, number | null>();
+const PARSED_MAX = 256;
+
 /** The value of a quantity as a number (bytes, cores), or null when it does not parse. */
 export function parseQuantity(q: string): number | null {
 	if (typeof q !== 'string' || q.length === 0 || q.length > 64) return null;
+	const known = parsed.get(q);
+	if (known !== undefined) return known;
+	const value = quantityValue(q);
+	if (parsed.size >= PARSED_MAX) parsed.clear();
+	parsed.set(q, value);
+	return value;
+}
+
+function quantityValue(q: string): number | null {
 	const m = QUANTITY.exec(q);
 	if (!m) return null;
 	const sign = m[1] === '-' ? -1 : 1;

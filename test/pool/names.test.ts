@@ -82,6 +82,18 @@ describe('quantities and images', () => {
 		expect(parseQuantity(q)).toBeNull();
 	});
 
+	it('answers a text parsed before as it did, past the texts it keeps too', () => {
+		const texts = Array.from({ length: 600 }, (_, i) => (i % 3 === 2 ? `${i}x` : `${i}Mi`));
+		const first = texts.map(parseQuantity);
+		expect(first[0]).toBe(0);
+		expect(first[1]).toBe(2 ** 20);
+		expect(first[2]).toBeNull();
+		// again, in the other order: the kept texts and the ones parsed anew agree
+		expect([...texts].reverse().map(parseQuantity)).toEqual([...first].reverse());
+		expect(parseQuantity('1Gi')).toBe(2 ** 30);
+		expect(parseQuantity('1Gi')).toBe(2 ** 30);
+	});
+
 	it.each([
 		['ghcr.io/example/desktop:1', true],
 		['ubuntu', true],
