@@ -9,7 +9,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -213,6 +213,9 @@ await build({
 	platform: 'node',
 	target: 'node20',
 	chunkNames: 'chunks/[name]-[hash]',
+	// .mjs: Node knows a chunk for an ES module by its name, without looking up the package.json
+	// that says so for each (7 ms of every start on the 2-core machine). The bin keeps its name.
+	outExtension: { '.js': '.mjs' },
 	logLevel: 'warning',
 	plugins: [clientNodeIsPure, inkKeepsFrames, startUpPatches, commandsEsbuildPlugin],
 	legalComments: 'none',
@@ -248,4 +251,5 @@ await build({
 	minifyWhitespace: true,
 	minifySyntax: true,
 });
+renameSync(join(dist, 'cli.mjs'), join(dist, 'cli.js'));
 chmodSync(join(dist, 'cli.js'), 0o755);

@@ -228,7 +228,7 @@ function build() {
 	const chunks = join(root, 'dist', 'chunks');
 	const files = [cli, ...readdirSync(chunks).map((f) => join(chunks, f))];
 	const bundle = files
-		.filter((f) => f.endsWith('.js'))
+		.filter((f) => /\.m?js$/.test(f))
 		.map((f) => readFileSync(f, 'utf8'))
 		.join('\n');
 	built = { help, bundle };

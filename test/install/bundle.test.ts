@@ -84,7 +84,7 @@ describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 
 	it('keeps each module loaded on demand (LAZY) in a file of its own, which its stand-in loads', () => {
 		const dir = join(dirname(CLI), 'chunks');
-		const chunks = readdirSync(dir).filter((f) => f.endsWith('.js'));
+		const chunks = readdirSync(dir).filter((f) => f.endsWith('.mjs'));
 		const texts = chunks.map((f) => readFileSync(join(dir, f), 'utf8'));
 		const load = createRequire(join(dir, 'chunk.js'));
 		for (const [name, lazy] of Object.entries(LAZY)) {
