@@ -6,7 +6,7 @@
  */
 
 import { POOL_LABEL } from '../pool/names.js';
-import { type Parsed, readObject } from '../pool/object-shape.js';
+import { readObject } from '../pool/object-shape.js';
 import type { KubeObject } from './objects.js';
 import type { WatchChange, WatchKind } from './pool-watch.js';
 
@@ -47,8 +47,11 @@ function whereOf(
 	};
 }
 
-/** Reads made ahead of their batch (readAhead), by object, until the batch takes them. */
-const readsAhead = new WeakMap<object, { kind: WatchKind; read: Parsed<unknown> }>();
+/**
+ * Reads made ahead of their batch (readAhead), by kind, then object: null when it read, else
+ * its problem; kept until the batch takes them (nothing is made per object but the entry).
+ */
+const readsAhead = new Map<WatchKind, WeakMap<object, string | null>>();
 
 /**
  * Reads the objects of a list page as it arrives (a pool watch's onListPage), so that the
@@ -56,26 +59,33 @@ const readsAhead = new WeakMap<object, { kind: WatchKind; read: Parsed<unknown> 
  * the next page, not after the last. Returns the objects that read.
  */
 export function readAhead(kind: WatchKind, objects: readonly unknown[]): object[] {
+	let reads = readsAhead.get(kind);
+	if (!reads) {
+		reads = new WeakMap();
+		readsAhead.set(kind, reads);
+	}
 	const readable: object[] = [];
 	for (const raw of objects) {
 		if (raw === null || typeof raw !== 'object') continue;
 		const read = readObject(kind, raw);
-		readsAhead.set(raw, { kind, read });
+		reads.set(raw, read.ok ? null : read.problem);
 		if (read.ok) readable.push(raw);
 	}
 	return readable;
 }
 
-/** An object's read: the one made ahead (taken, so it is made once), else made now. */
-function readOf(kind: WatchKind, raw: unknown): Parsed<unknown> {
+/** An object's problem (null: it reads): the read made ahead (taken: made once), else made now. */
+function problemOf(kind: WatchKind, raw: unknown): string | null {
 	if (raw !== null && typeof raw === 'object') {
-		const ahead = readsAhead.get(raw);
-		if (ahead) {
-			readsAhead.delete(raw);
-			if (ahead.kind === kind) return ahead.read;
+		const reads = readsAhead.get(kind);
+		const ahead = reads?.get(raw);
+		if (ahead !== undefined) {
+			reads?.delete(raw);
+			return ahead;
 		}
 	}
-	return readObject(kind, raw);
+	const read = readObject(kind, raw);
+	return read.ok ? null : read.problem;
 }
 
 /**
@@ -87,10 +97,10 @@ export function readBatch(changes: readonly WatchChange[]): ReadBatch {
 	const out: WatchChange[] = [];
 	const problems: ObjectProblem[] = [];
 	const check = (kind: WatchKind, raw: unknown): KubeObject | null => {
-		const read = readOf(kind, raw);
-		if (read.ok) return raw as KubeObject;
+		const problem = problemOf(kind, raw);
+		if (problem === null) return raw as KubeObject;
 		const { meta: _, ...where } = whereOf(raw);
-		problems.push({ kind, ...where, problem: read.problem });
+		problems.push({ kind, ...where, problem });
 		return null;
 	};
 	for (const change of changes) {

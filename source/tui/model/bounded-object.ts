@@ -74,10 +74,11 @@ export function boundedString(s: string): string {
  * nothing to drop or cut.
  */
 export function consoleObject<T extends { metadata?: object }>(kind: string, o: T): T {
-	const ahead = keptAhead.get(o);
+	const kept = keptAhead.get(kind);
+	const ahead = kept?.get(o);
 	if (ahead) {
-		keptAhead.delete(o);
-		if (ahead.kind === kind) return ahead.kept as T;
+		kept?.delete(o);
+		return ahead as T;
 	}
 	const meta = o.metadata as { managedFields?: unknown } | undefined;
 	if (meta && 'managedFields' in meta) {
@@ -87,8 +88,8 @@ export function consoleObject<T extends { metadata?: object }>(kind: string, o: 
 	return boundedWatched(kind, o);
 }
 
-/** What consoleObjectsAhead made, by listed object, until the batch takes it. */
-const keptAhead = new WeakMap<object, { kind: string; kept: object }>();
+/** What consoleObjectsAhead made, by kind, then listed object, until the batch takes it. */
+const keptAhead = new Map<string, WeakMap<object, object>>();
 
 /**
  * Makes what the console keeps of listed objects (consoleObject) as their page arrives, for
@@ -96,5 +97,10 @@ const keptAhead = new WeakMap<object, { kind: string; kept: object }>();
  * for objects that read at the boundary (readAhead): consoleObject expects their metadata.
  */
 export function consoleObjectsAhead(kind: string, objects: readonly object[]): void {
-	for (const o of objects) keptAhead.set(o, { kind, kept: consoleObject(kind, o) });
+	let kept = keptAhead.get(kind);
+	if (!kept) {
+		kept = new WeakMap();
+		keptAhead.set(kind, kept);
+	}
+	for (const o of objects) kept.set(o, consoleObject(kind, o));
 }
