@@ -2,9 +2,9 @@
 
 import { PoolError } from '../pool/errors.js';
 import { maxUnavailableProblem, type PoolSpec, SPEC_DEFAULTS } from '../pool/spec.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { applyCommand } from './command-specs.js';
 import { usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import type { CommandIo } from './io.js';
 import { followRollout, printReconcile } from './reconcile-output.js';
 import { connect } from './session.js';
@@ -16,64 +16,6 @@ import {
 	checkSpecField,
 	parseSize,
 } from './values.js';
-
-/** The apply command. */
-export const applyCommand: CommandSpec = {
-	name: 'apply',
-	summary: 'define a pool or change its definition, then reconcile it once',
-	mutates: true,
-	flags: {
-		image: { type: 'string' },
-		size: { type: 'string' },
-		cpu: { type: 'string' },
-		mem: { type: 'string' },
-		disk: { type: 'string' },
-		storageClass: { type: 'string' },
-		privileged: { type: 'boolean' },
-		init: { type: 'boolean' },
-		mode: { type: 'string' },
-		maxUnavailable: { type: 'string' },
-		wait: { type: 'boolean' },
-	},
-	help: `
-Usage: ctpool apply <pool> --image IMAGE --size N [flags]
-
-Define a pool, or change its definition, then reconcile it once. A flag left out keeps
-the pool's current value; --image and --size are needed when the pool is new. Every member
-is a normal Corral Container (CT): a pod and a data PVC as Corral's ct create makes them.
-
-Flags
-  --image IMAGE          image of every member, such as ghcr.io/example/desktop:1
-  --size N               number of members, 1 to 1000
-  --cpu N                whole cores of each member (default 1), as for every Corral
-                         CT: a positive integer ("500m" is refused)
-  --mem Q                memory of each member (default 512Mi)
-  --disk Q               size of each member's data PVC (default 5Gi)
-  --storage-class NAME   StorageClass of the data PVCs (default: the cluster's default)
-  --privileged           privileged members keep their root file system on the PVC:
-                         Corral's bootstrap copies the image's root onto it once and
-                         chroots there (--no-privileged turns it off)
-  --init                 run the image's entrypoint instead of sleep infinity
-                         (unprivileged members; a privileged one always runs the
-                         bootstrap) (--no-init)
-  --mode ephemeral       the only supported mode
-  --max-unavailable N|P% replace the members of a changed source in waves of at most this
-                         many unclaimed members: a number, or a percentage of the size (at
-                         least 1); members waiting for their wave stay claimable with the
-                         old image. Without it, every unclaimed member is replaced at
-                         once. Claimed members stay until released
-  --no-wait              with waves: replace the first one and leave the rest to a
-                         watching reconciler (by default apply waits for each wave to be
-                         Ready and goes on to the end, printing its progress)
-
-${GLOBAL_HELP}
-
-Examples
-  ctpool apply desk --image ghcr.io/example/desktop:1 --size 3 --mem 2Gi
-  ctpool apply desk --image ghcr.io/example/desktop:2 --size 5
-  ctpool apply desk --image ghcr.io/example/desktop:3 --max-unavailable 2
-`,
-};
 
 /** Runs `ctpool apply`. */
 export function runApply(argv: readonly string[], io: CommandIo): Promise<number> {

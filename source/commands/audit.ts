@@ -1,20 +1,18 @@
 /** ctpool audit: who did what to the pools, from the Kubernetes Events ctpool wrote. Changes nothing. */
 
 import {
-	AUDIT_ACTIONS,
 	AUDIT_TRUST_NOTE,
 	type AuditEntry,
 	auditActionProblem,
 	auditActionText,
 	auditActorText,
 	DEFAULT_EVENT_TTL_MS,
-	FORCE_RELEASE_FILTER,
 } from '../pool/audit.js';
 import { formatAge } from '../text/age.js';
 import { sanitize, sanitizeDeep } from '../text/sanitize.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { auditCommand } from './command-specs.js';
 import { EXIT_OK, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { renderTable } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
 import { connect } from './session.js';
@@ -24,51 +22,6 @@ const FORMATS = ['table', 'json', 'yaml'] as const;
 
 /** The apiVersion and kind of `ctpool audit -o json`. */
 export const AUDIT_LIST_VERSION = 'ctpool/v1';
-
-/** The audit command. */
-export const auditCommand: CommandSpec = {
-	name: 'audit',
-	summary: 'show who claimed, released, forced and reconciled what (changes nothing)',
-	mutates: false,
-	flags: {
-		output: { type: 'string', shortFlag: 'o' },
-		since: { type: 'string' },
-		action: { type: 'string' },
-		member: { type: 'string' },
-		by: { type: 'string' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-	},
-	help: `
-Usage: ctpool audit [pool] [-A] [--by ID] [--since 2h] [--action A] [-o table|json|yaml]
-
-Show what every ctpool (consoles, the CLI, reconcilers, brokers) did to the pools, newest
-first, from the Kubernetes Events it recorded: claims, renewals, releases (forced ones
-marked --force), maintenance on and off, refused claims, reconcile steps and failures.
-The cluster keeps Events for a while only (an hour by default), so this is the recent
-past. Needs list on events (optional in ctpool's Role). This command changes nothing.
-
-Events are written by their reporters: anyone who may create events can forge a line, so
-this is what ctpools say they did, with the user the cluster authenticated each writer as
-(when it could ask). A time an Event states beyond its creation is not believed: the line
-is shown at its creation, marked "!". The cluster's own record of who did what is the API
-server's audit log (kube-apiserver --audit-log-path and --audit-policy-file; on a managed
-cluster, its provider's audit logs).
-
-Flags
-  -A, --all-namespaces  every namespace the identity can list Events in
-  --by ID               only lines where ID acted, held the claim, or was named
-  --since D             only the last D (such as 30m or 2h)
-  --action A            only one action: ${[...AUDIT_ACTIONS, FORCE_RELEASE_FILTER].join(', ')}
-  --member M            only one member
-  -o, --output F        table (default), json or yaml (an AuditList, see the README)
-
-${GLOBAL_HELP}
-
-Examples
-  ctpool audit desk --action force-release
-  ctpool audit -A --by alice@example.com --since 2h -o json
-`,
-};
 
 /** One line of `ctpool audit -o json`: stable field names (see the README). */
 export interface AuditItem {

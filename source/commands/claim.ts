@@ -1,32 +1,12 @@
 /** ctpool claim: give a free member of a pool to an identity; prints the member. */
 
 import { sanitize } from '../text/sanitize.js';
-import { type CommandSpec, runCommand } from './command.js';
+import { runCommand } from './command.js';
+import { claimCommand } from './command-specs.js';
 import { EXIT_OK } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { connect } from './session.js';
 import { checkArgs, checkIdentityArg, checkPoolArg } from './values.js';
-
-/** The claim command. */
-export const claimCommand: CommandSpec = {
-	name: 'claim',
-	summary: 'give a free desktop to a user; prints the member',
-	mutates: true,
-	flags: {},
-	help: `
-Usage: ctpool claim <pool> <identity>
-
-Give a free member of the pool to the identity and print its name. A second claim by the
-same identity gets the same member (and renews an expired claim). Ready members go first,
-then Starting, then Stopped ones (which are started).
-
-${GLOBAL_HELP}
-
-Example
-  ctpool claim desk alice@example.com
-`,
-};
 
 /** Runs `ctpool claim`. */
 export function runClaim(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -3,48 +3,15 @@
 import { type FindHit, findMembers } from '../pool/find.js';
 import { formatAge } from '../text/age.js';
 import { sanitize, sanitizeDeep } from '../text/sanitize.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { findCommand } from './command-specs.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
 import { connect } from './session.js';
 import { checkArgs } from './values.js';
 
 const FORMATS = ['table', 'json'] as const;
-
-/** The find command. */
-export const findCommand: CommandSpec = {
-	name: 'find',
-	summary: "find a holder's desktop, a member or a pool across pools (changes nothing)",
-	mutates: false,
-	flags: {
-		output: { type: 'string', shortFlag: 'o' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-	},
-	help: `
-Usage: ctpool find <identity-or-member> [-A] [-o table|json]
-
-List the members whose holder, name or pool name contains the text (case-insensitive),
-in every pool of the namespace (-A: of every namespace the identity can list): where each
-is, its state, its holder and how long ago it was claimed. A pool whose name matches lists
-all its members. Exits 1 when nothing matches (as grep), 0 otherwise. Changes nothing.
-
-Flags
-  -o, --output F    table (default) or json:
-                    {"query": "bob", "items": [{"namespace", "pool", "member", "state",
-                    "holder", "claimedAt" (RFC 3339 or null), "matched": ["pool" |
-                    "member" | "holder", ...]}]}
-  -A, --all-namespaces
-                    search every namespace the identity can list
-
-${GLOBAL_HELP}
-
-Examples
-  ctpool find bob@example.com
-  ctpool find desk-3 -A -o json
-`,
-};
 
 /** The JSON of a hit (the documented, stable shape). */
 export function hitJson(hit: FindHit) {

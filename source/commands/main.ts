@@ -5,23 +5,25 @@ import type { Kube } from '../kube/config.js';
 import { PoolError } from '../pool/errors.js';
 import { poolNameProblem } from '../pool/names.js';
 import { sanitize } from '../text/sanitize.js';
-import { applyCommand, runApply } from './apply.js';
-import { auditCommand, runAudit } from './audit.js';
-import { claimCommand, runClaim } from './claim.js';
 import { type CommandSpec, runCommand, stringFlag } from './command.js';
 import { didYouMean, flagKinds, splitCommand } from './command-line.js';
-import { deleteCommand, runDelete } from './delete.js';
+import {
+	applyCommand,
+	auditCommand,
+	claimCommand,
+	deleteCommand,
+	findCommand,
+	maintenanceCommand,
+	rbacCommand,
+	reconcileCommand,
+	releaseCommand,
+	statusCommand,
+} from './command-specs.js';
 import { EXIT_OK, usageError } from './failure.js';
-import { findCommand, runFind } from './find.js';
 import { GLOBAL_FLAGS, GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
-import { maintenanceCommand, runMaintenance } from './maintenance.js';
 import { forProgram } from './program.js';
-import { rbacCommand, runRbac } from './rbac.js';
-import { reconcileCommand, runReconcile } from './reconcile.js';
-import { releaseCommand, runRelease } from './release.js';
 import { actorOf, commandScopeOf, kubeOptions } from './session.js';
-import { runStatus, statusCommand } from './status.js';
 import { parseSize } from './values.js';
 
 /** A command name and how to run it. */
@@ -30,18 +32,40 @@ interface Entry {
 	run(argv: readonly string[], io: CommandIo): Promise<number>;
 }
 
+/** A command's run, its module loaded when it runs (the console's start loads none of them). */
+type Run = Entry['run'];
+const onDemand =
+	(load: () => Promise<Run>): Run =>
+	async (argv, io) =>
+		(await load())(argv, io);
+
 /** The pool commands, by name. */
 export const COMMANDS: Record<string, Entry> = {
-	apply: { spec: applyCommand, run: runApply },
-	reconcile: { spec: reconcileCommand, run: runReconcile },
-	status: { spec: statusCommand, run: runStatus },
-	find: { spec: findCommand, run: runFind },
-	claim: { spec: claimCommand, run: runClaim },
-	release: { spec: releaseCommand, run: runRelease },
-	delete: { spec: deleteCommand, run: runDelete },
-	maintenance: { spec: maintenanceCommand, run: runMaintenance },
-	audit: { spec: auditCommand, run: runAudit },
-	rbac: { spec: rbacCommand, run: runRbac },
+	apply: { spec: applyCommand, run: onDemand(async () => (await import('./apply.js')).runApply) },
+	reconcile: {
+		spec: reconcileCommand,
+		run: onDemand(async () => (await import('./reconcile.js')).runReconcile),
+	},
+	status: {
+		spec: statusCommand,
+		run: onDemand(async () => (await import('./status.js')).runStatus),
+	},
+	find: { spec: findCommand, run: onDemand(async () => (await import('./find.js')).runFind) },
+	claim: { spec: claimCommand, run: onDemand(async () => (await import('./claim.js')).runClaim) },
+	release: {
+		spec: releaseCommand,
+		run: onDemand(async () => (await import('./release.js')).runRelease),
+	},
+	delete: {
+		spec: deleteCommand,
+		run: onDemand(async () => (await import('./delete.js')).runDelete),
+	},
+	maintenance: {
+		spec: maintenanceCommand,
+		run: onDemand(async () => (await import('./maintenance.js')).runMaintenance),
+	},
+	audit: { spec: auditCommand, run: onDemand(async () => (await import('./audit.js')).runAudit) },
+	rbac: { spec: rbacCommand, run: onDemand(async () => (await import('./rbac.js')).runRbac) },
 };
 
 /** ctpool's version (the bundle's, else package.json's). */

@@ -1,31 +1,12 @@
 /** ctpool maintenance: take a member out of use (never free, never replaced or deleted), or back. */
 
 import { sanitize } from '../text/sanitize.js';
-import { type CommandSpec, runCommand } from './command.js';
+import { runCommand } from './command.js';
+import { maintenanceCommand } from './command-specs.js';
 import { EXIT_OK, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
 import { connect } from './session.js';
 import { checkArgs, checkMemberArg, checkPoolArg } from './values.js';
-
-/** The maintenance command. */
-export const maintenanceCommand: CommandSpec = {
-	name: 'maintenance',
-	summary: 'take a member out of use, or put it back',
-	mutates: true,
-	flags: {},
-	help: `
-Usage: ctpool maintenance <pool> <member> on|off [reason]
-
-A member in maintenance is never given to a user, and reconcile never replaces or
-deletes it. The reason is shown in the status.
-
-${GLOBAL_HELP}
-
-Example
-  ctpool maintenance desk desk-2 on "disk check"
-`,
-};
 
 /** Runs `ctpool maintenance`. */
 export function runMaintenance(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -12,81 +12,12 @@ import {
 	tierRoleName,
 } from '../pool/permissions.js';
 import { sanitize } from '../text/sanitize.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { rbacCommand } from './command-specs.js';
 import { EXIT_OK, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import type { CommandIo } from './io.js';
 import { kubeOptions } from './session.js';
 import { checkArgs } from './values.js';
-
-/** The rbac command. */
-export const rbacCommand: CommandSpec = {
-	name: 'rbac',
-	summary: 'print the Role and RoleBinding ctpool needs (YAML for kubectl apply -f -)',
-	mutates: false,
-	flags: {
-		serviceAccount: { type: 'string' },
-		user: { type: 'string' },
-		group: { type: 'string' },
-		watch: { type: 'boolean' },
-		events: { type: 'boolean' },
-		services: { type: 'boolean' },
-		logs: { type: 'boolean' },
-		tier: { type: 'string' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-		nodes: { type: 'boolean' },
-	},
-	help: `
-Usage: ctpool rbac [--tier viewer|operator|reconciler]
-                   [--service-account NAME | --user NAME | --group NAME] [-n NS]
-
-Print a Role and a RoleBinding, as YAML ready for kubectl apply -f -, with exactly the
-permissions of a tier in the pool namespace:
-  viewer      reads only: status, find, audit, the console without changing keys;
-              no writes, no exec
-  operator    the seed's list (the default): every command and console key
-  reconciler  what reconcile and the in-cluster Deployment need: members, their
-              Leases, the status; no exec, no definitions made or deleted
-A command or console key a tier lacks a right for is refused before it changes anything,
-naming the right and the tier that has it. Every command works with the seed's list:
-  ConfigMaps get, list, create, patch, delete (a definition is written with a merge
-  patch carrying its resourceVersion, never a PUT); Pods and PersistentVolumeClaims get,
-  list, create, patch, delete; Services delete; pods/exec create (the console);
-  coordination.k8s.io Leases get, list, create, update, delete.
-The live console and reconcile --watch also need watch on ConfigMaps, Pods, PVCs and
-Leases. Events create is optional: without it ctpool says once that it records no
-Events, and goes on. get on Services is beyond the seed's list, and granted here: a release
-deletes a member's console Service (Corral's <member>-svc) only after reading it and seeing
-it is the member's (never on its name alone). Without it the Service is left in place and may
-still route to the member made again for the next user: the release says so on stderr and
-the pool's status errors name it until ctpool can read it (--no-services leaves it out).
-Nothing is sent to the cluster.
-
-Flags
-  --tier T                viewer, operator (the default) or reconciler
-  --service-account NAME  bind a ServiceAccount of the namespace (the default: ctpool,
-                          and ctpool-reconciler for the reconciler tier, as in deploy/)
-  --user NAME             bind a user instead
-  --group NAME            bind a group instead
-  --read-only             the viewer tier (its older name)
-  --no-watch              leave out watch (commands only: no console, no --watch)
-  --no-events             leave out the optional Events rules
-  --no-services           leave out the optional get on Services
-  --no-logs               leave out the optional get on pods/log (the console's L)
-  -A, --all-namespaces    a ClusterRole and ClusterRoleBinding instead: the same rights in
-                          every namespace (ctpool -A, status -A, find -A, reconcile --all -A)
-  --nodes                 add a ClusterRole (and its binding) with list on nodes and
-                          on pods in all namespaces: optional; with it the console says
-                          what an Unschedulable member needs against the nodes' free room
-
-${GLOBAL_HELP}
-
-Examples
-  ctpool rbac --service-account desk-admin | kubectl apply -f -
-  ctpool rbac --tier viewer --user alice@example.com -n labs | kubectl apply -f -
-  ctpool rbac --tier reconciler -n corral-vms      # deploy/role.yaml, exactly
-`,
-};
 
 /** Who the RoleBinding binds. */
 interface Subject {

@@ -6,16 +6,11 @@ import type { ReconcileResult } from '../engine/reconcile.js';
 import type { ConnectionState } from '../kube/connection-state.js';
 import { describeError } from '../kube/errors.js';
 import { sanitize } from '../text/sanitize.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { reconcileCommand } from './command-specs.js';
 import { EXIT_FAILED, EXIT_OK, report, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { type CommandIo, println } from './io.js';
-import {
-	LEADER_FLAGS,
-	LEADER_HELP,
-	type LeaderSettings,
-	parseLeaderFlags,
-} from './reconcile-leader.js';
+import { type LeaderSettings, parseLeaderFlags } from './reconcile-leader.js';
 import { type FollowOptions, followRollout, printReconcile } from './reconcile-output.js';
 import { type TraceFormat, traceSink } from './reconcile-trace.js';
 import { connect, type Session } from './session.js';
@@ -23,78 +18,6 @@ import { checkArgs, checkPoolArg, parseDuration } from './values.js';
 
 /** How long watch mode gathers watch events before it reconciles (ms). */
 export const WATCH_DEBOUNCE_MS = 1000;
-
-/** The reconcile command. */
-export const reconcileCommand: CommandSpec = {
-	name: 'reconcile',
-	summary: 'create, start, replace and delete members to match the definition',
-	// a dry run changes nothing: it goes with --read-only
-	mutates: (flags) => flags.dryRun !== true,
-	flags: {
-		watch: { type: 'boolean' },
-		verbose: { type: 'boolean', shortFlag: 'v' },
-		plan: { type: 'boolean' },
-		dryRun: { type: 'boolean' },
-		output: { type: 'string', shortFlag: 'o' },
-		interval: { type: 'string' },
-		all: { type: 'boolean' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-		metricsAddr: { type: 'string' },
-		wait: { type: 'boolean' },
-		...LEADER_FLAGS,
-	},
-	help: `
-Usage: ctpool reconcile <pool> [--watch] [--interval 30s] [--no-wait]
-       ctpool reconcile <pool>|--all [-v|--plan] [--dry-run] [-o json]
-       ctpool reconcile --all [-A] [--watch] [--interval 30s] [--metrics-addr HOST:PORT]
-                        [--leader-elect]
-
-Bring the pool in line with its definition: create missing members, start stopped ones,
-replace unclaimed members that drifted or failed, delete unclaimed members above the size,
-and record the status. A claimed member is never destroyed. Safe to run at any time, and
-from two places at once.
-
-Flags
-  --watch           keep reconciling: every interval, and soon after a change in the pool;
-                    a pool that fails is retried with backoff (from 5 ms, doubling, to 5
-                    min; changes in the pool do not bring a retry forward, a change of its
-                    definition does); a definition that cannot work (invalid, persistent,
-                    missing) is reported once and tried again when it changes; an error
-                    nothing handled is one line, and the watch goes on; Ctrl-C stops (exit 0)
-  --interval D      time between two reconciles of a pool in watch mode (default 30s)
-  --all             every pool in the namespace (pools defined or deleted while it watches
-                    are picked up); without --watch, one pass (a rollout in waves carried
-                    to its end, pool by pool, unless --no-wait), exit 1 if any pool failed
-  -A, --all-namespaces
-                    with --all: every pool in every namespace the identity can list
-  --metrics-addr A  with --watch: serve /metrics (Prometheus), /healthz and /readyz on
-                    HOST:PORT and nowhere else: HOST is an IP address ([::1] for IPv6;
-                    0.0.0.0 is every IPv4 address) or a name bound to the one address it
-                    resolves to; port 0 picks a free one; the address is printed on stderr.
-                    The metrics are counts per pool, never a holder or an identity
-  --no-wait         a rollout in waves (maxUnavailable): replace the wave that may go now
-                    and leave the rest to a watching reconciler; by default a one-shot
-                    reconcile of a pool waits for each wave to be Ready and goes on to the
-                    end, printing its progress
-  -v, --verbose, --plan
-                    print the plan first (each step with the members it touches and why,
-                    and each member left alone and why), then each step as it happens
-                    (Lease taken, deleted, waited, created, Lease released) with its time
-                    since the plan, and the result
-  --dry-run         print the plan and change nothing: the create of a step's Lease is
-                    tried as a server-side dry run once per kind of step (rights,
-                    admission), and nothing else is written (no member, status or Event);
-                    exit 1 if that found a problem; goes with --read-only
-  -o, --output F    text (default) or json: with -v, --plan or --dry-run, the same events
-                    as JSON lines, one object per line (see README, "reconcile trace")
-${LEADER_HELP}
-
-Without a kubeconfig, inside a pod (KUBERNETES_SERVICE_HOST set), ctpool uses the pod's
-service account, as kubectl does.
-
-${GLOBAL_HELP}
-`,
-};
 
 /** Runs `ctpool reconcile`. */
 export function runReconcile(argv: readonly string[], io: CommandIo): Promise<number> {

@@ -3,55 +3,14 @@
 import type { ExpiredClaim, ExpiredOutcome } from '../engine/release-expired.js';
 import { formatAge } from '../text/age.js';
 import { sanitize } from '../text/sanitize.js';
-import { type CommandSpec, runCommand } from './command.js';
+import { runCommand } from './command.js';
+import { releaseCommand } from './command-specs.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
 import type { ParsedArgs } from './flags.js';
-import { GLOBAL_HELP } from './flags.js';
 import { renderTable } from './format.js';
 import { type CommandIo, println, progressReporter } from './io.js';
 import { connect } from './session.js';
 import { checkArgs, checkIdentityArg, checkMemberArg, checkPoolArg } from './values.js';
-
-/** The release command. */
-export const releaseCommand: CommandSpec = {
-	name: 'release',
-	summary: 'destroy a claimed desktop and make it again from the image',
-	// release --expired --dry-run only lists
-	mutates: (flags) => !(flags.expired === true && flags.dryRun === true),
-	flags: {
-		force: { type: 'boolean' },
-		expired: { type: 'boolean' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-		dryRun: { type: 'boolean' },
-	},
-	help: `
-Usage: ctpool release <pool> <member> <identity> [--force]
-       ctpool release --expired [pool] [-A] [--dry-run]
-
-Release the identity's claim on the member: its pod, console Service and data PVC are
-deleted (all data is lost), then the member is made again from the pool's image. A
-member with no claim is left alone; a member the pool does not have is an error. A member
-a reconciler or release is working on is refused, saying what holds it; with --force the
-release waits for that Lease to expire (at most 20 s when its holder was stopped) and takes
-it over.
-
-With --expired, every claim that has expired is released (with --force, as the acting
-identity) in the pool, else in every pool of the namespace, or with -A of every namespace;
-each member and its holder is listed. A claim renewed since it was listed is left alone.
-
-Flags
-  --force               release a claim that another identity holds (administrators)
-  --expired             release every expired claim (of the pool, the namespace, or -A)
-  -A, --all-namespaces  with --expired and no pool: every namespace the identity can list
-  --dry-run             with --expired: list the expired claims, change nothing
-
-${GLOBAL_HELP}
-
-Examples
-  ctpool release desk desk-1 alice@example.com
-  ctpool release --expired -A --dry-run
-`,
-};
 
 /** Runs `ctpool release`. */
 export function runRelease(argv: readonly string[], io: CommandIo): Promise<number> {

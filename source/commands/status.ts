@@ -13,9 +13,9 @@ import { sourceFields } from '../pool/spec.js';
 import { buildStatus } from '../pool/status.js';
 import { formatAge } from '../text/age.js';
 import { bounded, sanitize, sanitizeDeep } from '../text/sanitize.js';
-import { type CommandSpec, runCommand, stringFlag } from './command.js';
+import { runCommand, stringFlag } from './command.js';
+import { statusCommand } from './command-specs.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './failure.js';
-import { GLOBAL_HELP } from './flags.js';
 import { renderTable, stateColor } from './format.js';
 import { type CommandIo, colorEnabled, println } from './io.js';
 import { volumeWaits } from './reconcile-output.js';
@@ -23,33 +23,6 @@ import { connect } from './session.js';
 import { checkArgs, checkPoolArg } from './values.js';
 
 const FORMATS = ['table', 'json', 'yaml'] as const;
-
-/** The status command. */
-export const statusCommand: CommandSpec = {
-	name: 'status',
-	summary: 'show the live state of each member (changes nothing)',
-	mutates: false,
-	flags: {
-		output: { type: 'string', shortFlag: 'o' },
-		allNamespaces: { type: 'boolean', shortFlag: 'A' },
-	},
-	help: `
-Usage: ctpool status <pool> [-o table|json|yaml]
-       ctpool status [-A] [-o table|json|yaml]
-
-Show the live state of each member of the pool, computed from the cluster now. Without a
-pool, one line per pool of the namespace (-A: of every namespace the identity can list).
-This command changes nothing.
-
-Flags
-  -o, --output F    table (default), json or yaml (the status object of the pool; without
-                    a pool: {"items": [{"namespace", "pool", "status", "error"}]})
-  -A, --all-namespaces
-                    every pool in every namespace the identity can list (no pool named)
-
-${GLOBAL_HELP}
-`,
-};
 
 /** The flags beside a member's state, as one word list. */
 export function memberFlags(v: MemberView): string {
