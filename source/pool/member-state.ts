@@ -286,6 +286,7 @@ export function memberView(m: MemberObjects, pool: PoolRuleInputs, now: number):
 		toMillis(m.pvc?.metadata.creationTimestamp),
 		toMillis(m.pod?.metadata.creationTimestamp),
 	].filter((x): x is number => x !== null);
+	const older = olderClaim(m);
 	const view: MemberView = {
 		name: m.name,
 		index: m.index,
@@ -317,7 +318,8 @@ export function memberView(m: MemberObjects, pool: PoolRuleInputs, now: number):
 		replaces: replaced?.count ?? 0,
 		replacedAt: replaced?.at ?? null,
 		serviceUnverified: annotations[SERVICE_UNVERIFIED_ANNOTATION] ? serviceName(m.name) : '',
-		...olderClaim(m),
+		corralHolder: older.corralHolder,
+		corralClaim: older.corralClaim,
 		free: false,
 	};
 	view.free = notFreeReason(view) === null;

@@ -90,11 +90,11 @@ export function memberRow(objects: MemberObjects, pool: RowPool, now: number): M
 		view = { ...view, message: notFreeReason(view) ?? '' };
 	// The console of a member follows its own CT spec, as Corral's `ct console` does.
 	const own = objects.pvc ? ownPrivileged(objects.pvc) : undefined;
-	return {
-		...view,
-		podPhase: objects.pod?.status?.phase ?? '',
-		privileged: own ?? pool.spec?.privileged ?? false,
-	};
+	// the view is this row's own (made just above): completed in place, not copied
+	const row = view as MemberRow;
+	row.podPhase = objects.pod?.status?.phase ?? '';
+	row.privileged = own ?? pool.spec?.privileged ?? false;
+	return row;
 }
 
 /** The source fields of a definition, one object per definition (podDrift keeps by it). */
