@@ -69,14 +69,16 @@ export function itSim(
 	fn: () => Promise<void> | void,
 	timeout?: number,
 ): void {
-	// Skipped with its reason in its name: it needs what only the simulated cluster has.
+	// Reason: on the real control plane the test needs what only the simulated cluster has
+	// (fault injection, time scaling, its store); the skip carries that reason in its name.
 	if (onRealCluster) it.skip(`${name} [simulated cluster only: ${reason}]`, fn);
 	else it(name, fn, timeout);
 }
 
 /** A describe block that only makes sense on the simulated cluster (see itSim). */
 export function describeSim(name: string, reason: string, fn: () => void): void {
-	// Skipped with its reason in its name: it needs what only the simulated cluster has.
+	// Reason: on the real control plane the block needs what only the simulated cluster has;
+	// the skip carries that reason in its name.
 	if (onRealCluster) describe.skip(`${name} [simulated cluster only: ${reason}]`, fn);
 	else describe(name, fn);
 }

@@ -64,9 +64,9 @@ export function describeWithClient(
 		});
 		return;
 	}
-	// Reason: without the client there is no independent check of the simulated cluster;
-	// outside CI (above) that skips, saying so, rather than failing.
 	process.stdout.write(`[skip] ${name}: ${missing}\n`);
+	// Reason: without the client there is no independent check of the simulated cluster;
+	// outside CI (above) that skips, saying so (and in its name), rather than failing.
 	describe.skip(`${name} (skipped: ${missing})`, fn);
 }
 
