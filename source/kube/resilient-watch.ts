@@ -106,6 +106,36 @@ interface WatchEvent {
 	object?: KubeObject & { code?: number };
 }
 
+/**
+ * What a list page says: its items (a list; each entry is read at the consumer's boundary),
+ * its resourceVersion and its continue token (text, else absent). A page that is no object,
+ * whose items are no list, or whose metadata names them in another type throws, naming it:
+ * the list fails and is tried again, never taken as empty.
+ */
+function readPage(
+	page: unknown,
+	plural: string,
+): { items: KubeObject[]; resourceVersion: string | undefined; next: string | undefined } {
+	const bad = (what: string) => new Error(`a page of the list of ${plural}: ${what}`);
+	if (page === null || typeof page !== 'object' || Array.isArray(page))
+		throw bad('the answer is not an object');
+	const { items, metadata } = page as { items?: unknown; metadata?: unknown };
+	if (items !== undefined && items !== null && !Array.isArray(items))
+		throw bad('items is not a list');
+	const meta = (metadata ?? {}) as { resourceVersion?: unknown; continue?: unknown };
+	if (typeof meta !== 'object' || Array.isArray(meta)) throw bad('metadata is not an object');
+	const text = (v: unknown, name: string): string | undefined => {
+		if (v === undefined || v === null || v === '') return undefined;
+		if (typeof v !== 'string') throw bad(`metadata.${name} is not text`);
+		return v;
+	};
+	return {
+		items: (items ?? []) as KubeObject[],
+		resourceVersion: text(meta.resourceVersion, 'resourceVersion'),
+		next: text(meta.continue, 'continue'),
+	};
+}
+
 /** Starts a list + watch loop for one resource; it runs until stop(). */
 export function startResilientWatch(
 	kube: Kube,
@@ -184,14 +214,17 @@ export function startResilientWatch(
 				if (cont !== undefined) ahead.delete(cont);
 				const page = await (early ? early.page : fetchPage(cont));
 				if (stopped) return;
-				listRv = page.metadata?.resourceVersion ?? listRv;
-				const items = page.items ?? [];
+				const { items, resourceVersion, next } = readPage(page, resource.plural);
+				listRv = resourceVersion ?? listRv;
 				for (const item of items) {
-					if (!item.kind) item.kind = resource.kind;
-					if (!item.apiVersion) item.apiVersion = resource.apiVersion;
+					// an entry that is no object goes on as it is: the consumer's boundary names it
+					if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+						if (!item.kind) item.kind = resource.kind;
+						if (!item.apiVersion) item.apiVersion = resource.apiVersion;
+					}
 					objects.push(item);
 				}
-				cont = page.metadata?.continue || undefined;
+				cont = next;
 				const onPage = handlers.onPage;
 				if (onPage && items.length > 0)
 					guardHandler(

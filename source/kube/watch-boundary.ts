@@ -7,6 +7,7 @@
 
 import { POOL_LABEL } from '../pool/names.js';
 import { readObject } from '../pool/object-shape.js';
+import { MadeAhead } from './made-ahead.js';
 import type { KubeObject } from './objects.js';
 import type { WatchChange, WatchKind } from './pool-watch.js';
 
@@ -47,11 +48,8 @@ function whereOf(
 	};
 }
 
-/**
- * Reads made ahead of their batch (readAhead), by kind, then object: null when it read, else
- * its problem; kept until the batch takes them (nothing is made per object but the entry).
- */
-const readsAhead = new Map<WatchKind, WeakMap<object, string | null>>();
+/** Reads made ahead of their batch (readAhead): null when the object read, else its problem. */
+const readsAhead = new MadeAhead<string | null>();
 
 /**
  * Reads the objects of a list page as it arrives (a pool watch's onListPage), so that the
@@ -59,16 +57,11 @@ const readsAhead = new Map<WatchKind, WeakMap<object, string | null>>();
  * the next page, not after the last. Returns the objects that read.
  */
 export function readAhead(kind: WatchKind, objects: readonly unknown[]): object[] {
-	let reads = readsAhead.get(kind);
-	if (!reads) {
-		reads = new WeakMap();
-		readsAhead.set(kind, reads);
-	}
 	const readable: object[] = [];
 	for (const raw of objects) {
 		if (raw === null || typeof raw !== 'object') continue;
 		const read = readObject(kind, raw);
-		reads.set(raw, read.ok ? null : read.problem);
+		readsAhead.put(kind, raw, read.ok ? null : read.problem);
 		if (read.ok) readable.push(raw);
 	}
 	return readable;
@@ -77,12 +70,8 @@ export function readAhead(kind: WatchKind, objects: readonly unknown[]): object[
 /** An object's problem (null: it reads): the read made ahead (taken: made once), else made now. */
 function problemOf(kind: WatchKind, raw: unknown): string | null {
 	if (raw !== null && typeof raw === 'object') {
-		const reads = readsAhead.get(kind);
-		const ahead = reads?.get(raw);
-		if (ahead !== undefined) {
-			reads?.delete(raw);
-			return ahead;
-		}
+		const ahead = readsAhead.take(kind, raw);
+		if (ahead !== undefined) return ahead;
 	}
 	const read = readObject(kind, raw);
 	return read.ok ? null : read.problem;

@@ -1,5 +1,7 @@
 /** Kubernetes resource quantities: parsing and validation. */
 
+import { memoizeByText } from '../text/memo.js';
+
 const QUANTITY =
 	/^([+-]?)((?:[0-9]+(?:\.[0-9]*)?)|(?:\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
 
@@ -23,22 +25,16 @@ const SUFFIX: Record<string, number> = {
 };
 
 /**
- * The values of the quantities parsed last, by text: a pool's pods and PVCs share a handful of
- * texts ("1", "256Mi", "1Gi"), and a derivation of every member compares each of them (16,000
- * parses for 2,000 members). At most PARSED_MAX texts are kept.
+ * The value of a quantity by its text, kept for the texts used lately: a pool's pods and PVCs
+ * share a handful of texts ("1", "256Mi", "1Gi"), and a derivation of every member compares
+ * each of them (16,000 parses for 2,000 members).
  */
-const parsed = new Map<string, number | null>();
-const PARSED_MAX = 256;
+const quantityByText = memoizeByText(quantityValue, 256);
 
 /** The value of a quantity as a number (bytes, cores), or null when it does not parse. */
 export function parseQuantity(q: string): number | null {
 	if (typeof q !== 'string' || q.length === 0 || q.length > 64) return null;
-	const known = parsed.get(q);
-	if (known !== undefined) return known;
-	const value = quantityValue(q);
-	if (parsed.size >= PARSED_MAX) parsed.clear();
-	parsed.set(q, value);
-	return value;
+	return quantityByText(q);
 }
 
 function quantityValue(q: string): number | null {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { leadingContinue } from '../../source/kube/api-request.js';
 import { loadKube } from '../../source/kube/config.js';
+import type { ConnectionState } from '../../source/kube/connection-state.js';
 import type { KubeObject } from '../../source/kube/objects.js';
 import { type ResilientWatch, startResilientWatch } from '../../source/kube/resilient-watch.js';
 import { startTestSim } from '../support/sim.js';
@@ -167,6 +168,63 @@ describe('a paged list asks for the next page ahead', () => {
 		});
 		expect(lists).toEqual([]);
 		expect(told).toEqual([]);
+	});
+});
+
+describe('a list page of the wrong shape', () => {
+	test('entries that are no objects go on to the list as they are (its consumer names them); the rest get their kind', async () => {
+		const { kubeconfig } = await serve({
+			'': `{"kind":"ConfigMapList","metadata":{"resourceVersion":"5"},"items":[null,"x",7,[],${cm('a')},{"metadata":{"name":"b"}}]}`,
+		});
+		const kube = await loadKube({ kubeconfig });
+		const lists: unknown[][] = [];
+		const watch = startResilientWatch(
+			kube,
+			{ plural: 'configmaps', kind: 'ConfigMap', apiVersion: 'v1', namespace: 't' },
+			{ backoffMs: { initial: 60_000, max: 60_000 } },
+			{ onReset: (objects) => lists.push(objects), onChange() {}, onState() {} },
+		);
+		watches.push(watch);
+		await waitFor(() => lists.length === 1, { what: 'the list' });
+		expect(lists[0]?.slice(0, 4)).toEqual([null, 'x', 7, []]);
+		expect(lists[0]?.[5]).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'b' } });
+		expect(watch.resourceVersion()).toBe('5');
+	});
+
+	test.each([
+		[
+			'items that are no list',
+			'{"metadata":{"resourceVersion":"5"},"items":{"a":1}}',
+			'items is not a list',
+		],
+		['an answer that is no object', 'null', 'the answer is not an object'],
+		[
+			'a continue token that is no text',
+			'{"metadata":{"continue":7},"items":[]}',
+			'metadata.continue is not text',
+		],
+		[
+			'a resourceVersion that is no text',
+			'{"metadata":{"resourceVersion":{}},"items":[]}',
+			'metadata.resourceVersion is not text',
+		],
+	])('%s: the list fails, naming it, and is never taken as empty', async (_what, text, named) => {
+		const { kubeconfig } = await serve({ '': text });
+		const kube = await loadKube({ kubeconfig });
+		const lists: unknown[][] = [];
+		const states: ConnectionState[] = [];
+		const watch = startResilientWatch(
+			kube,
+			{ plural: 'configmaps', kind: 'ConfigMap', apiVersion: 'v1', namespace: 't' },
+			{ backoffMs: { initial: 60_000, max: 60_000 } },
+			{ onReset: (objects) => lists.push(objects), onChange() {}, onState: (s) => states.push(s) },
+		);
+		watches.push(watch);
+		await waitFor(() => states.some((s) => s.phase === 'reconnecting'), {
+			what: 'the list failed',
+		});
+		expect(JSON.stringify(states.at(-1))).toContain(named);
+		expect(lists).toEqual([]);
 	});
 });
 

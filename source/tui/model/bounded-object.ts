@@ -1,5 +1,6 @@
 /** Watched objects with every string cut to a bound before the console does anything with them. */
 
+import { MadeAhead } from '../../kube/made-ahead.js';
 import { SPEC_KEY, STATUS_KEY } from '../../pool/names.js';
 
 /**
@@ -74,12 +75,8 @@ export function boundedString(s: string): string {
  * nothing to drop or cut.
  */
 export function consoleObject<T extends { metadata?: object }>(kind: string, o: T): T {
-	const kept = keptAhead.get(kind);
-	const ahead = kept?.get(o);
-	if (ahead) {
-		kept?.delete(o);
-		return ahead as T;
-	}
+	const ahead = keptAhead.take(kind, o);
+	if (ahead) return ahead as T;
 	const meta = o.metadata as { managedFields?: unknown } | undefined;
 	if (meta && 'managedFields' in meta) {
 		const { managedFields: _dropped, ...rest } = meta;
@@ -88,8 +85,8 @@ export function consoleObject<T extends { metadata?: object }>(kind: string, o: 
 	return boundedWatched(kind, o);
 }
 
-/** What consoleObjectsAhead made, by kind, then listed object, until the batch takes it. */
-const keptAhead = new Map<string, WeakMap<object, object>>();
+/** What consoleObjectsAhead made, until the batch takes it. */
+const keptAhead = new MadeAhead<object>();
 
 /**
  * Makes what the console keeps of listed objects (consoleObject) as their page arrives, for
@@ -97,10 +94,5 @@ const keptAhead = new Map<string, WeakMap<object, object>>();
  * for objects that read at the boundary (readAhead): consoleObject expects their metadata.
  */
 export function consoleObjectsAhead(kind: string, objects: readonly object[]): void {
-	let kept = keptAhead.get(kind);
-	if (!kept) {
-		kept = new WeakMap();
-		keptAhead.set(kind, kept);
-	}
-	for (const o of objects) kept.set(o, consoleObject(kind, o));
+	for (const o of objects) keptAhead.put(kind, o, consoleObject(kind, o));
 }

@@ -28,6 +28,9 @@ import {
 } from '@alcalzone/ansi-tokenize';
 import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
+import { TwoGenerationCache } from '../../text/memo.js';
+
+export { TwoGenerationCache };
 
 type Transformer = (line: string, index: number) => string;
 
@@ -42,37 +45,6 @@ type Operation =
 	| { type: 'write'; x: number; y: number; text: string; transformers: Transformer[] }
 	| { type: 'clip'; clip: Clip }
 	| { type: 'unclip' };
-
-/**
- * A map that forgets what was not used lately: two generations, the older dropped whole
- * when the newer is full (what a frame uses is moved to the newer).
- */
-export class TwoGenerationCache<V> {
-	private young = new Map<string, V>();
-	private old = new Map<string, V>();
-
-	constructor(private readonly limit: number) {}
-
-	get(key: string): V | undefined {
-		const hit = this.young.get(key);
-		if (hit !== undefined) return hit;
-		const aged = this.old.get(key);
-		if (aged !== undefined) this.set(key, aged);
-		return aged;
-	}
-
-	set(key: string, value: V): void {
-		if (this.young.size >= this.limit) {
-			this.old = this.young;
-			this.young = new Map();
-		}
-		this.young.set(key, value);
-	}
-
-	get size(): number {
-		return this.young.size + this.old.size;
-	}
-}
 
 /** Kept across frames: a few screens' worth of rows and lines, and the widths of glyphs. */
 const rows = new TwoGenerationCache<string>(1024);

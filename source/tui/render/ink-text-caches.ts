@@ -15,7 +15,9 @@
  * test/tui/ink-text-caches.test.ts holds both to Ink's own on generated trees.
  */
 
-import { TwoGenerationCache } from './ink-output.js';
+import { memoizeByText } from '../../text/memo.js';
+
+export { memoizeByText };
 
 /** The part of Ink's DOM node that squashing reads. */
 export interface InkTextNode {
@@ -79,20 +81,4 @@ function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
 	if (a.length !== b.length) return false;
 	for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
 	return true;
-}
-
-/**
- * A pure function of a string, memoised: its answers kept by their text, for the strings of
- * the last few frames.
- */
-export function memoizeByText<T>(of: (text: string) => T, limit = 2048): (text: string) => T {
-	const answers = new TwoGenerationCache<T>(limit);
-	return (text: string) => {
-		let answer = answers.get(text);
-		if (answer === undefined) {
-			answer = of(text);
-			answers.set(text, answer);
-		}
-		return answer;
-	};
 }
