@@ -36,6 +36,7 @@ export const UNIT = [
 	'test/engine/narration.test.ts',
 	'test/engine/pacer.test.ts',
 	'test/engine/reconcile-plan-reasons.test.ts',
+	'test/install/script-loader.test.ts',
 	'test/kube/change-batcher.test.ts',
 	'test/kube/config.test.ts',
 	'test/kube/retry.test.ts',

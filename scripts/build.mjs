@@ -9,10 +9,12 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transformSync } from 'esbuild';
+import { BANNER, chunkAsScript } from './chunk-scripts.mjs';
 import { commandsEsbuildPlugin } from './command-records.mjs';
 import {
 	checkPins,
@@ -173,7 +175,7 @@ const startUpPatches = {
 		b.onLoad(
 			{
 				filter:
-					/[\\/]node_modules[\\/](string-width[\\/]index|meow[\\/]build[\\/]dependencies|yoga-layout[\\/]dist[\\/]binaries[\\/][^\\/]+)\.js$/,
+					/[\\/]node_modules[\\/](string-width[\\/]index|meow[\\/]build[\\/]dependencies|yoga-layout[\\/]dist[\\/](binaries[\\/][^\\/]+|src[\\/]index)|ink[\\/]build[\\/]reconciler)\.js$/,
 			},
 			(args) => {
 				const contents = patchedSource(args.path, readFileSync(args.path, 'utf8'));
@@ -252,10 +254,9 @@ await build({
 	},
 	// Ink loads the React devtools only when DEV=true; they are not a dependency of ctpool.
 	external: ['react-devtools-core'],
-	// CommonJS dependencies bundled into ESM still call require() for Node's built-ins.
-	banner: {
-		js: "import { createRequire as __ctpoolCreateRequire } from 'node:module'; const require = __ctpoolCreateRequire(import.meta.url);",
-	},
+	// CommonJS dependencies bundled into ESM still call require() for Node's built-ins (as
+	// scripts, the chunks have the loader's require instead: chunkAsScript takes this off).
+	banner: { js: BANNER },
 });
 // Each LAZY module in its own CommonJS file beside the chunks: read only when first used.
 await build({
@@ -273,5 +274,54 @@ await build({
 	minifyWhitespace: true,
 	minifySyntax: true,
 });
-renameSync(join(dist, 'cli.mjs'), join(dist, 'cli.js'));
+// Each ES module chunk as a script, which the chunk loader runs with V8's code cache
+// (scripts/chunk-scripts.mjs, source/script-loader.ts). The entry's chunk gets a hash of its
+// text in its name, as esbuild gives the others: the cache of a chunk is kept by its name.
+const asScript = (file, path) => chunkAsScript(file, readFileSync(path, 'utf8'));
+const chunksDir = join(dist, 'chunks');
+for (const file of readdirSync(chunksDir).filter((f) => f.endsWith('.mjs'))) {
+	writeFileSync(
+		join(chunksDir, file.replace(/\.mjs$/, '.js')),
+		asScript(file, join(chunksDir, file)),
+	);
+	rmSync(join(chunksDir, file));
+}
+const entryText = asScript('cli.mjs', join(dist, 'cli.mjs'));
+const entry = `cli-${createHash('sha256').update(entryText).digest('hex').slice(0, 8).toUpperCase()}`;
+writeFileSync(join(chunksDir, `${entry}.js`), entryText);
+rmSync(join(dist, 'cli.mjs'));
+// The bin, and the chunk loader in a module of its own beside the chunks (the tests load
+// chunks through it too).
+const binOptions = {
+	outdir: dist,
+	bundle: true,
+	format: 'esm',
+	platform: 'node',
+	target: 'node20',
+	logLevel: 'warning',
+	legalComments: 'none',
+	minifyWhitespace: true,
+	minifySyntax: true,
+};
+await build({
+	...binOptions,
+	entryPoints: { 'chunks/loader': join(root, 'source', 'script-loader.ts') },
+	outExtension: { '.js': '.mjs' },
+});
+await build({
+	...binOptions,
+	entryPoints: { cli: join(root, 'source', 'bin.ts') },
+	define: { __CTPOOL_ENTRY__: JSON.stringify(entry) },
+	plugins: [
+		{
+			name: 'loader-beside-chunks',
+			setup(b) {
+				b.onResolve({ filter: /^\.\/script-loader\.js$/ }, () => ({
+					path: './chunks/loader.mjs',
+					external: true,
+				}));
+			},
+		},
+	],
+});
 chmodSync(join(dist, 'cli.js'), 0o755);

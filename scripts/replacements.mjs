@@ -8,7 +8,8 @@
  *   with (source/tui/render/ink-text-caches.ts);
  * - SOURCE_PATCHES: start-up patches made by matching source text (string-width's segmenter
  *   and emoji pattern made on first use and its fast path wider, meow's package normalizer
- *   set up on first use, Yoga's loader without fetch), applied by the build;
+ *   set up on first use, Yoga's loader without fetch and without a top-level await, Ink's
+ *   DEV-only top-level awaits gone), applied by the build;
  * - LAZY: client-node's imports that the bundle loads on first use (the build's stand-ins);
  * - PINNED: every upstream file the above replaces, patches or depends on the import names of,
  *   by package. scripts/pins.json holds each package's version and each file's sha256;
@@ -150,7 +151,46 @@ export const SOURCE_PATCHES = [
 		module: 'yoga-layout',
 		file: 'dist/binaries/yoga-wasm-base64-esm.js',
 		uses: [],
-		swaps: [['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?']],
+		swaps: [
+			['function ya(){return w||"function"!=typeof fetch?', 'function ya(){return true?'],
+			// instantiateWasm (below) is also handed the embedded WebAssembly's data: URL
+			['h.instantiateWasm(d,\na)', 'h.instantiateWasm(d,\na,H)'],
+		],
+	},
+	{
+		// The bundle's chunks run as scripts (V8 keeps their compiled code between runs, see
+		// source/script-loader.ts), and a script has no top-level await. Yoga's module awaited
+		// its WebAssembly; here it is compiled and started at once, through Emscripten's
+		// instantiateWasm hook, which then finishes the module before loadYoga returns.
+		module: 'yoga-layout',
+		file: 'dist/src/index.js',
+		uses: [],
+		swaps: [
+			[
+				'const Yoga = wrapAssembly(await loadYoga());',
+				`const started = {
+	instantiateWasm(imports, done, url) {
+		const bytes = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+		done(new WebAssembly.Instance(new WebAssembly.Module(bytes), imports));
+		return {};
+	},
+};
+loadYoga(started);
+if (typeof started.Node !== 'function') throw new Error('Yoga did not start synchronously');
+const Yoga = wrapAssembly(started);`,
+			],
+		],
+	},
+	{
+		// The same for Ink's two top-level awaits, both for DEV=true alone: the React devtools
+		// (not a dependency of ctpool, so never there) and Ink's name and version for them.
+		module: 'ink',
+		file: 'build/reconciler.js',
+		uses: [],
+		swaps: [
+			["        await import('./devtools.js');", '        void 0;'],
+			['    ? await loadPackageJson()', '    ? { name: undefined, version: undefined }'],
+		],
 	},
 ];
 
@@ -226,10 +266,11 @@ export const PINNED = {
 		'build/dom.js',
 		'build/measure-text.js',
 		'build/sanitize-ansi.js',
+		'build/reconciler.js',
 	],
 	'widest-line': ['index.js'],
 	'string-width': ['index.js'],
-	'yoga-layout': ['dist/binaries/yoga-wasm-base64-esm.js'],
+	'yoga-layout': ['dist/binaries/yoga-wasm-base64-esm.js', 'dist/src/index.js'],
 	meow: ['build/dependencies.js'],
 	'@kubernetes/client-node': [
 		'dist/config.js',

@@ -1,19 +1,11 @@
-#!/usr/bin/env node
-
 /** The ctpool command: the console, the pool commands and the simulated cluster. */
 
-import nodeModule from 'node:module';
 import { versionLine } from './build-info.js';
 import { EXIT_INTERNAL, installCrashGuard, uncaughtErrorLine } from './kube/handler-errors.js';
 
 // An error nothing handled is one line on stderr, never a stack or the bundle's source line;
 // a command then exits 70, a watching reconciler goes on (see keepRunningOnUncaughtErrors).
 installCrashGuard();
-
-// Node 22.1 and later keep V8's compiled code of the bundle's chunks on disk between runs
-// (the next start skips most parsing and compiling). Node 20 has no such cache for ES
-// modules (only vm.Script's cachedData for scripts), so there this does nothing.
-(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 // React and Ink run their production builds: the development ones cost the console about
 // a third more CPU and far more memory. (Nothing imported above this line loads either.)
@@ -69,15 +61,21 @@ async function main(argv: string[]): Promise<number> {
 	return runCli(argv, processIo(controller.signal));
 }
 
-let code: number;
-try {
-	code = await main(process.argv.slice(2));
-} catch (err) {
-	process.stderr.write(`${uncaughtErrorLine('the command', err, false)}\n`);
-	code = EXIT_INTERNAL;
+/** Runs main and exits with its code, once buffered output has reached a pipe. */
+async function run(): Promise<never> {
+	let code: number;
+	try {
+		code = await main(process.argv.slice(2));
+	} catch (err) {
+		process.stderr.write(`${uncaughtErrorLine('the command', err, false)}\n`);
+		code = EXIT_INTERNAL;
+	}
+	// Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
+	// the process.
+	await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+	await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+	process.exit(code);
 }
-// Let buffered output reach a pipe before leaving; open keep-alive sockets must not hold
-// the process.
-await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
-process.exit(code);
+
+// No top-level await: the bundle runs this module as a script (source/script-loader.ts).
+void run();

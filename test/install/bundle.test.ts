@@ -10,12 +10,29 @@ import { builtOrSay, CLI } from '../support/built-cli.js';
 
 const built = builtOrSay("the bundle's stand-in checks");
 
-/** The chunk of the bundle that holds a text, imported. */
+const CHUNKS = join(dirname(CLI), 'chunks');
+
+/** The bundle's chunks (scripts the chunk loader runs). */
+function chunkFiles(): string[] {
+	return readdirSync(CHUNKS).filter((f) => /^[\w-]+\.js$/.test(f));
+}
+
+/** The name of the chunk of the bundle that holds a text. */
+function chunkNameWith(text: string): string {
+	const file = chunkFiles().find((f) => readFileSync(join(CHUNKS, f), 'utf8').includes(text));
+	if (!file) throw new Error(`no chunk of the bundle holds ${text}`);
+	return file.replace(/\.js$/, '');
+}
+
+/** The chunk of the bundle that holds a text, loaded as the bin loads it (without a cache). */
 async function chunkWith(text: string): Promise<Record<string, unknown>> {
-	const dir = join(dirname(CLI), 'chunks');
-	const name = readdirSync(dir).find((f) => readFileSync(join(dir, f), 'utf8').includes(text));
-	if (!name) throw new Error(`no chunk of the bundle holds ${text}`);
-	return (await import(pathToFileURL(join(dir, name)).href)) as Record<string, unknown>;
+	const { ChunkLoader } = (await import(pathToFileURL(join(CHUNKS, 'loader.mjs')).href)) as {
+		ChunkLoader: new (
+			dir: string,
+			cacheDir: null,
+		) => { load(name: string): Record<string, unknown> };
+	};
+	return new ChunkLoader(CHUNKS, null).load(chunkNameWith(text));
 }
 
 // Reason: these run the built bundle (dist/cli.js); npm test builds it first, so they skip
@@ -69,24 +86,20 @@ describe.skipIf(!built)("the bundle's stand-ins (scripts/build.mjs)", () => {
 	});
 
 	it("loads the console's modules without loading Node's fetch (Yoga reads its embedded WebAssembly itself)", async () => {
-		const dir = join(dirname(CLI), 'chunks');
-		const console = readdirSync(dir).find((f) =>
-			readFileSync(join(dir, f), 'utf8').includes('function runConsoleSession'),
-		);
-		// the import completes once Yoga's WebAssembly is loaded (a top-level await)
-		const script = `await import(${JSON.stringify(pathToFileURL(join(dir, console ?? '')).href)});
-			process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))));`;
+		const console = chunkNameWith('function runConsoleSession');
+		// the chunk has run once its load returns: Yoga's WebAssembly is started by then
+		const script = `const { ChunkLoader } = await import(${JSON.stringify(pathToFileURL(join(CHUNKS, 'loader.mjs')).href)});
+			const chunk = new ChunkLoader(${JSON.stringify(CHUNKS)}, null).load(${JSON.stringify(console)});
+			process.stdout.write(JSON.stringify({ run: typeof chunk.runConsoleSession, undici: process.moduleLoadList.filter((m) => m.includes('undici')) }));`;
 		const loaded = JSON.parse(
 			execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
-		) as string[];
-		expect(loaded).toEqual([]);
+		) as { run: string; undici: string[] };
+		expect(loaded).toEqual({ run: 'function', undici: [] });
 	});
 
 	it('keeps each module loaded on demand (LAZY) in a file of its own, which its stand-in loads', () => {
-		const dir = join(dirname(CLI), 'chunks');
-		const chunks = readdirSync(dir).filter((f) => f.endsWith('.mjs'));
-		const texts = chunks.map((f) => readFileSync(join(dir, f), 'utf8'));
-		const load = createRequire(join(dir, 'chunk.js'));
+		const texts = chunkFiles().map((f) => readFileSync(join(CHUNKS, f), 'utf8'));
+		const load = createRequire(join(CHUNKS, 'chunk.js'));
 		for (const [name, lazy] of Object.entries(LAZY)) {
 			const { names, fn } = lazy;
 			const objects = lazy.objects ?? [];

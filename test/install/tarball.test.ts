@@ -134,7 +134,7 @@ describe.skipIf(!built)('the npm tarball', () => {
 		expect(paths).toContain('package.json');
 		for (const p of paths)
 			expect(p).toMatch(
-				/^(package\.json|README\.md|LICENSE.*|dist\/cli\.js|dist\/chunks\/[\w-]+\.[cm]js)$/,
+				/^(package\.json|README\.md|LICENSE.*|dist\/cli\.js|dist\/chunks\/[\w-]+\.[cm]?js)$/,
 			);
 		const cli = files.find((f) => f.path === 'dist/cli.js')!;
 		expect(cli.mode & 0o111).not.toBe(0);

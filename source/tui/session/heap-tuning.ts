@@ -32,6 +32,17 @@ export function keepYoungGenerationSmall(): void {
 /** The V8 flag keepYoungGenerationSmall sets. */
 export const YOUNG_GENERATION_FLAG = '--semi-space-growth-factor=1';
 
+/**
+ * V8's defaults of the flags set above, in the order to set them back. V8 refuses compiled
+ * code kept under other flags than its own (source/script-loader.ts sets these back before it
+ * keeps the chunks' code at exit).
+ */
+export const TUNED_FLAG_DEFAULTS = [
+	'--heap-growing-percent=0',
+	'--semi-space-growth-factor=2',
+	'--no-expose-gc',
+] as const;
+
 /** Runs one full collection now, so the heap limit follows the live heap (false if it cannot). */
 export function collectOnce(): boolean {
 	try {
