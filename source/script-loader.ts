@@ -130,7 +130,14 @@ export class ChunkLoader {
 		const importChunk = (specifier: string) => Promise.resolve().then(() => require(specifier));
 		const run = script.runInThisContext() as ChunkFunction;
 		const meta = { url: pathToFileURL(file).href };
-		run(module.exports, require, module, file, this.dir, meta, importChunk);
+		try {
+			run(module.exports, require, module, file, this.dir, meta, importChunk);
+		} catch (err) {
+			// not kept half made: a later load runs it again and fails the same way, as an ES
+			// module's import would
+			this.loaded.delete(name);
+			throw err;
+		}
 		return module.exports;
 	}
 

@@ -77,6 +77,16 @@ describe('the chunk loader', () => {
 		expect(b.joined).toBe(join('a', 'b'));
 	});
 
+	it('fails the load of a chunk that throws, every time it is loaded', () => {
+		writeFileSync(
+			join(dir, 'chunk-T.js'),
+			chunkAsScript('chunk-T.mjs', `${BANNER}throw new Error("no");export const t=1;`),
+		);
+		const loader = new ChunkLoader(dir, null);
+		expect(() => loader.load('chunk-T')).toThrow('no');
+		expect(() => loader.load('chunk-T')).toThrow('no');
+	});
+
 	it('names chunks by the specifiers esbuild writes, and nothing else', () => {
 		expect(chunkName('./chunk-X7.mjs')).toBe('chunk-X7');
 		expect(chunkName('./chunks/main-Y.mjs')).toBe('main-Y');
