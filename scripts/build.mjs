@@ -258,21 +258,25 @@ await build({
 	// scripts, the chunks have the loader's require instead: chunkAsScript takes this off).
 	banner: { js: BANNER },
 });
-// Each LAZY module in its own CommonJS file beside the chunks: read only when first used.
-await build({
-	entryPoints: Object.fromEntries(
-		Object.keys(LAZY).map((name) => [lazyFile(name).replace(/\.cjs$/, ''), name]),
-	),
-	outdir: join(dist, 'chunks'),
-	outExtension: { '.js': '.cjs' },
+/** Options of the builds of single files beside the bundle: the LAZY modules, the bin, the loader. */
+const single = {
 	bundle: true,
-	format: 'cjs',
 	platform: 'node',
 	target: 'node20',
 	logLevel: 'warning',
 	legalComments: 'none',
 	minifyWhitespace: true,
 	minifySyntax: true,
+};
+// Each LAZY module in its own CommonJS file beside the chunks: read only when first used.
+await build({
+	...single,
+	entryPoints: Object.fromEntries(
+		Object.keys(LAZY).map((name) => [lazyFile(name).replace(/\.cjs$/, ''), name]),
+	),
+	outdir: join(dist, 'chunks'),
+	outExtension: { '.js': '.cjs' },
+	format: 'cjs',
 });
 // Each ES module chunk as a script, which the chunk loader runs with V8's code cache
 // (scripts/chunk-scripts.mjs, source/script-loader.ts). The entry's chunk gets a hash of its
@@ -292,17 +296,7 @@ writeFileSync(join(chunksDir, `${entry}.js`), entryText);
 rmSync(join(dist, 'cli.mjs'));
 // The bin, and the chunk loader in a module of its own beside the chunks (the tests load
 // chunks through it too).
-const binOptions = {
-	outdir: dist,
-	bundle: true,
-	format: 'esm',
-	platform: 'node',
-	target: 'node20',
-	logLevel: 'warning',
-	legalComments: 'none',
-	minifyWhitespace: true,
-	minifySyntax: true,
-};
+const binOptions = { ...single, outdir: dist, format: 'esm' };
 await build({
 	...binOptions,
 	entryPoints: { 'chunks/loader': join(root, 'source', 'script-loader.ts') },
