@@ -165,6 +165,12 @@ describe('deploy/', () => {
 		expect(runStage).toContain('npm ci --omit=dev');
 		expect(runStage).toMatch(/^USER [1-9]\d*(:\d+)?$/m);
 		expect(runStage).toContain('COPY --from=build /app/dist ./dist');
+		// the build stage has the modules of scripts/ the build imports (patches, pins, the chunks
+		// as scripts), and the build context lets them in
+		const buildStage = text.slice(0, text.lastIndexOf('\nFROM '));
+		expect(buildStage).toMatch(/^COPY scripts \.\/scripts$/m);
+		const ignore = readFileSync(join(DEPLOY, 'Dockerfile.dockerignore'), 'utf8');
+		expect(ignore).toMatch(/^!scripts\/$/m);
 		expect(runStage).toMatch(
 			/^CMD \["reconcile", "--all", "--watch", "--metrics-addr", "0\.0\.0\.0:8080"\]$/m,
 		);
