@@ -6,9 +6,9 @@
  * ms of the 2-core machine's CPU before the first frame. Node 22 keeps ES modules' compiled
  * code on disk (module.enableCompileCache); Node 20, which ctpool supports, has no such cache
  * for ES modules, only vm.Script's cachedData for scripts. So the build turns each chunk into
- * a CommonJS body (scripts/build.mjs) and this runs them: each is compiled with the cache
- * kept for it, if there is one, and at exit the cache of each chunk that had none (or had one
- * V8 refused) is written, holding every function this run compiled in it.
+ * a CommonJS body (scripts/chunk-scripts.mjs) and this runs them: each is compiled with the
+ * cache kept for it, if there is one, and at exit the cache of each chunk that had none (or
+ * had one V8 refused) is written, holding every function this run compiled in it.
  *
  * The cache is keyed by the chunk's file name, which carries a hash of its content, and V8
  * refuses a cache made by another V8 or under other flags (the chunk is then compiled as if
