@@ -93,11 +93,15 @@ export class ChunkLoader {
 	private readonly loaded = new Map<string, { exports: Record<string, unknown> }>();
 	/** The chunks compiled without a cache V8 took: their cache is written by saveCode. */
 	private readonly uncached: { name: string; script: Script }[] = [];
+	/** Node's require beside the chunks (its built-ins, and the LAZY modules' own files). */
+	private readonly nodeRequire: NodeJS.Require;
 
 	constructor(
 		readonly dir: string,
 		readonly cacheDir: string | null,
-	) {}
+	) {
+		this.nodeRequire = createRequire(join(dir, 'loader.js'));
+	}
 
 	/** How many chunks were compiled from a cache, and how many without one. */
 	counts(): { cached: number; compiled: number } {
@@ -121,10 +125,9 @@ export class ChunkLoader {
 			{ filename: file, ...(cachedData ? { cachedData } : {}) },
 		);
 		if (!cachedData || script.cachedDataRejected) this.uncached.push({ name, script });
-		const nodeRequire = createRequire(file);
 		const require = (specifier: string): unknown => {
 			const chunk = chunkName(specifier);
-			return chunk === null ? nodeRequire(specifier) : this.load(chunk);
+			return chunk === null ? this.nodeRequire(specifier) : this.load(chunk);
 		};
 		// import() of a chunk: its exports, once the chunk has run (a promise, as import()'s)
 		const importChunk = (specifier: string) => Promise.resolve().then(() => require(specifier));

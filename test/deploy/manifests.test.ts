@@ -201,9 +201,9 @@ describeKubectl('kubectl apply --dry-run=server -f deploy/', () => {
 			['rbac.authorization.k8s.io/v1', 'rolebindings'],
 		] as const)
 			if (!(await served(gv, r))) lacks.push(`${gv} ${r}`);
-		// Reason: the simulated cluster learns Deployments and RBAC on other branches; until it
-		// serves them (found by discovery), there is nothing to dry-run these manifests against.
 		if (lacks.length > 0) {
+			// Reason: the simulated cluster learns Deployments and RBAC on other branches; until it
+			// serves them (found by discovery), there is nothing to dry-run these manifests against.
 			t.skip(`the simulated cluster does not serve ${lacks.join(', ')} yet`);
 			return;
 		}

@@ -69,11 +69,10 @@ describe.skipIf(!built)('the npm tarball', () => {
 	let manifestBefore = '';
 	let manifestAfter = '';
 	let installWarnings = '';
-	/**
-	 * Reason: offline, npm can fetch the runtime dependencies neither from the registry nor
-	 * from its cache, so there is no install to test (under CI=true beforeAll throws instead).
-	 */
+	/** Skips a test that needs the install when there is none (offline). */
 	const skipOffline = (t: { skip(note: string): void }) => {
+		// Reason: offline, npm can fetch the runtime dependencies neither from the registry nor
+		// from its cache, so there is no install to test (under CI=true beforeAll throws instead).
 		if (unreachable) t.skip(`npm could not fetch the runtime dependencies: ${unreachable}`);
 	};
 

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import Output, { rowCounts, TwoGenerationCache } from '../../source/tui/render/ink-output.js';
+import { TwoGenerationCache } from '../../source/text/memo.js';
+import Output, { rowCounts } from '../../source/tui/render/ink-output.js';
 
 /** Ink's own Output (not exported by its package): the class the build replaces. */
 interface InkOutput {

@@ -30,8 +30,6 @@ import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
 import { TwoGenerationCache } from '../../text/memo.js';
 
-export { TwoGenerationCache };
-
 type Transformer = (line: string, index: number) => string;
 
 interface Clip {

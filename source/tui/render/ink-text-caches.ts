@@ -17,6 +17,8 @@
 
 import { memoizeByText } from '../../text/memo.js';
 
+// the build's stand-in of widest-line takes it from here, with squashTextNodes' memo: one
+// module holds what the console keeps of Ink's text work (test/tui/one-ink.test.tsx counts both)
 export { memoizeByText };
 
 /** The part of Ink's DOM node that squashing reads. */

@@ -92,7 +92,7 @@ function styled(text: string, colour: string | undefined, bold = false): string 
  * line is one element for React and Ink to make, not one per cell (a table of 30 lines of 12
  * cells was 1,100 elements, the largest part of the console's first frame).
  */
-export function lineText(props: TableLineProps, theme: Theme): string {
+function lineText(props: TableLineProps, theme: Theme): string {
 	const { columns, cells, state, selected, gutter, mark, traced } = props;
 	const accent = selected ? undefined : theme.accent;
 	let out = gutter ? (selected ? '› ' : '  ') : '';
